@@ -1,0 +1,44 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/utils/Logging.scala
+
+Classes: Logging (a mixin that prefixes every line with ``log_ident``, as Kafka's ``logIdent``).
+
+Kafka's log lines read ``[SocketServer brokerId=0] Started 1 acceptor threads``; a class sets
+``self.log_ident = "[SocketServer brokerId=0] "`` and calls ``self.info(...)``.
+Omitted: log4j configuration; Python's ``logging`` module does that job.
+"""
+from __future__ import annotations
+
+import logging
+
+
+class Logging:
+    """Kafka: kafka.utils.Logging -- logger named after the Kafka class, lines prefixed by log_ident."""
+
+    log_ident: str = ""
+    logger_name: str | None = None
+
+    @property
+    def logger(self) -> logging.Logger:
+        name = self.logger_name or ("kafka." + type(self).__name__)
+        return logging.getLogger(name)
+
+    def _msg(self, msg: str) -> str:
+        return f"{self.log_ident}{msg}"
+
+    def trace(self, msg: str, *args) -> None:
+        self.logger.log(5, self._msg(msg), *args)
+
+    def debug(self, msg: str, *args) -> None:
+        self.logger.debug(self._msg(msg), *args)
+
+    def info(self, msg: str, *args) -> None:
+        self.logger.info(self._msg(msg), *args)
+
+    def warn(self, msg: str, *args) -> None:
+        self.logger.warning(self._msg(msg), *args)
+
+    def error(self, msg: str, *args, exc_info=None) -> None:
+        self.logger.error(self._msg(msg), *args, exc_info=exc_info)
+
+
+logging.addLevelName(5, "TRACE")
