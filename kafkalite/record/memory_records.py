@@ -1,0 +1,198 @@
+"""Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/common/record/MemoryRecords.java
+and MemoryRecordsBuilder.java (plus SimpleRecord.java and ByteBufferLogInputStream.java)
+
+Classes: MemoryRecords (a buffer of whole batches, as a Produce request carries them),
+MemoryRecordsBuilder (writes one v2 batch), SimpleRecord (timestamp, key, value, headers).
+
+``MemoryRecords.batches()`` is *shallow* iteration: it yields a ``DefaultRecordBatch`` view per
+batch and reads only the 12-byte log overhead to find the next one (Kafka's
+ByteBufferLogInputStream). A trailing partial batch is not yielded, as in Kafka (fetch responses
+may end in one).
+
+The builder exists for tests, tools and kafkalite's own producer; the broker never builds
+batches on the produce path. Left out: magic 0/1, ``filterTo`` (the log cleaner's copy),
+buffer-size estimation and the "closed for appends" state machine.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+import attrs
+
+from kafkalite.protocol.errors import CorruptRecordException
+from kafkalite.record.compression_type import CompressionType
+from kafkalite.record.default_record import DefaultRecord
+from kafkalite.record.default_record_batch import (
+    LENGTH_OFFSET, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, DefaultRecordBatch, _I32)
+from kafkalite.record.record_batch import RecordBatch
+from kafkalite.record.timestamp_type import TimestampType
+
+# Kafka: LegacyRecord.RECORD_OVERHEAD_V0 -- the smallest size a length field may claim.
+MIN_RECORD_OVERHEAD = 14
+
+
+@attrs.frozen
+class SimpleRecord:
+    """Kafka: SimpleRecord -- the fields a producer supplies for one record."""
+
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple = ()
+
+
+class MemoryRecords:
+    """Kafka: MemoryRecords -- record batches held in memory (a bytearray or memoryview)."""
+
+    EMPTY: "MemoryRecords"
+
+    def __init__(self, buffer):
+        self.buffer = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
+
+    # Kafka: MemoryRecords.readableRecords
+    @classmethod
+    def readable_records(cls, buffer) -> "MemoryRecords":
+        return cls(buffer)
+
+    # Kafka: MemoryRecords.sizeInBytes
+    def size_in_bytes(self) -> int:
+        return len(self.buffer)
+
+    # Kafka: MemoryRecords.batches (via ByteBufferLogInputStream.nextBatch)
+    def batches(self, max_message_size: int = 0x7FFFFFFF) -> Iterator[DefaultRecordBatch]:
+        buf, pos, end = self.buffer, 0, len(self.buffer)
+        while end - pos >= LOG_OVERHEAD:
+            (record_size,) = _I32.unpack_from(buf, pos + LENGTH_OFFSET)
+            if record_size < MIN_RECORD_OVERHEAD:
+                raise CorruptRecordException(
+                    f"Record size {record_size} is less than the minimum record overhead ({MIN_RECORD_OVERHEAD})")
+            if record_size > max_message_size:
+                raise CorruptRecordException(
+                    f"Record size {record_size} exceeds the largest allowable message size ({max_message_size})")
+            batch_size = LOG_OVERHEAD + record_size
+            if end - pos < batch_size:
+                return
+            yield DefaultRecordBatch(buf[pos:pos + batch_size])
+            pos += batch_size
+
+    def first_batch(self) -> DefaultRecordBatch | None:
+        return next(iter(self.batches()), None)
+
+    # Kafka: MemoryRecords.validBytes
+    def valid_bytes(self) -> int:
+        return sum(b.size_in_bytes for b in self.batches())
+
+    # Kafka: AbstractRecords.records -- deep iteration, for tests and tools
+    def records(self) -> Iterator[DefaultRecord]:
+        for batch in self.batches():
+            yield from batch
+
+    # Kafka: MemoryRecords.builder
+    @staticmethod
+    def builder(**kwargs) -> "MemoryRecordsBuilder":
+        return MemoryRecordsBuilder(**kwargs)
+
+    # Kafka: MemoryRecords.withRecords
+    @classmethod
+    def with_records(cls, *records: SimpleRecord, compression_type: CompressionType = CompressionType.NONE,
+                     base_offset: int = 0, timestamp_type: TimestampType = TimestampType.CREATE_TIME,
+                     producer_id: int = RecordBatch.NO_PRODUCER_ID,
+                     producer_epoch: int = RecordBatch.NO_PRODUCER_EPOCH,
+                     base_sequence: int = RecordBatch.NO_SEQUENCE, is_transactional: bool = False,
+                     partition_leader_epoch: int = RecordBatch.NO_PARTITION_LEADER_EPOCH) -> "MemoryRecords":
+        if not records:
+            return cls.EMPTY
+        builder = MemoryRecordsBuilder(
+            compression_type=compression_type, timestamp_type=timestamp_type, base_offset=base_offset,
+            producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=base_sequence,
+            is_transactional=is_transactional, partition_leader_epoch=partition_leader_epoch)
+        for r in records:
+            builder.append(r.timestamp, r.key, r.value, r.headers)
+        return builder.build()
+
+    def __repr__(self) -> str:
+        return f"MemoryRecords(size={self.size_in_bytes()})"
+
+
+MemoryRecords.EMPTY = MemoryRecords(b"")
+
+
+class MemoryRecordsBuilder:
+    """Kafka: MemoryRecordsBuilder -- accumulates records, then writes one magic-2 batch."""
+
+    # Kafka: MemoryRecordsBuilder.<init>
+    def __init__(self, magic: int = RecordBatch.MAGIC_VALUE_V2,
+                 compression_type: CompressionType = CompressionType.NONE,
+                 timestamp_type: TimestampType = TimestampType.CREATE_TIME, base_offset: int = 0,
+                 log_append_time: int = RecordBatch.NO_TIMESTAMP,
+                 producer_id: int = RecordBatch.NO_PRODUCER_ID,
+                 producer_epoch: int = RecordBatch.NO_PRODUCER_EPOCH,
+                 base_sequence: int = RecordBatch.NO_SEQUENCE, is_transactional: bool = False,
+                 is_control_batch: bool = False,
+                 partition_leader_epoch: int = RecordBatch.NO_PARTITION_LEADER_EPOCH):
+        if magic != RecordBatch.MAGIC_VALUE_V2:
+            raise ValueError("kafkalite writes magic 2 batches only")
+        if timestamp_type is TimestampType.LOG_APPEND_TIME and log_append_time == RecordBatch.NO_TIMESTAMP:
+            raise ValueError("LogAppendTime batches need a log_append_time")
+        self.magic = magic
+        self.compression_type = compression_type
+        self.timestamp_type = timestamp_type
+        self.base_offset = base_offset
+        self.log_append_time = log_append_time
+        self.producer_id = producer_id
+        self.producer_epoch = producer_epoch
+        self.base_sequence = base_sequence
+        self.is_transactional = is_transactional
+        self.is_control_batch = is_control_batch
+        self.partition_leader_epoch = partition_leader_epoch
+        self._records = bytearray()
+        self._num_records = 0
+        self._last_offset: int | None = None
+        self._first_timestamp: int | None = None
+        self._max_timestamp = RecordBatch.NO_TIMESTAMP
+        self._built: MemoryRecords | None = None
+
+    # Kafka: MemoryRecordsBuilder.appendWithOffset
+    def append_with_offset(self, offset: int, timestamp: int, key, value, headers: Sequence = ()) -> None:
+        if self._built is not None:
+            raise RuntimeError("Tried to append a record, but MemoryRecordsBuilder is closed for record appends")
+        if self._last_offset is not None and offset <= self._last_offset:
+            raise ValueError(f"Illegal offset {offset} following previous offset {self._last_offset} "
+                             "(Offsets must increase monotonically).")
+        if timestamp < 0 and timestamp != RecordBatch.NO_TIMESTAMP:
+            raise ValueError(f"Invalid negative timestamp {timestamp}")
+        if self._first_timestamp is None:
+            self._first_timestamp = timestamp
+        DefaultRecord.write_to(self._records, offset - self.base_offset, timestamp - self._first_timestamp,
+                               key, value, headers)
+        self._last_offset = offset
+        self._num_records += 1
+        self._max_timestamp = max(self._max_timestamp, timestamp)
+
+    # Kafka: MemoryRecordsBuilder.append
+    def append(self, timestamp: int, key, value, headers: Sequence = ()) -> None:
+        next_offset = self.base_offset if self._last_offset is None else self._last_offset + 1
+        self.append_with_offset(next_offset, timestamp, key, value, headers)
+
+    def num_records(self) -> int:
+        return self._num_records
+
+    # Kafka: MemoryRecordsBuilder.build (close + writeDefaultBatchHeader)
+    def build(self) -> MemoryRecords:
+        if self._built is not None:
+            return self._built
+        if self._num_records == 0:
+            self._built = MemoryRecords.EMPTY
+            return self._built
+        body = self.compression_type.compress(self._records)
+        size = RECORD_BATCH_OVERHEAD + len(body)
+        buffer = bytearray(size)
+        buffer[RECORD_BATCH_OVERHEAD:] = body
+        max_ts = self.log_append_time if self.timestamp_type is TimestampType.LOG_APPEND_TIME else self._max_timestamp
+        DefaultRecordBatch.write_header(
+            buffer, self.base_offset, self._last_offset - self.base_offset, size, self.magic,
+            self.compression_type, self.timestamp_type, self._first_timestamp, max_ts,
+            self.producer_id, self.producer_epoch, self.base_sequence, self.is_transactional,
+            self.is_control_batch, self.partition_leader_epoch, self._num_records)
+        self._built = MemoryRecords(buffer)
+        return self._built
