@@ -1,0 +1,272 @@
+"""Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/common/record/FileRecords.java
+(plus FileLogInputStream.FileChannelRecordBatch)
+
+Classes: FileRecords (record batches in a segment's ``.log`` file, or a slice of one),
+FileChannelRecordBatch (a batch found in a file: header read, body loaded on demand),
+LogOffsetPosition, TimestampAndOffset.
+
+Python equivalents of Kafka's FileChannel calls:
+- ``channel.write`` -> one ``os.write`` of the batch bytes on an ``O_APPEND`` descriptor;
+- ``channel.read(buf, pos)`` -> ``os.pread`` / ``os.preadv`` (position-independent, so readers
+  need no lock against the appender);
+- ``channel.transferTo`` -> ``os.sendfile(sock, fd, offset, count)``: fetch data goes from the
+  page cache to the socket without passing through Python (``write_to``).
+A slice shares its parent's descriptor and never closes it.
+
+Left out: preallocation (``log.preallocate``), ``downConvert`` (no message-format conversion),
+``renameTo``/``.deleted`` suffixes (segments are deleted at once, see LogSegment).
+"""
+from __future__ import annotations
+
+import os
+from typing import Iterator
+
+import attrs
+
+from kafkalite.protocol.errors import CorruptRecordException
+from kafkalite.record.default_record_batch import (
+    LENGTH_OFFSET, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, DefaultRecordBatch, _I32)
+from kafkalite.record.memory_records import MIN_RECORD_OVERHEAD
+from kafkalite.record.record_batch import RecordBatch
+
+_INT_MAX = 0x7FFFFFFF
+
+
+@attrs.frozen
+class LogOffsetPosition:
+    """Kafka: FileRecords.LogOffsetPosition -- a batch's last offset, file position and size."""
+
+    offset: int
+    position: int
+    size: int
+
+
+@attrs.frozen
+class TimestampAndOffset:
+    """Kafka: FileRecords.TimestampAndOffset (leader_epoch None = Optional.empty)."""
+
+    timestamp: int
+    offset: int
+    leader_epoch: int | None = None
+
+
+class FileChannelRecordBatch(DefaultRecordBatch):
+    """Kafka: FileLogInputStream.FileChannelRecordBatch -- header in memory, body in the file.
+
+    Header accessors come from ``DefaultRecordBatch`` over the 61 header bytes; validation and
+    iteration first read the whole batch (``load_full_batch``).
+    """
+
+    __slots__ = ("position", "_file_records", "_full")
+
+    def __init__(self, header, file_records: "FileRecords", position: int):
+        super().__init__(header)
+        self.position = position
+        self._file_records = file_records
+        self._full: DefaultRecordBatch | None = None
+
+    # Kafka: FileChannelRecordBatch.loadFullBatch
+    def load_full_batch(self) -> DefaultRecordBatch:
+        if self._full is None:
+            buf = bytearray(self.size_in_bytes)
+            n = self._file_records.read_into(buf, self.position)
+            self._full = DefaultRecordBatch(memoryview(buf)[:n])
+        return self._full
+
+    def compute_checksum(self) -> int:
+        return self.load_full_batch().compute_checksum()
+
+    def ensure_valid(self) -> None:
+        if len(self.buffer) < RECORD_BATCH_OVERHEAD:
+            raise CorruptRecordException(
+                f"Record batch at position {self.position} is cut short inside its {RECORD_BATCH_OVERHEAD}-byte header")
+        self.load_full_batch().ensure_valid()
+
+    def __iter__(self):
+        return iter(self.load_full_batch())
+
+
+class FileRecords:
+    """Kafka: FileRecords -- a file (or a [start, end) slice of it) holding record batches."""
+
+    # Kafka: FileRecords.<init>
+    def __init__(self, file: str, fd: int, start: int, end: int, is_slice: bool):
+        self.file = file
+        self.fd = fd
+        self.start = start
+        self.end = end
+        self.is_slice = is_slice
+        # Kafka keeps an AtomicInteger; Python int assignment is atomic under the GIL.
+        self._size = end - start if is_slice else os.fstat(fd).st_size
+
+    # Kafka: FileRecords.open
+    @classmethod
+    def open(cls, file: str, file_already_exists: bool = False, init_file_size: int = 0,
+             preallocate: bool = False) -> "FileRecords":
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND
+        fd = os.open(file, flags, 0o644)
+        return cls(file, fd, 0, _INT_MAX, False)
+
+    # Kafka: FileRecords.sizeInBytes
+    def size_in_bytes(self) -> int:
+        return self._size
+
+    # Kafka: FileRecords.append
+    def append(self, records) -> int:
+        """Write a MemoryRecords' bytes at the end of the file; return how many were written."""
+        if self.is_slice:
+            raise RuntimeError("Cannot append to a slice of a FileRecords")
+        view = records.buffer
+        total = len(view)
+        if self._size > _INT_MAX - total:
+            raise ValueError(f"Append of size {total} bytes is too large for segment with current "
+                             f"file position at {self._size}")
+        written = 0
+        while written < total:  # a regular file takes it all in one write; loop only for safety
+            written += os.write(self.fd, view[written:])
+        self._size += written
+        return written
+
+    # Kafka: FileRecords.availableBytes (checks) + slice
+    def slice(self, position: int, size: int) -> "FileRecords":
+        current = self.size_in_bytes()
+        if position < 0:
+            raise ValueError(f"Invalid position: {position} in read from {self}")
+        if position > current:
+            raise ValueError(f"Slice from position {position} exceeds end position of {self}")
+        if size < 0:
+            raise ValueError(f"Invalid size: {size} in read from {self}")
+        end = self.start + position + size
+        if end > self.start + current:
+            end = self.start + current
+        return FileRecords(self.file, self.fd, self.start + position, end, True)
+
+    # Kafka: FileRecords.readInto
+    def read_into(self, buf, position: int) -> int:
+        """Read up to len(buf) bytes from ``position`` (relative to this slice) into ``buf``."""
+        want = min(len(buf), self.size_in_bytes() - position)
+        if want <= 0:
+            return 0
+        return os.preadv(self.fd, [memoryview(buf)[:want]], self.start + position)
+
+    def read_bytes(self, position: int = 0, size: int | None = None) -> bytes:
+        """Copy bytes out of the file (tests and tools; the fetch path uses ``write_to``)."""
+        size = self.size_in_bytes() - position if size is None else size
+        return os.pread(self.fd, max(0, size), self.start + position)
+
+    # Kafka: FileRecords.writeTo (TransportLayer.transferFrom -> FileChannel.transferTo)
+    def write_to(self, sock, offset: int, length: int) -> int:
+        """sendfile() up to ``length`` bytes from ``offset`` in this slice; return bytes sent.
+
+        A non-blocking socket may take fewer bytes than asked (the caller resumes later) or none
+        (``BlockingIOError`` -> 0).
+        """
+        size = self.size_in_bytes()
+        count = min(length, size - offset)
+        if count <= 0:
+            return 0
+        try:
+            return os.sendfile(sock.fileno(), self.fd, self.start + offset, count)
+        except BlockingIOError:
+            return 0
+
+    # Kafka: FileRecords.batchesFrom / batches (FileLogInputStream.nextBatch)
+    def batches(self, start: int = 0) -> Iterator[FileChannelRecordBatch]:
+        """Shallow iteration: read each batch's header only, starting at ``start``."""
+        position, end = self.start + start, self.start + self.size_in_bytes()
+        while end - position >= LOG_OVERHEAD:
+            header = os.pread(self.fd, min(RECORD_BATCH_OVERHEAD, end - position), position)
+            if len(header) < LOG_OVERHEAD:
+                return
+            (record_size,) = _I32.unpack_from(header, LENGTH_OFFSET)
+            if record_size < MIN_RECORD_OVERHEAD:
+                raise CorruptRecordException(
+                    f"Found record size {record_size} smaller than minimum record overhead "
+                    f"({MIN_RECORD_OVERHEAD}) in file {self.file} at position {position}.")
+            if position + LOG_OVERHEAD + record_size > end:
+                return  # a partial batch at the end (a crash mid-write, or a slice boundary)
+            yield FileChannelRecordBatch(header, self, position - self.start)
+            position += LOG_OVERHEAD + record_size
+
+    # Kafka: FileRecords.searchForOffsetWithSize
+    def search_for_offset_with_size(self, target_offset: int, starting_position: int) -> LogOffsetPosition | None:
+        """The first batch whose last offset is >= ``target_offset`` (headers only)."""
+        for batch in self.batches(starting_position):
+            if batch.last_offset >= target_offset:
+                return LogOffsetPosition(batch.last_offset, batch.position, batch.size_in_bytes)
+        return None
+
+    # Kafka: FileRecords.searchForTimestamp
+    def search_for_timestamp(self, target_timestamp: int, starting_position: int,
+                             starting_offset: int) -> TimestampAndOffset | None:
+        """The first record with timestamp >= target and offset >= starting_offset.
+
+        Batch headers narrow the search; only the matching batch is decoded (ListOffsets path).
+        """
+        for batch in self.batches(starting_position):
+            if batch.max_timestamp >= target_timestamp:
+                for record in batch:
+                    if record.timestamp >= target_timestamp and record.offset >= starting_offset:
+                        epoch = batch.partition_leader_epoch
+                        return TimestampAndOffset(record.timestamp, record.offset,
+                                                  None if epoch == RecordBatch.NO_PARTITION_LEADER_EPOCH else epoch)
+        return None
+
+    # Kafka: FileRecords.largestTimestampAfter
+    def largest_timestamp_after(self, starting_position: int) -> TimestampAndOffset:
+        max_ts, offset, epoch = RecordBatch.NO_TIMESTAMP, -1, RecordBatch.NO_PARTITION_LEADER_EPOCH
+        for batch in self.batches(starting_position):
+            if batch.max_timestamp > max_ts:
+                max_ts, offset, epoch = batch.max_timestamp, batch.last_offset, batch.partition_leader_epoch
+        return TimestampAndOffset(max_ts, offset, None if epoch == RecordBatch.NO_PARTITION_LEADER_EPOCH else epoch)
+
+    # Kafka: FileRecords.truncateTo
+    def truncate_to(self, target_size: int) -> int:
+        """Cut the file to ``target_size`` bytes; return how many bytes were removed."""
+        original = self.size_in_bytes()
+        if target_size > original or target_size < 0:
+            raise ValueError(f"Attempt to truncate log segment {self.file} to {target_size} bytes failed, "
+                             f"size of this log segment is {original} bytes.")
+        if target_size < os.fstat(self.fd).st_size:
+            os.ftruncate(self.fd, target_size)
+        self._size = target_size
+        return original - target_size
+
+    # Kafka: FileRecords.flush
+    def flush(self) -> None:
+        os.fsync(self.fd)
+
+    # Kafka: FileRecords.trim (undo preallocation; kafkalite does not preallocate)
+    def trim(self) -> None:
+        self.truncate_to(self.size_in_bytes())
+
+    # Kafka: FileRecords.close
+    def close(self) -> None:
+        if self.is_slice or self.fd < 0:
+            return
+        self.flush()
+        self.trim()
+        self.close_handlers()
+
+    # Kafka: FileRecords.closeHandlers
+    def close_handlers(self) -> None:
+        if not self.is_slice and self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    # Kafka: FileRecords.deleteIfExists
+    def delete_if_exists(self) -> bool:
+        self.close_handlers()
+        try:
+            os.unlink(self.file)
+            return True
+        except FileNotFoundError:
+            return False
+
+    # Kafka: FileRecords.renameTo (used for async topic deletion in Kafka; here for tools)
+    def rename_to(self, path: str) -> None:
+        os.replace(self.file, path)
+        self.file = path
+
+    def __repr__(self) -> str:
+        return f"FileRecords(file={self.file}, start={self.start}, end={self.end}, size={self.size_in_bytes()})"
