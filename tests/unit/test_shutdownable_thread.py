@@ -1,0 +1,101 @@
+"""Mirrors Kafka's core/src/test/scala/unit/kafka/utils/ShutdownableThreadTest.scala, plus the
+lifecycle rules of ShutdownableThread (named non-daemon thread, do_work loop, shutdown latches)."""
+import threading
+
+import pytest
+
+from kafkalite.utils.shutdownable_thread import ShutdownableThread
+
+WAIT_S = 5.0
+
+
+class CountingThread(ShutdownableThread):
+    def __init__(self, name="counting-thread", is_interruptible=True):
+        super().__init__(name, is_interruptible)
+        self.iterations = 0
+        self.worked = threading.Event()
+        self.interrupted = threading.Event()
+
+    def do_work(self):
+        self.iterations += 1
+        self.worked.set()
+        self.pause(10)
+
+    def interrupt(self):
+        self.interrupted.set()
+
+
+def test_thread_carries_the_exact_name_and_is_not_a_daemon():
+    t = CountingThread("ExpirationReaper-0-Produce")
+    assert t.name == "ExpirationReaper-0-Produce"
+    assert not t.daemon
+    assert t.log_ident == "[ExpirationReaper-0-Produce]: "
+
+
+def test_do_work_loops_until_shutdown():
+    t = CountingThread()
+    t.start()
+    assert t.worked.wait(WAIT_S)
+    assert t.is_running
+    t.shutdown()
+    assert t.is_shutdown_complete and not t.is_running
+    assert t.iterations >= 1
+    assert not t.is_thread_failed
+    t.join(WAIT_S)
+    assert not t.is_alive()
+
+
+def test_initiate_shutdown_only_once_and_interrupts_if_interruptible():
+    t = CountingThread(is_interruptible=True)
+    t.start()
+    assert t.initiate_shutdown() is True
+    assert t.initiate_shutdown() is False
+    assert t.interrupted.is_set()
+    assert t.await_shutdown(WAIT_S)
+
+    u = CountingThread(is_interruptible=False)
+    u.start()
+    u.shutdown()
+    assert not u.interrupted.is_set()
+
+
+def test_await_shutdown_before_initiate_is_an_error():
+    t = CountingThread()
+    with pytest.raises(RuntimeError):
+        t.await_shutdown(0.1)
+
+
+def test_shutdown_of_a_thread_never_started_returns_at_once():
+    t = CountingThread()
+    t.shutdown()
+    assert not t.is_running
+
+
+def test_await_shutdown_times_out_while_do_work_is_busy():
+    release = threading.Event()
+    entered = threading.Event()
+
+    class Busy(ShutdownableThread):
+        def do_work(self):
+            entered.set()
+            release.wait(WAIT_S)
+
+    t = Busy("busy", is_interruptible=False)
+    t.start()
+    assert entered.wait(WAIT_S)
+    t.initiate_shutdown()
+    assert t.await_shutdown(0.05) is False
+    release.set()
+    assert t.await_shutdown(WAIT_S) is True
+
+
+def test_exception_in_do_work_stops_the_thread_and_marks_it_failed():
+    class Failing(ShutdownableThread):
+        def do_work(self):
+            raise ValueError("boom")
+
+    t = Failing("failing")
+    t.start()
+    t.join(WAIT_S)
+    assert not t.is_alive()
+    assert t.is_shutdown_complete and t.is_thread_failed
