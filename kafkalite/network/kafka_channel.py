@@ -1,0 +1,162 @@
+"""Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/common/network/KafkaChannel.java
+
+Classes: KafkaChannel, ChannelMuteState, ChannelMuteEvent, ChannelState.
+
+A KafkaChannel is one connection as the Selector sees it: a transport, the receive being read and
+the send being written. Its mute state machine is what keeps a broker connection to one request in
+flight (S13–S16): the Processor mutes the channel when a request is read (no OP_READ), and unmutes
+it only after the response has been sent. The transitions are a table, checked on every event.
+Omitted: authenticators and re-authentication (PLAINTEXT only), throttling callers (the THROTTLE_*
+states exist so the table is Kafka's, but nothing throttles yet).
+"""
+from __future__ import annotations
+
+import enum
+
+from kafkalite.network.network_receive import NetworkReceive
+from kafkalite.network.transport_layer import OP_READ, OP_WRITE
+
+
+class ChannelMuteState(enum.Enum):
+    """Kafka: KafkaChannel.ChannelMuteState."""
+
+    NOT_MUTED = 0
+    MUTED = 1
+    MUTED_AND_RESPONSE_PENDING = 2
+    MUTED_AND_THROTTLED = 3
+    MUTED_AND_THROTTLED_AND_RESPONSE_PENDING = 4
+
+
+class ChannelMuteEvent(enum.Enum):
+    """Kafka: KafkaChannel.ChannelMuteEvent."""
+
+    REQUEST_RECEIVED = 0
+    RESPONSE_SENT = 1
+    THROTTLE_STARTED = 2
+    THROTTLE_ENDED = 3
+
+
+_S, _E = ChannelMuteState, ChannelMuteEvent
+# (state, event) -> next state; anything else is an illegal transition.
+MUTE_TRANSITIONS = {
+    (_S.MUTED, _E.REQUEST_RECEIVED): _S.MUTED_AND_RESPONSE_PENDING,
+    (_S.MUTED_AND_RESPONSE_PENDING, _E.RESPONSE_SENT): _S.MUTED,
+    (_S.MUTED_AND_THROTTLED_AND_RESPONSE_PENDING, _E.RESPONSE_SENT): _S.MUTED_AND_THROTTLED,
+    (_S.MUTED_AND_RESPONSE_PENDING, _E.THROTTLE_STARTED): _S.MUTED_AND_THROTTLED_AND_RESPONSE_PENDING,
+    (_S.MUTED_AND_THROTTLED, _E.THROTTLE_ENDED): _S.MUTED,
+    (_S.MUTED_AND_THROTTLED_AND_RESPONSE_PENDING, _E.THROTTLE_ENDED): _S.MUTED_AND_RESPONSE_PENDING,
+}
+
+
+class ChannelState(enum.Enum):
+    """Kafka: ChannelState.State -- why a channel ended up in ``Selector.disconnected``."""
+
+    NOT_CONNECTED = 0
+    AUTHENTICATE = 1
+    READY = 2
+    EXPIRED = 3
+    FAILED_SEND = 4
+    AUTHENTICATION_FAILED = 5
+    LOCAL_CLOSE = 6
+
+
+class KafkaChannel:
+    """Kafka: KafkaChannel."""
+
+    def __init__(self, channel_id: str, transport, max_receive_size: int = NetworkReceive.UNLIMITED):
+        self.id = channel_id
+        self.transport_layer = transport
+        self.max_receive_size = max_receive_size
+        self.receive: NetworkReceive | None = None
+        self.send = None
+        self.disconnected = False
+        self.mute_state = ChannelMuteState.NOT_MUTED
+        self.state = ChannelState.NOT_CONNECTED
+        self.last_used_nanos = 0
+
+    # Kafka: KafkaChannel.ready
+    def ready(self) -> bool:
+        return self.transport_layer.ready()
+
+    # Kafka: KafkaChannel.finishConnect
+    def finish_connect(self) -> bool:
+        connected = self.transport_layer.finish_connect()
+        if connected:
+            self.state = ChannelState.READY
+        return connected
+
+    def is_connected(self) -> bool:
+        return self.transport_layer.is_connected()
+
+    # Kafka: KafkaChannel.mute -- stop reading: remove OP_READ.
+    def mute(self) -> None:
+        if self.mute_state is ChannelMuteState.NOT_MUTED:
+            if not self.disconnected:
+                self.transport_layer.remove_interest_ops(OP_READ)
+            self.mute_state = ChannelMuteState.MUTED
+
+    # Kafka: KafkaChannel.maybeUnmute -- only a plain MUTED channel may read again.
+    def maybe_unmute(self) -> bool:
+        if self.mute_state is ChannelMuteState.MUTED:
+            if not self.disconnected:
+                self.transport_layer.add_interest_ops(OP_READ)
+            self.mute_state = ChannelMuteState.NOT_MUTED
+        return self.mute_state is ChannelMuteState.NOT_MUTED
+
+    # Kafka: KafkaChannel.handleChannelMuteEvent
+    def handle_channel_mute_event(self, event: ChannelMuteEvent) -> None:
+        nxt = MUTE_TRANSITIONS.get((self.mute_state, event))
+        if nxt is None:
+            raise RuntimeError(f"Cannot transition from {self.mute_state.name} for {event.name}")
+        self.mute_state = nxt
+
+    def is_muted(self) -> bool:
+        return self.mute_state is not ChannelMuteState.NOT_MUTED
+
+    # Kafka: KafkaChannel.setSend -- one send at a time; writing starts at the next poll.
+    def set_send(self, send) -> None:
+        if self.send is not None:
+            raise RuntimeError("Attempt to begin a send operation with prior send operation still in progress, "
+                               f"connection id is {self.id}")
+        self.send = send
+        self.transport_layer.add_interest_ops(OP_WRITE)
+
+    # Kafka: KafkaChannel.read -- returns a whole receive, or None if the frame is not complete yet.
+    def read(self) -> NetworkReceive | None:
+        if self.receive is None:
+            self.receive = NetworkReceive(self.max_receive_size, self.id)
+        self.receive.read_from(self.transport_layer)
+        if self.receive.complete():
+            result, self.receive = self.receive, None
+            return result
+        return None
+
+    def has_bytes_pending(self) -> bool:
+        """True while a frame has been started but not finished (a disconnect now is mid-frame)."""
+        return self.receive is not None and (self.receive._size_read > 0)
+
+    # Kafka: KafkaChannel.write -- returns the send once it is complete, and drops OP_WRITE.
+    def write(self):
+        send = self.send
+        if send is None:
+            return None
+        send.write_to(self.transport_layer)
+        if send.completed():
+            self.transport_layer.remove_interest_ops(OP_WRITE)
+            self.send = None
+            return send
+        return None
+
+    def has_send(self) -> bool:
+        return self.send is not None
+
+    def socket_description(self) -> str:
+        return self.transport_layer.socket_description()
+
+    # Kafka: KafkaChannel.close
+    def close(self) -> None:
+        self.disconnected = True
+        self.transport_layer.close()
+
+    def __repr__(self) -> str:
+        return f"KafkaChannel(id={self.id}, mute_state={self.mute_state.name})"

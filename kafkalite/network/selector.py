@@ -1,0 +1,387 @@
+"""Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/common/network/Selector.java
+
+Classes: Selector, CloseMode.
+
+One Selector multiplexes many connections on one thread (it is not thread-safe, except
+``wakeup``). Both the broker's Processors and the clients' NetworkClient use it (S48).
+
+``poll(timeout)`` (S12):
+1. ``clear()`` the results of the previous poll, and finish closing channels whose staged
+   receives have all been handed out;
+2. wait in ``select`` (no wait at all if an unmuted channel still has staged receives);
+3. ``poll_selection_keys``: finish connects, read every complete frame a readable channel has into
+   its ``staged_receives`` deque (a channel that still has staged receives is not read), and
+   write pending sends;
+4. ``add_to_completed_receives``: move **at most one** receive per unmuted channel into
+   ``completed_receives``.
+Step 4 is the ordering rule of the broker: the Processor mutes a channel as soon as it takes a
+request from it, so the next staged request of that connection waits until the response is sent.
+
+Era notes: ``staged_receives`` exists up to Kafka 2.4; 2.5 (KAFKA-7639) reads one request at a time
+instead. ``wakeup()`` is a socketpair registered for reading, as Python's selectors has no wakeup.
+Omitted: metrics sensors, the MemoryPool, SSL/SASL channel builders, delayed close on auth failure.
+"""
+from __future__ import annotations
+
+import collections
+import enum
+import logging
+import selectors
+import socket
+
+from kafkalite.network.kafka_channel import ChannelState, KafkaChannel
+from kafkalite.network.network_receive import NetworkReceive
+from kafkalite.network.transport_layer import OP_READ, OP_WRITE, PlaintextTransportLayer
+from kafkalite.utils.time import SYSTEM, Time
+
+log = logging.getLogger("kafka.network.Selector")
+
+_WAKEUP = object()   # attachment of the wakeup socket's registration
+
+
+class CloseMode(enum.Enum):
+    """Kafka: Selector.CloseMode -- GRACEFUL delivers staged receives first, then notifies."""
+
+    GRACEFUL = (True, True)            # process outstanding staged receives, notify disconnect
+    NOTIFY_ONLY = (False, True)        # discard staged receives, notify disconnect
+    DISCARD_NO_NOTIFY = (False, False)  # discard staged receives, no notification
+
+    def __init__(self, process_outstanding: bool, notify_disconnect: bool):
+        self.process_outstanding = process_outstanding
+        self.notify_disconnect = notify_disconnect
+
+
+class Selector:
+    """Kafka: org.apache.kafka.common.network.Selector."""
+
+    NO_IDLE_TIMEOUT_MS = -1
+
+    def __init__(self, max_receive_size: int = NetworkReceive.UNLIMITED,
+                 connection_max_idle_ms: int = NO_IDLE_TIMEOUT_MS, time: Time = SYSTEM,
+                 log_context: str = ""):
+        self.nio_selector = selectors.DefaultSelector()
+        self.max_receive_size = max_receive_size
+        self.time = time
+        self.log_context = log_context
+        self.channels: dict[str, KafkaChannel] = {}
+        self.explicitly_muted_channels: set[KafkaChannel] = set()
+        self.completed_sends: list = []
+        self.completed_receives: list[NetworkReceive] = []
+        # Kafka: Map<KafkaChannel, Deque<NetworkReceive>> stagedReceives -- one deque per channel.
+        self.staged_receives: dict[KafkaChannel, collections.deque] = {}
+        self.immediately_connected_keys: set[KafkaChannel] = set()
+        self.closing_channels: dict[str, KafkaChannel] = {}
+        self.disconnected: dict[str, ChannelState] = {}
+        self.connected: list[str] = []
+        self.failed_sends: list[str] = []
+        self._idle_ms = connection_max_idle_ms
+        self._lru: collections.OrderedDict[str, int] = collections.OrderedDict()   # IdleExpiryManager
+        self._wakeup_r, self._wakeup_w = socket.socketpair()
+        self._wakeup_r.setblocking(False)
+        self._wakeup_w.setblocking(False)
+        self.nio_selector.register(self._wakeup_r, OP_READ, _WAKEUP)
+
+    # ---------------------------------------------------------------- connections
+    # Kafka: Selector.connect -- non-blocking connect; "immediately connected" if connect() returned at once.
+    def connect(self, connection_id: str, address: tuple[str, int], send_buffer_size: int = -1,
+                receive_buffer_size: int = -1) -> None:
+        self._ensure_not_registered(connection_id)
+        sock = socket.socket(socket.AF_INET6 if ":" in address[0] else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if send_buffer_size > 0:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_size)
+        if receive_buffer_size > 0:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer_size)
+        try:
+            sock.connect(address)
+            connected = True
+        except (BlockingIOError, InterruptedError):
+            connected = False
+        except OSError:
+            sock.close()
+            raise
+        channel = self._build_channel(connection_id, sock, 0 if connected else OP_WRITE)
+        if connected:
+            log.debug("%sImmediately connected to node %s", self.log_context, connection_id)
+            self.immediately_connected_keys.add(channel)
+
+    # Kafka: Selector.register -- adopt an accepted socket, interested in OP_READ.
+    def register(self, connection_id: str, sock: socket.socket) -> None:
+        self._ensure_not_registered(connection_id)
+        channel = self._build_channel(connection_id, sock, OP_READ)
+        channel.transport_layer.connected = True
+        channel.state = ChannelState.READY
+
+    def _ensure_not_registered(self, connection_id: str) -> None:
+        if connection_id in self.channels:
+            raise RuntimeError(f"There is already a connection for id {connection_id}")
+        if connection_id in self.closing_channels:
+            raise RuntimeError(f"There is already a connection for id {connection_id} that is still being closed")
+
+    # Kafka: Selector.buildAndAttachKafkaChannel
+    def _build_channel(self, connection_id: str, sock: socket.socket, interest: int) -> KafkaChannel:
+        transport = PlaintextTransportLayer(sock, self.nio_selector)
+        channel = KafkaChannel(connection_id, transport, self.max_receive_size)
+        transport.attachment = channel
+        if interest:
+            transport.add_interest_ops(interest)
+        self.channels[connection_id] = channel
+        self._update_idle(connection_id)
+        return channel
+
+    # Kafka: Selector.wakeup -- the only method other threads may call.
+    def wakeup(self) -> None:
+        try:
+            self._wakeup_w.send(b"\x00")
+        except (BlockingIOError, OSError):
+            pass   # a wakeup is already pending (buffer full) or we are closing
+
+    # ---------------------------------------------------------------- sending
+    # Kafka: Selector.send -- queue a send on its channel; it is written by the next polls.
+    def send(self, send) -> None:
+        connection_id = send.destination
+        channel = self._open_or_closing_channel_or_fail(connection_id)
+        if connection_id in self.closing_channels:
+            # the peer is gone; report the send as failed so the channel is finally closed
+            self.failed_sends.append(connection_id)
+            return
+        try:
+            channel.set_send(send)
+        except Exception:
+            channel.state = ChannelState.FAILED_SEND
+            self.failed_sends.append(connection_id)
+            self._close(channel, CloseMode.DISCARD_NO_NOTIFY)
+            raise
+
+    # ---------------------------------------------------------------- polling
+    # Kafka: Selector.poll
+    def poll(self, timeout_ms: int) -> None:
+        if timeout_ms < 0:
+            raise ValueError("timeout should be >= 0")
+        self.clear()
+        if self.has_staged_receives() or self.immediately_connected_keys:
+            timeout_ms = 0
+        events = self.nio_selector.select(timeout_ms / 1000.0)
+        now = self.time.nanoseconds()
+        if events:
+            self.poll_selection_keys(events, False, now)
+        if self.immediately_connected_keys:
+            keys = [(None, ch) for ch in self.immediately_connected_keys]
+            self.immediately_connected_keys.clear()
+            self.poll_selection_keys(keys, True, now)
+        self.maybe_close_oldest_connection(now)
+        self.add_to_completed_receives()
+
+    # Kafka: Selector.pollSelectionKeys
+    def poll_selection_keys(self, selection_keys, is_immediately_connected: bool, current_time_nanos: int) -> None:
+        for key, mask in selection_keys:
+            channel = mask if is_immediately_connected else key.data
+            if channel is _WAKEUP:
+                self._drain_wakeup()
+                continue
+            if is_immediately_connected:
+                mask = 0
+            if channel.id not in self.channels:
+                continue   # closed earlier in this loop
+            self._update_idle(channel.id)
+            try:
+                # connect finished (OP_CONNECT is signalled as writable)
+                if is_immediately_connected or (not channel.is_connected() and mask & OP_WRITE):
+                    if channel.finish_connect():
+                        self.connected.append(channel.id)
+                    else:
+                        continue
+                    mask &= ~OP_WRITE
+                # read every complete frame into staged_receives, unless some are still staged
+                if channel.ready() and mask & OP_READ and not self.has_staged_receive(channel) \
+                        and channel not in self.explicitly_muted_channels:
+                    self.attempt_read(channel)
+                # write what the channel has to send
+                if channel.ready() and mask & OP_WRITE:
+                    send = channel.write()
+                    if send is not None:
+                        self.completed_sends.append(send)
+            except Exception as e:   # noqa: BLE001 -- one bad connection never stops the loop
+                self._on_channel_error(channel, e)
+
+    def _on_channel_error(self, channel: KafkaChannel, e: Exception) -> None:
+        desc = channel.socket_description()
+        if isinstance(e, EOFError):
+            if channel.has_bytes_pending():
+                log.info("%sConnection with %s (id %s) disconnected in the middle of a frame",
+                         self.log_context, desc, channel.id)
+            else:
+                log.debug("%sConnection with %s disconnected", self.log_context, desc)
+        elif isinstance(e, (ConnectionError, OSError)):
+            log.debug("%sConnection with %s disconnected: %s", self.log_context, desc, e)
+        else:
+            log.warning("%sUnexpected error from %s (id %s); closing connection: %s",
+                        self.log_context, desc, channel.id, e)
+        self._close(channel, CloseMode.GRACEFUL)
+
+    # Kafka: Selector.attemptRead
+    def attempt_read(self, channel: KafkaChannel) -> None:
+        while True:
+            receive = channel.read()
+            if receive is None:
+                return
+            self.add_to_staged_receives(channel, receive)
+
+    def _drain_wakeup(self) -> None:
+        try:
+            while self._wakeup_r.recv(4096):
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
+
+    # Kafka: Selector.addToStagedReceives
+    def add_to_staged_receives(self, channel: KafkaChannel, receive: NetworkReceive) -> None:
+        deque = self.staged_receives.get(channel)
+        if deque is None:
+            deque = self.staged_receives[channel] = collections.deque()
+        deque.append(receive)
+
+    # Kafka: Selector.addToCompletedReceives -- at most one receive per unmuted channel per poll.
+    def add_to_completed_receives(self) -> None:
+        if not self.staged_receives:
+            return
+        for channel in list(self.staged_receives):
+            if not channel.is_muted():
+                deque = self.staged_receives[channel]
+                self.completed_receives.append(deque.popleft())
+                if not deque:
+                    del self.staged_receives[channel]
+
+    # Kafka: Selector.hasStagedReceive
+    def has_staged_receive(self, channel: KafkaChannel) -> bool:
+        return channel in self.staged_receives
+
+    # Kafka: Selector.hasStagedReceives -- only unmuted channels make poll() skip waiting.
+    def has_staged_receives(self) -> bool:
+        return any(not ch.is_muted() for ch in self.staged_receives)
+
+    # visible for testing (Kafka: Selector.numStagedReceives)
+    def num_staged_receives(self, channel: KafkaChannel) -> int:
+        deque = self.staged_receives.get(channel)
+        return len(deque) if deque else 0
+
+    # Kafka: Selector.clear
+    def clear(self) -> None:
+        self.completed_sends.clear()
+        self.completed_receives.clear()
+        self.connected.clear()
+        self.disconnected.clear()
+        # Channels closed by the peer are kept until their staged receives were all handed out,
+        # or until a send to them failed.
+        for connection_id, channel in list(self.closing_channels.items()):
+            deque = self.staged_receives.get(channel)
+            send_failed = connection_id in self.failed_sends
+            if send_failed:
+                self.failed_sends.remove(connection_id)
+            if not deque or send_failed:
+                self._do_close(channel, True)
+                del self.closing_channels[connection_id]
+        for connection_id in self.failed_sends:
+            self.disconnected[connection_id] = ChannelState.FAILED_SEND
+        self.failed_sends.clear()
+
+    # ---------------------------------------------------------------- mute
+    # Kafka: Selector.mute
+    def mute(self, connection_id: str) -> None:
+        channel = self._open_or_closing_channel_or_fail(connection_id)
+        channel.mute()
+        self.explicitly_muted_channels.add(channel)
+
+    # Kafka: Selector.unmute
+    def unmute(self, connection_id: str) -> None:
+        channel = self._open_or_closing_channel_or_fail(connection_id)
+        if channel.maybe_unmute():
+            self.explicitly_muted_channels.discard(channel)
+
+    # ---------------------------------------------------------------- closing
+    # Kafka: Selector.close(String) -- a local close: no disconnect notification.
+    def close_connection(self, connection_id: str) -> None:
+        channel = self.channels.get(connection_id)
+        if channel is not None:
+            channel.state = ChannelState.LOCAL_CLOSE
+            self._close(channel, CloseMode.DISCARD_NO_NOTIFY)
+        else:
+            closing = self.closing_channels.pop(connection_id, None)
+            if closing is not None:
+                self._do_close(closing, False)
+
+    # Kafka: Selector.close(KafkaChannel, CloseMode)
+    def _close(self, channel: KafkaChannel, close_mode: CloseMode) -> None:
+        channel.disconnected = True
+        if channel.id in self.connected:
+            self.connected.remove(channel.id)
+        deque = self.staged_receives.get(channel)
+        if close_mode.process_outstanding and deque:
+            # handed out by later polls, one at a time, like any other staged receive
+            self.closing_channels[channel.id] = channel
+            log.debug("%sTracking closing connection %s to process outstanding requests",
+                      self.log_context, channel.id)
+        else:
+            self._do_close(channel, close_mode.notify_disconnect)
+        self.channels.pop(channel.id, None)
+        self._lru.pop(channel.id, None)
+
+    # Kafka: Selector.doClose
+    def _do_close(self, channel: KafkaChannel, notify_disconnect: bool) -> None:
+        channel.close()
+        self.staged_receives.pop(channel, None)
+        self.explicitly_muted_channels.discard(channel)
+        self.immediately_connected_keys.discard(channel)
+        if notify_disconnect:
+            self.disconnected[channel.id] = channel.state
+
+    # Kafka: Selector.close() -- everything, then the selector itself.
+    def close(self) -> None:
+        for channel in list(self.channels.values()):
+            self._close(channel, CloseMode.DISCARD_NO_NOTIFY)
+        for channel in list(self.closing_channels.values()):
+            self._do_close(channel, False)
+        self.closing_channels.clear()
+        self.nio_selector.close()
+        self._wakeup_r.close()
+        self._wakeup_w.close()
+
+    # ---------------------------------------------------------------- idle connections
+    def _update_idle(self, connection_id: str) -> None:
+        if self._idle_ms >= 0:
+            self._lru[connection_id] = self.time.nanoseconds()
+            self._lru.move_to_end(connection_id)
+
+    # Kafka: Selector.maybeCloseOldestConnection (IdleExpiryManager)
+    def maybe_close_oldest_connection(self, now_nanos: int) -> None:
+        if self._idle_ms < 0 or not self._lru:
+            return
+        connection_id, last_used = next(iter(self._lru.items()))
+        if now_nanos - last_used > self._idle_ms * 1_000_000:
+            channel = self.channels.get(connection_id)
+            self._lru.pop(connection_id, None)
+            if channel is not None:
+                log.debug("%sAbout to close the idle connection from %s due to being idle for %d millis",
+                          self.log_context, connection_id, (now_nanos - last_used) // 1_000_000)
+                channel.state = ChannelState.EXPIRED
+                self._close(channel, CloseMode.GRACEFUL)
+
+    # ---------------------------------------------------------------- lookups
+    def channel(self, connection_id: str) -> KafkaChannel | None:
+        return self.channels.get(connection_id)
+
+    def closing_channel(self, connection_id: str) -> KafkaChannel | None:
+        return self.closing_channels.get(connection_id)
+
+    def _open_or_closing_channel_or_fail(self, connection_id: str) -> KafkaChannel:
+        channel = self.channels.get(connection_id) or self.closing_channels.get(connection_id)
+        if channel is None:
+            raise RuntimeError(f"Attempt to retrieve channel for which there is no connection. Connection id "
+                               f"{connection_id} existing connections {list(self.channels)}")
+        return channel
+
+    def is_channel_ready(self, connection_id: str) -> bool:
+        channel = self.channels.get(connection_id)
+        return channel is not None and channel.ready() and channel.is_connected()

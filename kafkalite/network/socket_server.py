@@ -1,0 +1,709 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/network/SocketServer.scala
+
+Classes: SocketServer, AbstractServerThread, Acceptor, Processor, ConnectionQuotas,
+TooManyConnectionsException.
+
+The threads of the network layer (S1–S3, S10–S17, S21–S23):
+- one Acceptor per listener ("data-plane-kafka-socket-acceptor-<listener>-<protocol>-<port>"),
+  accepting connections and handing them round-robin to its Processors;
+- ``num.network.threads`` Processors per listener
+  ("data-plane-kafka-network-thread-<broker>-<listener>-<protocol>-<id>"), each owning a Selector
+  and running the loop configureNewConnections → processNewResponses → poll →
+  processCompletedReceives → processCompletedSends → processDisconnected;
+- with ``control.plane.listener.name`` set, one more Acceptor and exactly one Processor for it,
+  feeding a RequestChannel of depth 20 ("control-plane-..." threads).
+
+Era notes: ``Processor.accept`` puts the socket on ``new_connections``, an unbounded
+ConcurrentLinkedQueue-style deque, and wakes the selector (Kafka <= 2.1; 2.2 made it a blocking
+queue of 20, KIP-402). ``startup(start_processing_requests=False)`` + ``start_processing_requests()``
+is the 2.6 spelling of 2.4's ``startup(startupProcessors=false)`` + ``startDataPlaneProcessors()``.
+Omitted: connection-rate quotas, SSL/SASL, dynamic resize of the processor pool, metrics objects.
+"""
+from __future__ import annotations
+
+import collections
+import logging
+import selectors
+import socket
+import threading
+
+from kafkalite.network.kafka_channel import ChannelMuteEvent
+from kafkalite.network.request_channel import (CloseConnectionAction, NoOpAction, Request, RequestChannel,
+                                               RequestContext, SendAction)
+from kafkalite.network.selector import Selector
+from kafkalite.protocol.request_header import RequestHeader
+from kafkalite.utils.logging import Logging
+from kafkalite.utils.time import SYSTEM
+
+DATA_PLANE_THREAD_PREFIX = "data-plane"
+CONTROL_PLANE_THREAD_PREFIX = "control-plane"
+DATA_PLANE_METRIC_PREFIX = ""
+CONTROL_PLANE_METRIC_PREFIX = "ControlPlane"
+CONTROL_PLANE_QUEUE_SIZE = 20
+
+
+class SocketServer(Logging):
+    """Kafka: SocketServer -- owns the acceptors, processors and request channels of both planes."""
+
+    def __init__(self, config, time=SYSTEM):
+        self.config = config
+        self.time = time
+        self.log_ident = f"[SocketServer brokerId={config.broker_id}] "
+        self.max_queued_requests = config.queued_max_requests
+        self.data_plane_processors: dict[int, Processor] = {}
+        self.data_plane_acceptors: dict = {}   # EndPoint -> Acceptor
+        self.data_plane_request_channel = RequestChannel(self.max_queued_requests, DATA_PLANE_METRIC_PREFIX)
+        self.control_plane_processor_opt: Processor | None = None
+        self.control_plane_acceptor_opt: Acceptor | None = None
+        self.control_plane_request_channel_opt = (
+            RequestChannel(CONTROL_PLANE_QUEUE_SIZE, CONTROL_PLANE_METRIC_PREFIX)
+            if config.control_plane_listener is not None else None)
+        self.next_processor_id = 0
+        self.connection_quotas: ConnectionQuotas | None = None
+        self.stopped_processing_requests = False
+        self._lock = threading.RLock()
+
+    # Kafka: SocketServer.startup -- binds every listener; processors start now or later (S23).
+    def startup(self, start_processing_requests: bool = True) -> None:
+        with self._lock:
+            self.connection_quotas = ConnectionQuotas(self.config)
+            self.create_control_plane_acceptor_and_processor(self.config.control_plane_listener)
+            self.create_data_plane_acceptors_and_processors(self.config.num_network_threads,
+                                                            self.config.data_plane_listeners)
+            if start_processing_requests:
+                self.start_processing_requests()
+        self.info(f"Started {len(self.data_plane_acceptors) + (1 if self.control_plane_acceptor_opt else 0)} "
+                  f"acceptor threads")
+
+    # Kafka: SocketServer.startProcessingRequests -- control plane first, then the data plane with
+    # the inter-broker listener first, so the broker's own traffic can flow before clients'.
+    def start_processing_requests(self) -> None:
+        self.info("Starting socket server acceptors and processors")
+        with self._lock:
+            if self.control_plane_acceptor_opt is not None:
+                self.control_plane_acceptor_opt.start_processors(CONTROL_PLANE_THREAD_PREFIX)
+                self.info(f"Started control-plane processor for the control-plane acceptor")
+            inter_broker = self.config.inter_broker_listener_name
+            ordered = sorted(self.data_plane_acceptors.items(),
+                             key=lambda kv: kv[0].listener_name != inter_broker)
+            for endpoint, acceptor in ordered:
+                acceptor.start_processors(DATA_PLANE_THREAD_PREFIX)
+            self.info(f"Started data-plane processors for {len(self.data_plane_acceptors)} acceptors")
+
+    # Kafka: SocketServer.createDataPlaneAcceptorsAndProcessors
+    def create_data_plane_acceptors_and_processors(self, data_processors_per_listener: int, endpoints) -> None:
+        for endpoint in endpoints:
+            self.connection_quotas.add_listener(endpoint.listener_name)
+            acceptor = self.create_acceptor(endpoint, DATA_PLANE_THREAD_PREFIX)
+            self.add_data_plane_processors(acceptor, endpoint, data_processors_per_listener)
+            thread = threading.Thread(
+                target=acceptor.run, daemon=True,
+                name=f"{DATA_PLANE_THREAD_PREFIX}-kafka-socket-acceptor-{endpoint.listener_name}-"
+                     f"{endpoint.security_protocol}-{acceptor.bound_port}")
+            acceptor.thread = thread
+            thread.start()
+            acceptor.await_startup()
+            self.data_plane_acceptors[endpoint] = acceptor
+            self.info(f"Created data-plane acceptor and processors for endpoint : {endpoint.connection_string()}")
+
+    # Kafka: SocketServer.createControlPlaneAcceptorAndProcessor -- exactly one of each (S22).
+    def create_control_plane_acceptor_and_processor(self, endpoint_opt) -> None:
+        if endpoint_opt is None:
+            return
+        endpoint = endpoint_opt
+        self.connection_quotas.add_listener(endpoint.listener_name)
+        acceptor = self.create_acceptor(endpoint, CONTROL_PLANE_THREAD_PREFIX)
+        processor = self.new_processor(self.next_processor_id, self.control_plane_request_channel_opt,
+                                       endpoint.listener_name, endpoint.security_protocol, True)
+        self.next_processor_id += 1
+        self.control_plane_request_channel_opt.add_processor(processor)
+        acceptor.add_processors([processor], CONTROL_PLANE_THREAD_PREFIX)
+        thread = threading.Thread(
+            target=acceptor.run, daemon=True,
+            name=f"{CONTROL_PLANE_THREAD_PREFIX}-kafka-socket-acceptor-{endpoint.listener_name}-"
+                 f"{endpoint.security_protocol}-{acceptor.bound_port}")
+        acceptor.thread = thread
+        thread.start()
+        acceptor.await_startup()
+        self.control_plane_acceptor_opt = acceptor
+        self.control_plane_processor_opt = processor
+        self.info(f"Created control-plane acceptor and processor for endpoint : {endpoint.connection_string()}")
+
+    # Kafka: SocketServer.createAcceptor
+    def create_acceptor(self, endpoint, thread_prefix: str) -> "Acceptor":
+        return Acceptor(endpoint, self.config.socket_send_buffer_bytes, self.config.socket_receive_buffer_bytes,
+                        self.config.broker_id, self.connection_quotas, thread_prefix)
+
+    # Kafka: SocketServer.addDataPlaneProcessors
+    def add_data_plane_processors(self, acceptor: "Acceptor", endpoint, new_processors_per_listener: int) -> None:
+        listener_processors = []
+        for _ in range(new_processors_per_listener):
+            processor = self.new_processor(self.next_processor_id, self.data_plane_request_channel,
+                                           endpoint.listener_name, endpoint.security_protocol, False)
+            listener_processors.append(processor)
+            self.data_plane_request_channel.add_processor(processor)
+            self.next_processor_id += 1
+        for p in listener_processors:
+            self.data_plane_processors[p.id] = p
+        acceptor.add_processors(listener_processors, DATA_PLANE_THREAD_PREFIX)
+
+    # Kafka: SocketServer.newProcessor
+    def new_processor(self, processor_id: int, request_channel: RequestChannel, listener_name: str,
+                      security_protocol: str, control_plane: bool) -> "Processor":
+        return Processor(processor_id, self.time, self.config.socket_request_max_bytes, request_channel,
+                         self.connection_quotas, self.config.connections_max_idle_ms, listener_name,
+                         security_protocol, self.config.broker_id, control_plane)
+
+    # Kafka: SocketServer.boundPort
+    def bound_port(self, listener_name: str) -> int:
+        for endpoint, acceptor in self.data_plane_acceptors.items():
+            if endpoint.listener_name == listener_name:
+                return acceptor.bound_port
+        cp = self.control_plane_acceptor_opt
+        if cp is not None and cp.end_point.listener_name == listener_name:
+            return cp.bound_port
+        raise KeyError(f"No listener named {listener_name}")
+
+    def all_processors(self) -> list["Processor"]:
+        procs = list(self.data_plane_processors.values())
+        if self.control_plane_processor_opt is not None:
+            procs.append(self.control_plane_processor_opt)
+        return procs
+
+    # Kafka: SocketServer.stopProcessingRequests
+    def stop_processing_requests(self) -> None:
+        self.info("Stopping socket server request processors")
+        with self._lock:
+            acceptors = list(self.data_plane_acceptors.values())
+            if self.control_plane_acceptor_opt is not None:
+                acceptors.append(self.control_plane_acceptor_opt)
+            for a in acceptors:
+                a.initiate_shutdown()
+            for a in acceptors:
+                a.await_shutdown()
+            self.data_plane_request_channel.clear()
+            if self.control_plane_request_channel_opt is not None:
+                self.control_plane_request_channel_opt.clear()
+            self.stopped_processing_requests = True
+        self.info("Stopped socket server request processors")
+
+    # Kafka: SocketServer.shutdown
+    def shutdown(self) -> None:
+        self.info("Shutting down socket server")
+        with self._lock:
+            if not self.stopped_processing_requests:
+                self.stop_processing_requests()
+            self.data_plane_request_channel.shutdown()
+            if self.control_plane_request_channel_opt is not None:
+                self.control_plane_request_channel_opt.shutdown()
+        self.info("Shutdown completed")
+
+
+class AbstractServerThread(Logging):
+    """Kafka: AbstractServerThread -- a startup latch, a shutdown latch and an alive flag."""
+
+    def __init__(self):
+        self._startup_latch = threading.Event()
+        self._shutdown_latch = threading.Event()
+        self._alive = threading.Event()
+        self._alive.set()
+        self.thread: threading.Thread | None = None
+
+    def await_startup(self, timeout: float = 30.0) -> None:
+        self._startup_latch.wait(timeout)
+
+    def startup_complete(self) -> None:
+        self._shutdown_latch.clear()
+        self._startup_latch.set()
+
+    def shutdown_complete(self) -> None:
+        self._shutdown_latch.set()
+
+    # Kafka: AbstractServerThread.initiateShutdown
+    def initiate_shutdown(self) -> None:
+        if self._alive.is_set():
+            self._alive.clear()
+            self.wakeup()
+
+    def await_shutdown(self, timeout: float = 30.0) -> None:
+        if self._startup_latch.is_set():
+            self._shutdown_latch.wait(timeout)
+
+    def shutdown(self) -> None:
+        self.initiate_shutdown()
+        self.await_shutdown()
+
+    @property
+    def is_running(self) -> bool:
+        return self._alive.is_set()
+
+    def wakeup(self) -> None:
+        raise NotImplementedError
+
+
+class Acceptor(AbstractServerThread):
+    """Kafka: Acceptor -- one per listener; accepts and assigns connections round-robin (S2)."""
+
+    def __init__(self, end_point, send_buffer_size: int, recv_buffer_size: int, broker_id: int,
+                 connection_quotas: "ConnectionQuotas", thread_prefix: str = DATA_PLANE_THREAD_PREFIX):
+        super().__init__()
+        self.end_point = end_point
+        self.send_buffer_size = send_buffer_size
+        self.recv_buffer_size = recv_buffer_size
+        self.broker_id = broker_id
+        self.connection_quotas = connection_quotas
+        self.thread_prefix = thread_prefix
+        self.log_ident = f"[{thread_prefix}-kafka-socket-acceptor-{end_point.listener_name}] "
+        self.nio_selector = selectors.DefaultSelector()
+        self.server_channel = self.open_server_socket(end_point.host, end_point.port)
+        self.bound_port = self.server_channel.getsockname()[1]
+        self.processors: list[Processor] = []
+        self.processors_started = False
+        self._processors_lock = threading.Lock()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+
+    # Kafka: Acceptor.addProcessors
+    def add_processors(self, new_processors: list["Processor"], processor_thread_prefix: str) -> None:
+        with self._processors_lock:
+            self.processors.extend(new_processors)
+            if self.processors_started:
+                self._start_processor_threads(new_processors, processor_thread_prefix)
+
+    # Kafka: Acceptor.startProcessors
+    def start_processors(self, processor_thread_prefix: str) -> None:
+        with self._processors_lock:
+            if not self.processors_started:
+                self.processors_started = True
+                self._start_processor_threads(self.processors, processor_thread_prefix)
+
+    def _start_processor_threads(self, processors, prefix: str) -> None:
+        ep = self.end_point
+        for p in processors:
+            t = threading.Thread(target=p.run, daemon=True,
+                                 name=f"{prefix}-kafka-network-thread-{self.broker_id}-{ep.listener_name}-"
+                                      f"{ep.security_protocol}-{p.id}")
+            p.thread = t
+            t.start()
+
+    # Kafka: Acceptor.run
+    def run(self) -> None:
+        self.nio_selector.register(self.server_channel, selectors.EVENT_READ, "accept")
+        self.nio_selector.register(self._wake_r, selectors.EVENT_READ, "wakeup")
+        self.startup_complete()
+        try:
+            current_processor_index = 0
+            while self.is_running:
+                try:
+                    for key, _ in self.nio_selector.select(0.5):
+                        if not self.is_running:
+                            break
+                        if key.data == "wakeup":
+                            self._drain()
+                            continue
+                        try:
+                            sock = self.accept()
+                            if sock is not None:
+                                with self._processors_lock:
+                                    current_processor_index %= len(self.processors)
+                                    processor = self.processors[current_processor_index]
+                                current_processor_index += 1
+                                processor.accept(sock)
+                        except Exception as e:  # noqa: BLE001
+                            self.error(f"Error while accepting connection: {e}", exc_info=True)
+                except Exception as e:  # noqa: BLE001
+                    self.error(f"Error occurred: {e}", exc_info=True)
+        finally:
+            self.debug("Closing server socket and selector.")
+            for p in self.processors:
+                p.initiate_shutdown()
+            for p in self.processors:
+                p.await_shutdown()
+            self.server_channel.close()
+            self.nio_selector.close()
+            self._wake_r.close()
+            self._wake_w.close()
+            self.shutdown_complete()
+
+    def _drain(self) -> None:
+        try:
+            while self._wake_r.recv(64):
+                pass
+        except (BlockingIOError, OSError):
+            pass
+
+    # Kafka: Acceptor.openServerSocket
+    def open_server_socket(self, host: str, port: int) -> socket.socket:
+        bind_host = host or "0.0.0.0"
+        family = socket.AF_INET6 if ":" in bind_host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if self.recv_buffer_size > 0:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.recv_buffer_size)
+        try:
+            sock.bind((bind_host, port))
+        except OSError as e:
+            sock.close()
+            raise OSError(e.errno, f"Socket server failed to bind to {bind_host}:{port}: {e.strerror}.") from e
+        sock.listen(512)
+        sock.setblocking(False)
+        self.info(f"Awaiting socket connections on {bind_host}:{sock.getsockname()[1]}.")
+        return sock
+
+    # Kafka: Acceptor.accept -- quotas first, then socket options.
+    def accept(self) -> socket.socket | None:
+        try:
+            sock, addr = self.server_channel.accept()
+        except (BlockingIOError, InterruptedError):
+            return None
+        try:
+            self.connection_quotas.inc(self.end_point.listener_name, addr[0])
+        except TooManyConnectionsException as e:
+            self.info(f"Rejected connection from {e.ip}, address already has the configured maximum of "
+                      f"{e.count} connections.")
+            sock.close()
+            return None
+        sock.setblocking(False)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        if self.send_buffer_size > 0:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_size)
+        return sock
+
+    def wakeup(self) -> None:
+        try:
+            self._wake_w.send(b"\x00")
+        except OSError:
+            pass
+
+
+class Processor(AbstractServerThread):
+    """Kafka: Processor -- one network thread with its own Selector (S3)."""
+
+    def __init__(self, processor_id: int, time, max_request_size: int, request_channel: RequestChannel,
+                 connection_quotas: "ConnectionQuotas", connections_max_idle_ms: int, listener_name: str,
+                 security_protocol: str, broker_id: int = 0, control_plane: bool = False):
+        super().__init__()
+        self.id = processor_id
+        self.time = time
+        self.request_channel = request_channel
+        self.connection_quotas = connection_quotas
+        self.listener_name = listener_name
+        self.security_protocol = security_protocol
+        self.control_plane = control_plane
+        prefix = CONTROL_PLANE_THREAD_PREFIX if control_plane else DATA_PLANE_THREAD_PREFIX
+        self.log_ident = f"[{prefix}-kafka-network-thread-{broker_id}-{listener_name}-{security_protocol}-{processor_id}] "
+        # Kafka (<= 2.1): ConcurrentLinkedQueue[SocketChannel] newConnections
+        self.new_connections: collections.deque[socket.socket] = collections.deque()
+        self.inflight_responses: dict[str, object] = {}
+        # Kafka: LinkedBlockingDeque[RequestChannel.Response] responseQueue -- one per Processor
+        self.response_queue: collections.deque = collections.deque()
+        self.selector = Selector(max_request_size, connections_max_idle_ms, time,
+                                 log_context=self.log_ident)
+        self._next_connection_index = 0
+        self.idle_nanos = 0   # for NetworkProcessorAvgIdlePercent
+        self.started_nanos = time.nanoseconds()
+
+    # Kafka: Processor.run -- the six phases of S3, in Kafka's order, forever.
+    def run(self) -> None:
+        self.startup_complete()
+        try:
+            while self.is_running:
+                try:
+                    self.configure_new_connections()
+                    self.process_new_responses()
+                    self.poll()
+                    self.process_completed_receives()
+                    self.process_completed_sends()
+                    self.process_disconnected()
+                except Exception as e:  # noqa: BLE001 -- a turn that fails is logged; the loop goes on
+                    self.error(f"Processor got uncaught exception: {e}", exc_info=True)
+        finally:
+            self.debug(f"Closing selector - processor {self.id}")
+            self.close_all()
+            self.shutdown_complete()
+
+    # Kafka: Processor.accept (<= 2.1) -- queue the socket and wake the selector (S10).
+    def accept(self, sock: socket.socket) -> None:
+        self.new_connections.append(sock)
+        self.wakeup()
+
+    # Kafka: Processor.configureNewConnections -- register each new socket with OP_READ (S11).
+    def configure_new_connections(self) -> None:
+        while self.new_connections:
+            sock = self.new_connections.popleft()
+            try:
+                connection_id = self.connection_id(sock)
+                self.debug(f"Processor {self.id} listening to new connection from {connection_id}")
+                self.selector.register(connection_id, sock)
+            except Exception as e:  # noqa: BLE001
+                self.error(f"Processor {self.id} closed connection: {e}")
+                self._close_socket(sock)
+
+    # Kafka: Processor.connectionId -- local:port-remote:port-index
+    def connection_id(self, sock: socket.socket) -> str:
+        local = sock.getsockname()
+        remote = sock.getpeername()
+        cid = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}-{self._next_connection_index}"
+        self._next_connection_index += 1
+        return cid
+
+    # Kafka: Processor.processNewResponses (S14)
+    def process_new_responses(self) -> None:
+        while True:
+            try:
+                response = self.response_queue.popleft()
+            except IndexError:
+                return
+            connection_id = response.request.context.connection_id
+            response.request.response_dequeue_time_nanos = self.time.nanoseconds()
+            try:
+                action = response.response_action
+                if action is NoOpAction:
+                    # acks=0: nothing to write, just read the next request
+                    response.request.update_request_metrics()
+                    self.trace(f"Socket server received empty response to send, registering for read: {response}")
+                    self.handle_channel_mute_event(connection_id, ChannelMuteEvent.RESPONSE_SENT)
+                    self.try_unmute_channel(connection_id)
+                elif action is SendAction:
+                    self.send_response(response, response.response_send)
+                elif action is CloseConnectionAction:
+                    response.request.update_request_metrics()
+                    self.trace("Closing socket connection actively according to the response code.")
+                    self.close(connection_id)
+                else:
+                    raise ValueError(f"Unknown response action {action}")
+            except Exception as e:  # noqa: BLE001
+                self.process_channel_exception(connection_id, f"Exception while processing response for {connection_id}", e)
+
+    # Kafka: Processor.sendResponse -- hand the bytes to the selector; remember it until sent.
+    def send_response(self, response, response_send) -> None:
+        connection_id = response.request.context.connection_id
+        if self.selector.channel(connection_id) is None and self.selector.closing_channel(connection_id) is None:
+            self.warn(f"Attempting to send response via channel for which there is no open connection, "
+                      f"connection id {connection_id}")
+            response.request.update_request_metrics()
+            return
+        self.selector.send(response_send)
+        self.inflight_responses[connection_id] = response
+
+    # Kafka: Processor.poll
+    def poll(self) -> None:
+        timeout = 0 if self.new_connections else 300
+        start = self.time.nanoseconds()
+        try:
+            self.selector.poll(timeout)
+        except (OSError, ValueError) as e:
+            self.error(f"Processor {self.id} poll failed: {e}")
+        self.idle_nanos += self.time.nanoseconds() - start
+
+    # Kafka: Processor.processCompletedReceives -- parse, queue, mute (S13).
+    def process_completed_receives(self) -> None:
+        for receive in self.selector.completed_receives:
+            connection_id = receive.source
+            try:
+                channel = self.selector.channel(connection_id) or self.selector.closing_channel(connection_id)
+                if channel is None:
+                    raise RuntimeError(f"Channel {connection_id} removed from selector before processing completed receive")
+                payload = receive.payload()
+                header, body_offset = RequestHeader.parse(payload)
+                context = RequestContext(header, connection_id, connection_id.split("-")[1].rsplit(":", 1)[0],
+                                         self.listener_name, self.security_protocol)
+                request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,
+                                  from_control_plane=self.control_plane)
+                self.request_channel.send_request(request)
+                self.selector.mute(connection_id)
+                self.handle_channel_mute_event(connection_id, ChannelMuteEvent.REQUEST_RECEIVED)
+            except Exception as e:  # noqa: BLE001 -- an unparseable request closes this connection only (S17)
+                self.process_channel_exception(connection_id, f"Exception while processing request from {connection_id}", e)
+
+    # Kafka: Processor.processCompletedSends -- the response is out: read the next request (S16).
+    def process_completed_sends(self) -> None:
+        for send in self.selector.completed_sends:
+            connection_id = send.destination
+            try:
+                response = self.inflight_responses.pop(connection_id, None)
+                if response is None:
+                    raise RuntimeError(f"Send for {connection_id} completed, but not in `inflightResponses`")
+                response.request.update_request_metrics()
+                if response.on_complete is not None:
+                    response.on_complete(send)
+                self.handle_channel_mute_event(connection_id, ChannelMuteEvent.RESPONSE_SENT)
+                self.try_unmute_channel(connection_id)
+            except Exception as e:  # noqa: BLE001
+                self.process_channel_exception(connection_id, f"Exception while processing completed send to {connection_id}", e)
+
+    # Kafka: Processor.processDisconnected
+    def process_disconnected(self) -> None:
+        for connection_id in list(self.selector.disconnected):
+            try:
+                remote_host = connection_id.split("-")[1].rsplit(":", 1)[0]
+                self.inflight_responses.pop(connection_id, None)
+                self.connection_quotas.dec(self.listener_name, remote_host)
+            except Exception as e:  # noqa: BLE001
+                self.process_exception(f"Exception while processing disconnection of {connection_id}", e)
+
+    # Kafka: Processor.handleChannelMuteEvent
+    def handle_channel_mute_event(self, connection_id: str, event: ChannelMuteEvent) -> None:
+        channel = self.selector.channel(connection_id) or self.selector.closing_channel(connection_id)
+        if channel is not None:
+            channel.handle_channel_mute_event(event)
+
+    # Kafka: Processor.tryUnmuteChannel
+    def try_unmute_channel(self, connection_id: str) -> None:
+        if self.selector.channel(connection_id) is not None or self.selector.closing_channel(connection_id) is not None:
+            self.selector.unmute(connection_id)
+
+    # Kafka: Processor.processChannelException -- close the one connection, log why.
+    def process_channel_exception(self, connection_id: str, error_message: str, e: Exception) -> None:
+        if self.selector.channel(connection_id) is not None or self.selector.closing_channel(connection_id) is not None:
+            self.error(f"Closing socket for {connection_id} because of error: {error_message}: "
+                       f"{type(e).__name__}: {e}")
+            self.close(connection_id)
+        self.process_exception(error_message, e, log=False)
+
+    def process_exception(self, error_message: str, e: Exception, log: bool = True) -> None:
+        if log:
+            self.error(f"{error_message}: {type(e).__name__}: {e}")
+
+    # Kafka: Processor.close(connectionId)
+    def close(self, connection_id: str) -> None:
+        if self.selector.channel(connection_id) is not None or self.selector.closing_channel(connection_id) is not None:
+            self.debug(f"Closing selector connection {connection_id}")
+            self.selector.close_connection(connection_id)
+            self.inflight_responses.pop(connection_id, None)
+            remote_host = connection_id.split("-")[1].rsplit(":", 1)[0]
+            self.connection_quotas.dec(self.listener_name, remote_host)
+
+    def _close_socket(self, sock: socket.socket) -> None:
+        try:
+            remote_host = sock.getpeername()[0]
+            self.connection_quotas.dec(self.listener_name, remote_host)
+        except OSError:
+            pass
+        sock.close()
+
+    # Kafka: Processor.enqueueResponse -- called by handler threads; wakes this Processor.
+    def enqueue_response(self, response) -> None:
+        response.request.response_complete_time_nanos = self.time.nanoseconds()
+        self.response_queue.append(response)
+        self.wakeup()
+
+    def response_queue_size(self) -> int:
+        return len(self.response_queue)
+
+    def clear_response_queue(self) -> None:
+        self.response_queue.clear()
+
+    def wakeup(self) -> None:
+        self.selector.wakeup()
+
+    # Kafka: Processor.closeAll
+    def close_all(self) -> None:
+        while self.new_connections:
+            self._close_socket(self.new_connections.popleft())
+        for connection_id in list(self.selector.channels):
+            self.close(connection_id)
+        self.selector.close()
+
+    # visible for testing (Kafka: Processor.numStagedReceives)
+    def num_staged_receives(self, connection_id: str) -> int:
+        channel = self.selector.channel(connection_id) or self.selector.closing_channel(connection_id)
+        return self.selector.num_staged_receives(channel) if channel is not None else 0
+
+
+class TooManyConnectionsException(Exception):
+    """Kafka: TooManyConnectionsException."""
+
+    def __init__(self, ip: str, count: int):
+        super().__init__(f"Too many connections from {ip} (maximum = {count})")
+        self.ip = ip
+        self.count = count
+
+
+class ConnectionQuotas:
+    """Kafka: ConnectionQuotas -- connection counts per IP and per listener (S24).
+
+    ``max.connections.per.ip`` refuses the (N+1)th connection from one address;
+    ``max.connections.per.ip.overrides`` sets other limits for given hosts; ``max.connections`` caps
+    each listener, and the Acceptor waits for a free slot, except on the inter-broker listener,
+    which Kafka protects so brokers can always talk to each other. The limits can change while the
+    broker runs (``update_max_connections_per_ip`` and friends, called by dynamic broker configs).
+    """
+
+    def __init__(self, config):
+        self.default_max_connections_per_ip = config.max_connections_per_ip
+        self.max_connections_per_ip_overrides = dict(config.max_connections_per_ip_overrides)
+        self.broker_max_connections = config.max_connections
+        self.inter_broker_listener_name = config.inter_broker_listener_name
+        self.counts: dict[str, int] = {}
+        self.listener_counts: dict[str, int] = {}
+        self._cond = threading.Condition()
+
+    def add_listener(self, listener_name: str) -> None:
+        with self._cond:
+            self.listener_counts.setdefault(listener_name, 0)
+
+    def remove_listener(self, listener_name: str) -> None:
+        with self._cond:
+            self.listener_counts.pop(listener_name, None)
+
+    def max_connections_per_ip(self, address: str) -> int:
+        return self.max_connections_per_ip_overrides.get(address, self.default_max_connections_per_ip)
+
+    # Kafka: ConnectionQuotas.inc
+    def inc(self, listener_name: str, address: str) -> None:
+        with self._cond:
+            self._wait_for_connection_slot(listener_name)
+            count = self.counts.get(address, 0) + 1
+            limit = self.max_connections_per_ip(address)
+            if count > limit:
+                raise TooManyConnectionsException(address, limit)
+            self.counts[address] = count
+            self.listener_counts[listener_name] = self.listener_counts.get(listener_name, 0) + 1
+
+    # Kafka: ConnectionQuotas.waitForConnectionSlot -- bounded here so shutdown is never stuck.
+    def _wait_for_connection_slot(self, listener_name: str) -> None:
+        if listener_name == self.inter_broker_listener_name and len(self.listener_counts) > 1:
+            return   # the protected listener
+        total = sum(self.listener_counts.values())
+        if total >= self.broker_max_connections:
+            self._cond.wait_for(lambda: sum(self.listener_counts.values()) < self.broker_max_connections, 0.5)
+            if sum(self.listener_counts.values()) >= self.broker_max_connections:
+                raise TooManyConnectionsException(f"listener {listener_name}", self.broker_max_connections)
+
+    # Kafka: ConnectionQuotas.dec
+    def dec(self, listener_name: str, address: str) -> None:
+        with self._cond:
+            count = self.counts.get(address)
+            if count is None:
+                logging.getLogger("kafka.network.ConnectionQuotas").error(
+                    "Attempted to decrease connection count for address with no connections, address: %s", address)
+                return
+            if count == 1:
+                del self.counts[address]
+            else:
+                self.counts[address] = count - 1
+            if listener_name in self.listener_counts and self.listener_counts[listener_name] > 0:
+                self.listener_counts[listener_name] -= 1
+            self._cond.notify_all()
+
+    # Kafka: ConnectionQuotas.get
+    def get(self, address: str) -> int:
+        with self._cond:
+            return self.counts.get(address, 0)
+
+    # Kafka: ConnectionQuotas.updateMaxConnectionsPerIp / updateMaxConnectionsPerIpOverride / updateBrokerMaxConnections
+    def update_max_connections_per_ip(self, max_connections_per_ip: int) -> None:
+        with self._cond:
+            self.default_max_connections_per_ip = max_connections_per_ip
+
+    def update_max_connections_per_ip_override(self, overrides: dict[str, int]) -> None:
+        with self._cond:
+            self.max_connections_per_ip_overrides = dict(overrides)
+
+    def update_broker_max_connections(self, max_connections: int) -> None:
+        with self._cond:
+            self.broker_max_connections = max_connections
+            self._cond.notify_all()

@@ -1,0 +1,117 @@
+"""Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/common/network/TransportLayer.java and
+PlaintextTransportLayer.java
+
+Classes: TransportLayer, PlaintextTransportLayer.
+
+The transport owns the socket and its interest set in the selector. Java's ``SelectionKey`` with
+``interestOps`` becomes the Python ``selectors`` registration: ``add_interest_ops`` /
+``remove_interest_ops`` change it. Python refuses an empty interest set, so a channel that wants
+neither reading nor writing (muted, nothing to send) is unregistered until it wants something again.
+Omitted: SslTransportLayer (kafkalite speaks PLAINTEXT only).
+"""
+from __future__ import annotations
+
+import selectors
+import socket
+
+OP_READ = selectors.EVENT_READ
+OP_WRITE = selectors.EVENT_WRITE
+
+
+class TransportLayer:
+    """Kafka: TransportLayer (interface)."""
+
+
+class PlaintextTransportLayer(TransportLayer):
+    """Kafka: PlaintextTransportLayer -- reads and writes the socket as it is."""
+
+    def __init__(self, sock: socket.socket, nio_selector: selectors.BaseSelector, attachment=None):
+        self.socket_channel = sock
+        self._selector = nio_selector
+        self.attachment = attachment
+        self.interest_ops = 0
+        self._registered = False
+        self.connected = False
+
+    # Kafka: PlaintextTransportLayer.ready -- plaintext needs no handshake.
+    def ready(self) -> bool:
+        return True
+
+    # Kafka: PlaintextTransportLayer.finishConnect
+    def finish_connect(self) -> bool:
+        err = self.socket_channel.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        if err:
+            raise ConnectionRefusedError(err, f"connect failed: {socket.errno.errorcode.get(err, err)}")
+        self.connected = True
+        self.interest_ops = (self.interest_ops & ~OP_WRITE) | OP_READ
+        self._apply()
+        return True
+
+    def is_connected(self) -> bool:
+        return self.connected
+
+    # Kafka: PlaintextTransportLayer.read
+    def read(self, dst: memoryview) -> int:
+        """Bytes read into ``dst``; 0 when the socket has nothing now; -1 at end of stream."""
+        try:
+            n = self.socket_channel.recv_into(dst)
+        except (BlockingIOError, InterruptedError):
+            return 0
+        return n if n else -1
+
+    # Kafka: PlaintextTransportLayer.write(ByteBuffer[])
+    def write(self, srcs) -> int:
+        try:
+            return self.socket_channel.sendmsg(srcs)
+        except (BlockingIOError, InterruptedError):
+            return 0
+
+    # Kafka: PlaintextTransportLayer.transferFrom(FileChannel, position, count)
+    def transfer_from(self, records, position: int, count: int) -> int:
+        return records.write_to(self.socket_channel, position, count)
+
+    # Kafka: PlaintextTransportLayer.addInterestOps
+    def add_interest_ops(self, ops: int) -> None:
+        if self.interest_ops & ops != ops:
+            self.interest_ops |= ops
+            self._apply()
+
+    # Kafka: PlaintextTransportLayer.removeInterestOps
+    def remove_interest_ops(self, ops: int) -> None:
+        if self.interest_ops & ops:
+            self.interest_ops &= ~ops
+            self._apply()
+
+    def _apply(self) -> None:
+        if self.interest_ops:
+            if self._registered:
+                self._selector.modify(self.socket_channel, self.interest_ops, self.attachment)
+            else:
+                self._selector.register(self.socket_channel, self.interest_ops, self.attachment)
+                self._registered = True
+        elif self._registered:
+            self._selector.unregister(self.socket_channel)
+            self._registered = False
+
+    def has_pending_writes(self) -> bool:
+        return False
+
+    def socket_description(self) -> str:
+        try:
+            host, port = self.socket_channel.getpeername()[:2]
+            return f"{host}:{port}"
+        except OSError:
+            return "[unconnected socket]"
+
+    # Kafka: PlaintextTransportLayer.close
+    def close(self) -> None:
+        if self._registered:
+            try:
+                self._selector.unregister(self.socket_channel)
+            except (KeyError, ValueError):
+                pass
+            self._registered = False
+        try:
+            self.socket_channel.close()
+        except OSError:
+            pass

@@ -1,0 +1,448 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/server/KafkaConfig.scala
+(with the parsing rules of clients/src/main/java/org/apache/kafka/common/config/ConfigDef.java)
+
+Classes: Defaults, ConfigDef, ConfigException, KafkaConfig.
+
+``server.properties`` becomes a typed, validated KafkaConfig. Every key kafkalite knows is one
+row of ``CONFIG_DEF`` (name, type, default, validator); all defaults live in ``Defaults``, as in
+Kafka. A bad value stops start-up with one line in Kafka's words:
+``Invalid value abc for configuration num.io.threads: Not a number of type INT``.
+An unknown key is logged as a warning and ignored, as Kafka does.
+Omitted: dynamic broker config (``DynamicBrokerConfig``) beyond the connection quotas, SSL/SASL keys.
+"""
+from __future__ import annotations
+
+import logging
+import uuid
+
+from kafkalite.cluster.broker import DEFAULT_SECURITY_PROTOCOL_MAP, EndPoint, EndPointParseError
+
+log = logging.getLogger("kafka.server.KafkaConfig")
+
+
+class ConfigException(Exception):
+    """Kafka: org.apache.kafka.common.config.ConfigException."""
+
+    def __init__(self, name: str, value=None, message: str | None = None):
+        if message is None:
+            super().__init__(name)
+        else:
+            super().__init__(f"Invalid value {value} for configuration {name}: {message}")
+        self.name = name
+        self.value = value
+
+
+class Defaults:
+    """Kafka: object Defaults -- every default in one place."""
+
+    BrokerId = -1
+    BrokerIdGenerationEnable = True
+    MaxReservedBrokerId = 1000
+    Listeners = "PLAINTEXT://:9092"
+    ListenerSecurityProtocolMap = "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
+    NumNetworkThreads = 3
+    NumIoThreads = 8
+    BackgroundThreads = 10
+    QueuedMaxRequests = 500
+    SocketSendBufferBytes = 100 * 1024
+    SocketReceiveBufferBytes = 100 * 1024
+    SocketRequestMaxBytes = 100 * 1024 * 1024
+    MaxConnectionsPerIp = 2147483647
+    MaxConnectionsPerIpOverrides = ""
+    MaxConnections = 2147483647
+    ConnectionsMaxIdleMs = 10 * 60 * 1000
+    RequestTimeoutMs = 30000
+    ZkConnect = ""
+    ZkSessionTimeoutMs = 6000
+    ZkConnectionTimeoutMs = None
+    LogDir = "/tmp/kafka-logs"
+    NumPartitions = 1
+    DefaultReplicationFactor = 1
+    AutoCreateTopicsEnable = True
+    DeleteTopicEnable = True
+    LogSegmentBytes = 1024 * 1024 * 1024
+    LogRollHours = 24 * 7
+    LogRetentionHours = 24 * 7
+    LogRetentionBytes = -1
+    LogCleanupIntervalMs = 5 * 60 * 1000
+    LogCleanupPolicy = "delete"
+    LogIndexSizeMaxBytes = 10 * 1024 * 1024
+    LogIndexIntervalBytes = 4096
+    LogFlushIntervalMessages = 9223372036854775807
+    LogFlushSchedulerIntervalMs = 9223372036854775807
+    LogFlushOffsetCheckpointIntervalMs = 60000
+    LogFlushStartOffsetCheckpointIntervalMs = 60000
+    LogDeleteDelayMs = 60000
+    LogMessageTimestampType = "CreateTime"
+    LogMessageTimestampDifferenceMaxMs = 9223372036854775807
+    LogPreAllocateEnable = False
+    NumRecoveryThreadsPerDataDir = 1
+    MessageMaxBytes = 1000000 + 12   # Kafka: 1000000 + Records.LOG_OVERHEAD
+    MinInSyncReplicas = 1
+    UncleanLeaderElectionEnable = False
+    CompressionType = "producer"
+    ControllerSocketTimeoutMs = 30000
+    ReplicaLagTimeMaxMs = 10000
+    ReplicaFetchMaxBytes = 1024 * 1024
+    ReplicaFetchResponseMaxBytes = 10 * 1024 * 1024
+    ReplicaFetchWaitMaxMs = 500
+    ReplicaFetchMinBytes = 1
+    NumReplicaFetchers = 1
+    ReplicaHighWatermarkCheckpointIntervalMs = 5000
+    FetchMaxBytes = 55 * 1024 * 1024
+    FetchPurgatoryPurgeIntervalRequests = 1000
+    ProducerPurgatoryPurgeIntervalRequests = 1000
+    GroupMinSessionTimeoutMs = 6000
+    GroupMaxSessionTimeoutMs = 1800000
+    GroupInitialRebalanceDelayMs = 3000
+    GroupMaxSize = 2147483647
+    OffsetMetadataMaxSize = 4096
+    OffsetsTopicPartitions = 50
+    OffsetsTopicReplicationFactor = 3
+    OffsetsTopicSegmentBytes = 100 * 1024 * 1024
+    OffsetsRetentionMinutes = 7 * 24 * 60
+    OffsetsRetentionCheckIntervalMs = 600000
+    OffsetCommitTimeoutMs = 5000
+    TransactionsTopicPartitions = 50
+    TransactionsTopicReplicationFactor = 3
+    TransactionsMaxTimeoutMs = 900000
+    TransactionalIdExpirationMs = 604800000
+    ProducerIdExpirationMs = 86400000
+    MetricsPort = 0
+
+
+# ---------------------------------------------------------------------------------- ConfigDef
+def _int_range(lo=None, hi=None):
+    def check(name, value):
+        if lo is not None and value < lo:
+            raise ConfigException(name, value, f"Value must be at least {lo}")
+        if hi is not None and value > hi:
+            raise ConfigException(name, value, f"Value must be no more than {hi}")
+    return check
+
+
+def _one_of(*allowed):
+    def check(name, value):
+        values = value if isinstance(value, list) else [value]
+        for v in values:
+            if v not in allowed:
+                raise ConfigException(name, value, f"String must be one of: {', '.join(allowed)}")
+    return check
+
+
+INT, LONG, DOUBLE, BOOLEAN, STRING, LIST, PASSWORD = "INT", "LONG", "DOUBLE", "BOOLEAN", "STRING", "LIST", "PASSWORD"
+_INT_MAX, _LONG_MAX = 2**31 - 1, 2**63 - 1
+
+
+def parse_type(name: str, value, type_: str):
+    """Kafka: ConfigDef.parseType -- the same error texts."""
+    if value is None:
+        return None
+    if type_ in (INT, LONG):
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise ConfigException(name, value, f"Expected value to be a {'32' if type_ == INT else '64'}-bit integer")
+        try:
+            v = int(str(value).strip())
+        except ValueError:
+            raise ConfigException(name, value, f"Not a number of type {type_}") from None
+        bound = _INT_MAX if type_ == INT else _LONG_MAX
+        if not -bound - 1 <= v <= bound:
+            raise ConfigException(name, value, f"Not a number of type {type_}")
+        return v
+    if type_ == DOUBLE:
+        try:
+            return float(str(value).strip())
+        except ValueError:
+            raise ConfigException(name, value, "Not a number of type DOUBLE") from None
+    if type_ == BOOLEAN:
+        s = str(value).strip().lower()
+        if s in ("true", "false"):
+            return s == "true"
+        raise ConfigException(name, value, "Expected value to be either true or false")
+    if type_ == LIST:
+        s = str(value).strip()
+        return [p.strip() for p in s.split(",") if p.strip()] if s else []
+    return str(value).strip()
+
+
+_D = Defaults
+# name: (type, default, validator)
+CONFIG_DEF: dict[str, tuple] = {
+    "broker.id": (INT, _D.BrokerId, None),
+    "broker.id.generation.enable": (BOOLEAN, _D.BrokerIdGenerationEnable, None),
+    "reserved.broker.max.id": (INT, _D.MaxReservedBrokerId, _int_range(0)),
+    "broker.rack": (STRING, None, None),
+    "listeners": (STRING, _D.Listeners, None),
+    "advertised.listeners": (STRING, None, None),
+    "listener.security.protocol.map": (STRING, _D.ListenerSecurityProtocolMap, None),
+    "inter.broker.listener.name": (STRING, None, None),
+    "security.inter.broker.protocol": (STRING, "PLAINTEXT", _one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")),
+    "control.plane.listener.name": (STRING, None, None),
+    "num.network.threads": (INT, _D.NumNetworkThreads, _int_range(1)),
+    "num.io.threads": (INT, _D.NumIoThreads, _int_range(1)),
+    "background.threads": (INT, _D.BackgroundThreads, _int_range(1)),
+    "queued.max.requests": (INT, _D.QueuedMaxRequests, _int_range(1)),
+    "socket.send.buffer.bytes": (INT, _D.SocketSendBufferBytes, None),
+    "socket.receive.buffer.bytes": (INT, _D.SocketReceiveBufferBytes, None),
+    "socket.request.max.bytes": (INT, _D.SocketRequestMaxBytes, _int_range(1)),
+    "max.connections.per.ip": (INT, _D.MaxConnectionsPerIp, _int_range(0)),
+    "max.connections.per.ip.overrides": (STRING, _D.MaxConnectionsPerIpOverrides, None),
+    "max.connections": (INT, _D.MaxConnections, _int_range(0)),
+    "connections.max.idle.ms": (LONG, _D.ConnectionsMaxIdleMs, None),
+    "request.timeout.ms": (INT, _D.RequestTimeoutMs, _int_range(0)),
+    "zookeeper.connect": (STRING, _D.ZkConnect, None),
+    "zookeeper.session.timeout.ms": (INT, _D.ZkSessionTimeoutMs, _int_range(1)),
+    "zookeeper.connection.timeout.ms": (INT, _D.ZkConnectionTimeoutMs, None),
+    "log.dir": (STRING, _D.LogDir, None),
+    "log.dirs": (STRING, None, None),
+    "num.partitions": (INT, _D.NumPartitions, _int_range(1)),
+    "default.replication.factor": (INT, _D.DefaultReplicationFactor, _int_range(1)),
+    "auto.create.topics.enable": (BOOLEAN, _D.AutoCreateTopicsEnable, None),
+    "delete.topic.enable": (BOOLEAN, _D.DeleteTopicEnable, None),
+    "log.segment.bytes": (INT, _D.LogSegmentBytes, _int_range(14)),
+    "log.roll.hours": (INT, _D.LogRollHours, _int_range(1)),
+    "log.roll.ms": (LONG, None, None),
+    "log.retention.hours": (INT, _D.LogRetentionHours, None),
+    "log.retention.minutes": (INT, None, None),
+    "log.retention.ms": (LONG, None, None),
+    "log.retention.bytes": (LONG, _D.LogRetentionBytes, None),
+    "log.retention.check.interval.ms": (LONG, _D.LogCleanupIntervalMs, _int_range(1)),
+    "log.cleanup.policy": (LIST, _D.LogCleanupPolicy, _one_of("compact", "delete")),
+    "log.index.size.max.bytes": (INT, _D.LogIndexSizeMaxBytes, _int_range(4)),
+    "log.index.interval.bytes": (INT, _D.LogIndexIntervalBytes, _int_range(0)),
+    "log.flush.interval.messages": (LONG, _D.LogFlushIntervalMessages, _int_range(1)),
+    "log.flush.interval.ms": (LONG, None, None),
+    "log.flush.scheduler.interval.ms": (LONG, _D.LogFlushSchedulerIntervalMs, None),
+    "log.flush.offset.checkpoint.interval.ms": (INT, _D.LogFlushOffsetCheckpointIntervalMs, _int_range(0)),
+    "log.flush.start.offset.checkpoint.interval.ms": (INT, _D.LogFlushStartOffsetCheckpointIntervalMs, _int_range(0)),
+    "log.segment.delete.delay.ms": (LONG, _D.LogDeleteDelayMs, _int_range(0)),
+    "log.message.timestamp.type": (STRING, _D.LogMessageTimestampType, _one_of("CreateTime", "LogAppendTime")),
+    "log.message.timestamp.difference.max.ms": (LONG, _D.LogMessageTimestampDifferenceMaxMs, None),
+    "log.preallocate": (BOOLEAN, _D.LogPreAllocateEnable, None),
+    "log.message.format.version": (STRING, "2.4-IV1", None),
+    "log.cleaner.enable": (BOOLEAN, True, None),
+    "num.recovery.threads.per.data.dir": (INT, _D.NumRecoveryThreadsPerDataDir, _int_range(1)),
+    "message.max.bytes": (INT, _D.MessageMaxBytes, _int_range(0)),
+    "min.insync.replicas": (INT, _D.MinInSyncReplicas, _int_range(1)),
+    "unclean.leader.election.enable": (BOOLEAN, _D.UncleanLeaderElectionEnable, None),
+    "compression.type": (STRING, _D.CompressionType,
+                         _one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
+    "controller.socket.timeout.ms": (INT, _D.ControllerSocketTimeoutMs, None),
+    "replica.lag.time.max.ms": (LONG, _D.ReplicaLagTimeMaxMs, None),
+    "replica.fetch.max.bytes": (INT, _D.ReplicaFetchMaxBytes, _int_range(0)),
+    "replica.fetch.response.max.bytes": (INT, _D.ReplicaFetchResponseMaxBytes, _int_range(0)),
+    "replica.fetch.wait.max.ms": (INT, _D.ReplicaFetchWaitMaxMs, None),
+    "replica.fetch.min.bytes": (INT, _D.ReplicaFetchMinBytes, None),
+    "num.replica.fetchers": (INT, _D.NumReplicaFetchers, None),
+    "replica.high.watermark.checkpoint.interval.ms": (LONG, _D.ReplicaHighWatermarkCheckpointIntervalMs, None),
+    "fetch.max.bytes": (INT, _D.FetchMaxBytes, _int_range(1024)),
+    "fetch.purgatory.purge.interval.requests": (INT, _D.FetchPurgatoryPurgeIntervalRequests, None),
+    "producer.purgatory.purge.interval.requests": (INT, _D.ProducerPurgatoryPurgeIntervalRequests, None),
+    "group.min.session.timeout.ms": (INT, _D.GroupMinSessionTimeoutMs, None),
+    "group.max.session.timeout.ms": (INT, _D.GroupMaxSessionTimeoutMs, None),
+    "group.initial.rebalance.delay.ms": (INT, _D.GroupInitialRebalanceDelayMs, None),
+    "group.max.size": (INT, _D.GroupMaxSize, _int_range(1)),
+    "offset.metadata.max.bytes": (INT, _D.OffsetMetadataMaxSize, None),
+    "offsets.topic.num.partitions": (INT, _D.OffsetsTopicPartitions, _int_range(1)),
+    "offsets.topic.replication.factor": (INT, _D.OffsetsTopicReplicationFactor, _int_range(1)),
+    "offsets.topic.segment.bytes": (INT, _D.OffsetsTopicSegmentBytes, _int_range(1)),
+    "offsets.retention.minutes": (INT, _D.OffsetsRetentionMinutes, _int_range(1)),
+    "offsets.retention.check.interval.ms": (LONG, _D.OffsetsRetentionCheckIntervalMs, _int_range(1)),
+    "offsets.commit.timeout.ms": (INT, _D.OffsetCommitTimeoutMs, _int_range(1)),
+    "transaction.state.log.num.partitions": (INT, _D.TransactionsTopicPartitions, _int_range(1)),
+    "transaction.state.log.replication.factor": (INT, _D.TransactionsTopicReplicationFactor, _int_range(1)),
+    "transaction.max.timeout.ms": (INT, _D.TransactionsMaxTimeoutMs, _int_range(1)),
+    "transactional.id.expiration.ms": (INT, _D.TransactionalIdExpirationMs, _int_range(1)),
+    "producer.id.expiration.ms": (INT, _D.ProducerIdExpirationMs, _int_range(1)),
+    # kafkalite's own: the Prometheus metrics endpoint (0 = off)
+    "kafkalite.metrics.port": (INT, _D.MetricsPort, _int_range(0, 65535)),
+}
+
+
+def _parse_map(name: str, raw: str) -> dict[str, str]:
+    result = {}
+    for entry in [e.strip() for e in raw.split(",") if e.strip()]:
+        if ":" not in entry:
+            raise ConfigException(name, raw, "Map entry should be of form <key>:<value>")
+        k, v = entry.split(":", 1)
+        result[k.strip()] = v.strip()
+    return result
+
+
+class KafkaConfig:
+    """Kafka: KafkaConfig -- the typed view of server.properties."""
+
+    def __init__(self, props: dict[str, str], do_log: bool = True):
+        self.originals = dict(props)
+        self.values: dict[str, object] = {}
+        for name, value in props.items():
+            if name not in CONFIG_DEF and do_log:
+                log.warning("The configuration '%s' was supplied but isn't a known config.", name)
+        for name, (type_, default, validator) in CONFIG_DEF.items():
+            raw = props.get(name, default)
+            value = parse_type(name, raw, type_)
+            if validator is not None and value is not None:
+                validator(name, value)
+            self.values[name] = value
+        self._derive()
+        self.validate_values()
+
+    @staticmethod
+    def from_props(props: dict[str, str], do_log: bool = True) -> "KafkaConfig":
+        return KafkaConfig({k: str(v) for k, v in props.items()}, do_log)
+
+    def get(self, name: str):
+        return self.values[name]
+
+    def _derive(self) -> None:
+        v = self.values
+        self.broker_id = v["broker.id"]
+        self.num_network_threads = v["num.network.threads"]
+        self.num_io_threads = v["num.io.threads"]
+        self.queued_max_requests = v["queued.max.requests"]
+        self.socket_send_buffer_bytes = v["socket.send.buffer.bytes"]
+        self.socket_receive_buffer_bytes = v["socket.receive.buffer.bytes"]
+        self.socket_request_max_bytes = v["socket.request.max.bytes"]
+        self.max_connections_per_ip = v["max.connections.per.ip"]
+        self.max_connections = v["max.connections"]
+        self.connections_max_idle_ms = v["connections.max.idle.ms"]
+        self.zk_connect = v["zookeeper.connect"]
+        self.zk_session_timeout_ms = v["zookeeper.session.timeout.ms"]
+        self.num_partitions = v["num.partitions"]
+        self.default_replication_factor = v["default.replication.factor"]
+        self.auto_create_topics_enable = v["auto.create.topics.enable"]
+        self.delete_topic_enable = v["delete.topic.enable"]
+        self.message_max_bytes = v["message.max.bytes"]
+        self.metrics_port = v["kafkalite.metrics.port"]
+        overrides = _parse_map("max.connections.per.ip.overrides", v["max.connections.per.ip.overrides"])
+        try:
+            self.max_connections_per_ip_overrides = {k: int(n) for k, n in overrides.items()}
+        except ValueError:
+            raise ConfigException("max.connections.per.ip.overrides", v["max.connections.per.ip.overrides"],
+                                  "Each override must be <host>:<count> with an integer count") from None
+        # Kafka: logDirs -- log.dirs wins over log.dir
+        dirs = v["log.dirs"] if v["log.dirs"] is not None else v["log.dir"]
+        self.log_dirs = [d.strip() for d in dirs.split(",") if d.strip()]
+        # Kafka: logRetentionTimeMillis -- ms, else minutes, else hours
+        if v["log.retention.ms"] is not None:
+            self.log_retention_time_millis = v["log.retention.ms"]
+        elif v["log.retention.minutes"] is not None:
+            self.log_retention_time_millis = v["log.retention.minutes"] * 60_000
+        else:
+            self.log_retention_time_millis = v["log.retention.hours"] * 3_600_000
+        self.log_roll_time_millis = v["log.roll.ms"] if v["log.roll.ms"] is not None else v["log.roll.hours"] * 3_600_000
+        self.log_flush_interval_ms = (v["log.flush.interval.ms"] if v["log.flush.interval.ms"] is not None
+                                      else v["log.flush.scheduler.interval.ms"])
+        self._derive_listeners()
+
+    # Kafka: KafkaConfig.listeners / advertisedListeners / listenerSecurityProtocolMap / interBrokerListenerName
+    def _derive_listeners(self) -> None:
+        v = self.values
+        self.listener_security_protocol_map = {k.upper(): val for k, val in _parse_map(
+            "listener.security.protocol.map", v["listener.security.protocol.map"]).items()}
+        self.listeners = self._parse_endpoints("listeners", v["listeners"])
+        adv = v["advertised.listeners"]
+        self.advertised_listeners = self._parse_endpoints("advertised.listeners", adv) if adv else list(self.listeners)
+        ibl = v["inter.broker.listener.name"]
+        if ibl is not None:
+            self.inter_broker_listener_name = ibl.upper()
+        else:
+            proto = v["security.inter.broker.protocol"]
+            self.inter_broker_listener_name = proto
+        cp = v["control.plane.listener.name"]
+        self.control_plane_listener_name = cp.upper() if cp else None
+
+    def _parse_endpoints(self, name: str, raw: str) -> list[EndPoint]:
+        endpoints = []
+        for entry in [e.strip() for e in raw.split(",") if e.strip()]:
+            try:
+                endpoints.append(EndPoint.create_end_point(entry, self.listener_security_protocol_map))
+            except EndPointParseError as e:
+                raise ConfigException(name, raw, str(e)) from None
+        names = [ep.listener_name for ep in endpoints]
+        if len(set(names)) != len(names):
+            raise ConfigException(name, raw, "Each listener must have a different name")
+        return endpoints
+
+    # Kafka: KafkaConfig.controlPlaneListener
+    @property
+    def control_plane_listener(self) -> EndPoint | None:
+        if self.control_plane_listener_name is None:
+            return None
+        for ep in self.listeners:
+            if ep.listener_name == self.control_plane_listener_name:
+                return ep
+        return None
+
+    # Kafka: KafkaConfig.dataPlaneListeners -- every listener but the control plane's.
+    @property
+    def data_plane_listeners(self) -> list[EndPoint]:
+        return [ep for ep in self.listeners if ep.listener_name != self.control_plane_listener_name]
+
+    # Kafka: KafkaConfig.validateValues
+    def validate_values(self) -> None:
+        v = self.values
+        if self.broker_id < -1:
+            raise ConfigException("broker.id", self.broker_id, "Value must be at least -1")
+        if not self.log_dirs:
+            raise ConfigException("log.dirs", v["log.dirs"], "At least one log directory must be defined")
+        if not self.listeners:
+            raise ConfigException("listeners", v["listeners"], "At least one listener must be defined")
+        adv_names = {ep.listener_name for ep in self.advertised_listeners}
+        listener_names = {ep.listener_name for ep in self.listeners}
+        if not adv_names <= listener_names:
+            raise ConfigException("advertised.listeners", v["advertised.listeners"],
+                                  "Advertised listener names must match the names in listeners")
+        if self.inter_broker_listener_name not in adv_names:
+            raise ConfigException("inter.broker.listener.name", self.inter_broker_listener_name,
+                                  "inter.broker.listener.name must be a listener name defined in advertised.listeners. "
+                                  f"The valid options based on currently configured listeners are "
+                                  f"{','.join(sorted(listener_names))}")
+        cp = self.control_plane_listener_name
+        if cp is not None:
+            # S20: the control plane listener must be in the protocol map and in listeners
+            if cp not in self.listener_security_protocol_map:
+                raise ConfigException("control.plane.listener.name", cp,
+                                      f"No security protocol defined for control plane listener {cp} in "
+                                      "listener.security.protocol.map")
+            if cp not in listener_names:
+                raise ConfigException("control.plane.listener.name", cp,
+                                      "control.plane.listener.name must be a listener name defined in listeners")
+            if cp == self.inter_broker_listener_name:
+                raise ConfigException("control.plane.listener.name", cp,
+                                      "control.plane.listener.name, when defined, should have a different value "
+                                      "from the inter broker listener name")
+        if v["group.min.session.timeout.ms"] > v["group.max.session.timeout.ms"]:
+            raise ConfigException("group.max.session.timeout.ms", v["group.max.session.timeout.ms"],
+                                  "must be at least group.min.session.timeout.ms")
+
+
+def load_properties(path: str) -> dict[str, str]:
+    """Java .properties, the subset server.properties uses: key=value or key: value, # and ! comments,
+    backslash line continuations."""
+    props: dict[str, str] = {}
+    with open(path, encoding="utf-8") as f:
+        pending = ""
+        for raw in f:
+            line = raw.rstrip("\n").rstrip("\r")
+            if not pending and line.lstrip().startswith(("#", "!")):
+                continue
+            if line.endswith("\\"):
+                pending += line[:-1].lstrip()
+                continue
+            line = (pending + line.lstrip()).strip()
+            pending = ""
+            if not line:
+                continue
+            sep = min([i for i in (line.find("="), line.find(":")) if i >= 0], default=-1)
+            if sep < 0:
+                props[line] = ""
+            else:
+                props[line[:sep].strip()] = line[sep + 1:].strip()
+    return props
+
+
+def generate_cluster_id() -> str:
+    """Kafka: CoreUtils.generateUuidAsBase64 -- 22 url-safe base64 characters."""
+    import base64
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
