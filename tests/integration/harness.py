@@ -78,11 +78,13 @@ class BrokerProcess:
         self.port = port or free_port()
         self.log_dirs = self.workdir / "kafka-logs"
         self.log_path = self.workdir / "broker.log"
-        self.overrides = {
+        # An override given as None is left out, so the properties file's own value applies.
+        merged = {
             "listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
             "log.dirs": str(self.log_dirs),
             **(overrides or {}),
         }
+        self.overrides = {k: v for k, v in merged.items() if v is not None}
         self.proc: subprocess.Popen | None = None
         self.exit_codes: list[int] = []
 

@@ -20,12 +20,19 @@ function usage() {
   process.exit(2)
 }
 
+// Kafka error names carried by e, by the errors it aggregates, and by its causes
+// (KafkaJSNumberOfRetriesExceeded keeps the last retried error as its cause).
+function kafkaErrorTypes(e, seen = new Set()) {
+  if (!e || typeof e !== 'object' || seen.has(e)) return []
+  seen.add(e)
+  const types = e.type ? [e.type] : []
+  for (const inner of Array.isArray(e.errors) ? e.errors : []) types.push(...kafkaErrorTypes(inner, seen))
+  types.push(...kafkaErrorTypes(e.cause, seen))
+  return [...new Set(types)]
+}
+
 function errorJson(e) {
-  const inner = Array.isArray(e.errors) ? e.errors : []
-  const types = inner.map(x => x.type).filter(Boolean)
-  if (e.type) types.push(e.type)
-  if (e.originalError && e.originalError.type) types.push(e.originalError.type)
-  return { name: e.name, type: e.type || null, message: e.message, types }
+  return { name: e.name, type: e.type || null, message: e.message, types: kafkaErrorTypes(e) }
 }
 
 async function run(admin, op, args) {
