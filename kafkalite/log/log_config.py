@@ -1,0 +1,237 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/log/LogConfig.scala (keys from
+clients/.../common/config/TopicConfig.java)
+
+Classes: LogConfig (typed topic-level settings), ConfigEntry (one row for DescribeConfigs),
+LogConfigDef (the table of keys, types, defaults and allowed values).
+
+A topic's effective config is the broker's defaults (``log.*`` keys of server.properties,
+mapped to topic keys through ``SERVER_DEFAULT_CONFIG_NAMES``) overlaid with the topic's
+overrides (stored in ZooKeeper under /config/topics/<topic>).
+
+Era notes: ``max.message.bytes`` defaults to 1048588 (1 MiB + 12, today's default); Kafka 2.4
+used 1000012. Left out: throttled-replica lists are accepted but unused; message format
+versions other than 2.x.
+"""
+from __future__ import annotations
+
+import attrs
+
+from kafkalite.protocol.errors import InvalidConfigurationException
+
+LONG_MAX = (1 << 63) - 1
+
+# (key, type, default, check) -- check is (min, max) for numbers or a tuple of allowed strings
+_DEFS = [
+    ("segment.bytes", "int", 1024 * 1024 * 1024, (14, None)),
+    ("segment.ms", "long", 7 * 24 * 3600 * 1000, (1, None)),
+    ("segment.jitter.ms", "long", 0, (0, None)),
+    ("segment.index.bytes", "int", 10 * 1024 * 1024, (0, None)),
+    ("flush.messages", "long", LONG_MAX, (0, None)),
+    ("flush.ms", "long", LONG_MAX, (0, None)),
+    ("retention.bytes", "long", -1, None),
+    ("retention.ms", "long", 7 * 24 * 3600 * 1000, (-1, None)),
+    ("max.message.bytes", "int", 1024 * 1024 + 12, (0, None)),
+    ("index.interval.bytes", "int", 4096, (0, None)),
+    ("file.delete.delay.ms", "long", 60000, (0, None)),
+    ("delete.retention.ms", "long", 24 * 3600 * 1000, (0, None)),
+    ("min.compaction.lag.ms", "long", 0, (0, None)),
+    ("max.compaction.lag.ms", "long", LONG_MAX, (1, None)),
+    ("min.cleanable.dirty.ratio", "double", 0.5, (0, 1)),
+    ("cleanup.policy", "list", "delete", ("compact", "delete")),
+    ("unclean.leader.election.enable", "boolean", False, None),
+    ("min.insync.replicas", "int", 1, (1, None)),
+    ("compression.type", "string", "producer", ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
+    ("preallocate", "boolean", False, None),
+    ("message.format.version", "string", "2.4-IV1", None),
+    ("message.timestamp.type", "string", "CreateTime", ("CreateTime", "LogAppendTime")),
+    ("message.timestamp.difference.max.ms", "long", LONG_MAX, (0, None)),
+    ("leader.replication.throttled.replicas", "list", "", None),
+    ("follower.replication.throttled.replicas", "list", "", None),
+    ("message.downconversion.enable", "boolean", True, None),
+]
+LogConfigDef = {key: (typ, default, check) for key, typ, default, check in _DEFS}
+
+# Kafka: KafkaServer.copyKafkaConfigToLog -- broker key that supplies each topic key's default.
+SERVER_DEFAULT_CONFIG_NAMES = {
+    "segment.bytes": "log.segment.bytes", "segment.ms": "log.roll.ms",
+    "segment.jitter.ms": "log.roll.jitter.ms", "segment.index.bytes": "log.index.size.max.bytes",
+    "flush.messages": "log.flush.interval.messages", "flush.ms": "log.flush.interval.ms",
+    "retention.bytes": "log.retention.bytes", "retention.ms": "log.retention.ms",
+    "max.message.bytes": "message.max.bytes", "index.interval.bytes": "log.index.interval.bytes",
+    "file.delete.delay.ms": "log.segment.delete.delay.ms",
+    "delete.retention.ms": "log.cleaner.delete.retention.ms",
+    "min.compaction.lag.ms": "log.cleaner.min.compaction.lag.ms",
+    "max.compaction.lag.ms": "log.cleaner.max.compaction.lag.ms",
+    "min.cleanable.dirty.ratio": "log.cleaner.min.cleanable.ratio",
+    "cleanup.policy": "log.cleanup.policy", "unclean.leader.election.enable": "unclean.leader.election.enable",
+    "min.insync.replicas": "min.insync.replicas", "compression.type": "compression.type",
+    "preallocate": "log.preallocate", "message.format.version": "log.message.format.version",
+    "message.timestamp.type": "log.message.timestamp.type",
+    "message.timestamp.difference.max.ms": "log.message.timestamp.difference.max.ms",
+    "message.downconversion.enable": "log.message.downconversion.enable",
+}
+
+
+def _fail(key, value, allowed: str):
+    raise InvalidConfigurationException(f"Invalid value {value!r} for configuration {key}: {allowed}")
+
+
+def _parse(key: str, value):
+    """Kafka: ConfigDef.parseType + validators -- one value to its Python type, or raise."""
+    typ, _default, check = LogConfigDef[key]
+    if typ in ("int", "long"):
+        try:
+            parsed = int(str(value).strip()) if not isinstance(value, int) or isinstance(value, bool) else value
+        except ValueError:
+            _fail(key, value, f"expected an integer ({typ})")
+        if typ == "int" and not -(1 << 31) <= parsed < (1 << 31):
+            _fail(key, value, "value must fit in a 32-bit int")
+    elif typ == "double":
+        try:
+            parsed = float(value)
+        except (TypeError, ValueError):
+            _fail(key, value, "expected a number")
+    elif typ == "boolean":
+        if isinstance(value, bool):
+            parsed = value
+        elif str(value).strip().lower() in ("true", "false"):
+            parsed = str(value).strip().lower() == "true"
+        else:
+            _fail(key, value, "expected true or false")
+    elif typ == "list":
+        items = value if isinstance(value, (list, tuple)) else [v.strip() for v in str(value).split(",")]
+        parsed = [v for v in items if v]
+        if isinstance(check, tuple) and check and isinstance(check[0], str):
+            for v in parsed:
+                if v not in check:
+                    _fail(key, value, f"allowed values are {', '.join(check)}")
+        return parsed
+    else:
+        parsed = str(value).strip()
+    if isinstance(check, tuple) and check and isinstance(check[0], str):
+        if parsed not in check:
+            _fail(key, value, f"allowed values are {', '.join(check)}")
+    elif isinstance(check, tuple):
+        lo, hi = check
+        if lo is not None and parsed < lo:
+            _fail(key, value, f"value must be at least {lo}")
+        if hi is not None and parsed > hi:
+            _fail(key, value, f"value must be no more than {hi}")
+    return parsed
+
+
+@attrs.frozen
+class ConfigEntry:
+    """One config as DescribeConfigs reports it (source names of DescribeConfigsResponse)."""
+
+    name: str
+    value: str
+    source: str  # DYNAMIC_TOPIC_CONFIG | STATIC_BROKER_CONFIG | DEFAULT_CONFIG
+    is_default: bool
+    read_only: bool = False
+    is_sensitive: bool = False
+
+
+def _to_str(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(value)
+    return str(value)
+
+
+class LogConfig:
+    """Kafka: LogConfig -- every topic-level setting, typed, with Kafka's field names."""
+
+    # Kafka: LogConfig.<init>
+    def __init__(self, props: dict | None = None, overridden_configs: set[str] | frozenset = frozenset()):
+        props = dict(props or {})
+        LogConfig.validate_names(props)
+        self.originals = props
+        self.overridden_configs = frozenset(overridden_configs)
+        values = {key: _parse(key, props[key]) if key in props else d for key, (_t, d, _c) in LogConfigDef.items()}
+        values["cleanup.policy"] = _parse("cleanup.policy", values["cleanup.policy"])
+        self.values = values
+        self.segment_size = values["segment.bytes"]
+        self.segment_ms = values["segment.ms"]
+        self.segment_jitter_ms = values["segment.jitter.ms"]
+        self.max_index_size = values["segment.index.bytes"]
+        self.flush_interval = values["flush.messages"]
+        self.flush_ms = values["flush.ms"]
+        self.retention_size = values["retention.bytes"]
+        self.retention_ms = values["retention.ms"]
+        self.max_message_size = values["max.message.bytes"]
+        self.index_interval = values["index.interval.bytes"]
+        self.file_delete_delay_ms = values["file.delete.delay.ms"]
+        self.delete_retention_ms = values["delete.retention.ms"]
+        self.compaction_lag_ms = values["min.compaction.lag.ms"]
+        self.max_compaction_lag_ms = values["max.compaction.lag.ms"]
+        self.min_cleanable_ratio = values["min.cleanable.dirty.ratio"]
+        self.compact = "compact" in values["cleanup.policy"]
+        self.delete = "delete" in values["cleanup.policy"]
+        self.unclean_leader_election_enable = values["unclean.leader.election.enable"]
+        self.min_in_sync_replicas = values["min.insync.replicas"]
+        self.compression_type = values["compression.type"]
+        self.preallocate = values["preallocate"]
+        self.message_format_version = values["message.format.version"]
+        self.message_timestamp_type = values["message.timestamp.type"]
+        self.message_timestamp_difference_max_ms = values["message.timestamp.difference.max.ms"]
+        self.message_down_conversion_enable = values["message.downconversion.enable"]
+
+    # Kafka: LogConfig.randomSegmentJitter
+    def random_segment_jitter(self) -> int:
+        import random
+        if self.segment_jitter_ms == 0:
+            return 0
+        return random.randrange(min(self.segment_jitter_ms, self.segment_ms))
+
+    # Kafka: LogConfig.fromProps
+    @classmethod
+    def from_props(cls, defaults: dict, overrides: dict) -> "LogConfig":
+        props = dict(defaults)
+        props.update(overrides)
+        return cls(props, set(overrides))
+
+    # Kafka: LogConfig.configNames
+    @staticmethod
+    def config_names() -> list[str]:
+        return sorted(LogConfigDef)
+
+    # Kafka: LogConfig.validateNames
+    @staticmethod
+    def validate_names(props: dict) -> None:
+        for name in props:
+            if name not in LogConfigDef:
+                raise InvalidConfigurationException(f"Unknown topic config name: {name}")
+
+    # Kafka: LogConfig.validate
+    @staticmethod
+    def validate(props: dict) -> None:
+        """Raise InvalidConfigurationException naming the key, the value and what is allowed."""
+        LogConfig.validate_names(props)
+        for key, value in props.items():
+            _parse(key, value)
+        cfg = LogConfig(props)
+        if cfg.compaction_lag_ms > cfg.max_compaction_lag_ms:
+            raise InvalidConfigurationException(
+                f"conflict topic config setting min.compaction.lag.ms ({cfg.compaction_lag_ms}) > "
+                f"max.compaction.lag.ms ({cfg.max_compaction_lag_ms})")
+
+    def describe(self) -> list[ConfigEntry]:
+        """Every config with its value and where it came from (for DescribeConfigs)."""
+        entries = []
+        for key in self.config_names():
+            value = self.values[key]
+            default = LogConfigDef[key][1]
+            if key in self.overridden_configs:
+                source, is_default = "DYNAMIC_TOPIC_CONFIG", False
+            elif key in self.originals and _to_str(value) != _to_str(default):
+                source, is_default = "STATIC_BROKER_CONFIG", False
+            else:
+                source, is_default = "DEFAULT_CONFIG", True
+            entries.append(ConfigEntry(key, _to_str(value), source, is_default))
+        return entries
+
+    def __repr__(self) -> str:
+        overrides = {k: self.values[k] for k in sorted(self.overridden_configs)}
+        return f"LogConfig(overrides={overrides})"
