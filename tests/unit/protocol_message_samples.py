@@ -18,8 +18,9 @@ def _is_struct(t):
 class SampleBuilder:
     """Each value drawn is different from the last, so swapped or dropped fields show up."""
 
-    def __init__(self):
+    def __init__(self, nulls=False):
         self._n = itertools.count(1)
+        self._nulls = nulls          # True: every field nullable at this version gets None
 
     def value(self, t, version):
         n = next(self._n)
@@ -51,12 +52,15 @@ class SampleBuilder:
             spec = a.metadata.get("kafka")
             if spec is None or version not in spec.versions:
                 continue
-            kwargs[a.name] = self.value(spec.type, version)
+            if self._nulls and version in spec.nullable:
+                kwargs[a.name] = None
+            else:
+                kwargs[a.name] = self.value(spec.type, version)
         return cls(**kwargs)
 
 
-def sample(cls, version):
-    return SampleBuilder().build(cls, version)
+def sample(cls, version, nulls=False):
+    return SampleBuilder(nulls).build(cls, version)
 
 
 def message_classes(module):

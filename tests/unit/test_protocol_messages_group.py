@@ -12,6 +12,7 @@ import struct
 
 import pytest
 
+from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import UnsupportedVersionException
 from kafkalite.protocol.messages import (
     add_offsets_to_txn, add_partitions_to_txn, consumer_protocol, delete_groups, describe_groups,
@@ -53,9 +54,10 @@ EXPECTED = {
 }
 
 
+@pytest.mark.parametrize("nulls", [False, True], ids=["values", "nulls"])
 @pytest.mark.parametrize("cls,version", CASES, ids=[f"{c.__name__}-v{v}" for c, v in CASES])
-def test_round_trip_every_version(cls, version):
-    obj = sample(cls, version)
+def test_round_trip_every_version(cls, version, nulls):
+    obj = sample(cls, version, nulls)
     data = write(obj, version)
     back, end = read(cls, version, data)
     assert end == len(data)
@@ -73,6 +75,10 @@ def test_request_and_response_agree_on_key_and_versions(name):
         assert cls.SPEC.api_key == api_key
         assert repr(cls.SPEC.valid) == valid
         assert repr(cls.SPEC.flexible) == flexible
+    # ApiKeys finds these classes and advertises the range they can parse.
+    key = ApiKeys.for_id(api_key)
+    assert (key.request_class, key.response_class) == (request, response)
+    assert (key.min_accepted_version, key.max_version) == (request.SPEC.valid.lo, request.SPEC.valid.hi)
 
 
 # ---- golden bytes: requests and responses ---------------------------------------------------
