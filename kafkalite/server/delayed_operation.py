@@ -334,3 +334,9 @@ class ExpiredOperationReaper(ShutdownableThread):
     # Kafka: ExpiredOperationReaper.doWork -- blocks up to 200 ms for the next due bucket
     def do_work(self) -> None:
         self.purgatory.advance_clock(200)
+
+
+# Kafka nests these inside DelayedOperationPurgatory; they are module-level here, reachable by the same names.
+DelayedOperationPurgatory.Watchers = Watchers
+DelayedOperationPurgatory.WatcherList = WatcherList
+DelayedOperationPurgatory.ExpiredOperationReaper = ExpiredOperationReaper
