@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import enum
 import threading
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import attrs
 
@@ -499,5 +499,3 @@ def _error_response(request: AsyncRequest, code: Code) -> AsyncResponse:
         return GetChildrenResponse(code, request.path, request.ctx)
     return MultiResponse(code, None, getattr(request, "ctx", None))
 
-
-WatcherCallback = Callable[[WatchedEvent], None]
