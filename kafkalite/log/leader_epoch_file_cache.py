@@ -1,0 +1,134 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/server/epoch/LeaderEpochFileCache.scala
+(and kafka/server/checkpoints/LeaderEpochCheckpointFile.scala)
+
+Kept in ``kafkalite/log/`` because Log owns it and ``log`` must not import ``server``.
+
+Classes: EpochEntry, LeaderEpochFileCache -- the start offset of every leader epoch in this
+partition's log, saved in ``<log dir>/leader-epoch-checkpoint`` as Kafka writes it:
+``0`` (version), the entry count, then one ``<epoch> <start offset>`` line per entry.
+OffsetForLeaderEpoch (KIP-101/279) answers from ``end_offset_for``.
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+import attrs
+
+from kafkalite.utils.logging import Logging
+
+LEADER_EPOCH_CHECKPOINT_FILENAME = "leader-epoch-checkpoint"
+UNDEFINED_EPOCH = -1
+UNDEFINED_EPOCH_OFFSET = -1
+
+
+@attrs.frozen
+class EpochEntry:
+    """Kafka: EpochEntry."""
+
+    epoch: int
+    start_offset: int
+
+
+def write_checkpoint(path: str, lines: list[str]) -> None:
+    """Kafka: CheckpointFile.write -- version 0, count, lines; via a temp file and an atomic rename."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(f"0\n{len(lines)}\n")
+        for line in lines:
+            f.write(line + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def read_checkpoint(path: str) -> list[list[str]]:
+    """Kafka: CheckpointFile.read -- the entry lines split on spaces; [] if the file is missing."""
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return []
+    if len(lines) < 2 or lines[0].strip() != "0":
+        raise ValueError(f"Malformed checkpoint file {path}: unrecognised version or header")
+    count = int(lines[1])
+    entries = [line.split() for line in lines[2:2 + count]]
+    if len(entries) != count:
+        raise ValueError(f"Malformed checkpoint file {path}: expected {count} entries, found {len(entries)}")
+    return entries
+
+
+class LeaderEpochFileCache(Logging):
+    """Kafka: LeaderEpochFileCache."""
+
+    def __init__(self, topic_partition, checkpoint_path: str | None):
+        self.topic_partition = topic_partition
+        self.checkpoint_path = checkpoint_path
+        self._lock = threading.RLock()
+        self.log_ident = f"[LeaderEpochCache {topic_partition}] "
+        self.epochs: list[EpochEntry] = []
+        if checkpoint_path:
+            self.epochs = [EpochEntry(int(e), int(o)) for e, o in read_checkpoint(checkpoint_path)]
+
+    # Kafka: LeaderEpochFileCache.assign
+    def assign(self, epoch: int, start_offset: int) -> None:
+        with self._lock:
+            latest = self.epochs[-1] if self.epochs else None
+            if latest is not None and (epoch <= latest.epoch or start_offset < latest.start_offset):
+                if epoch == latest.epoch:
+                    return
+                # An entry out of order: drop the conflicting tail, as Kafka does.
+                self.epochs = [e for e in self.epochs if e.epoch < epoch and e.start_offset < start_offset]
+            self.epochs.append(EpochEntry(epoch, start_offset))
+            self.info("New epoch entry added: %s", self.epochs[-1])
+            self.flush()
+
+    # Kafka: LeaderEpochFileCache.latestEpoch
+    @property
+    def latest_epoch(self) -> int | None:
+        return self.epochs[-1].epoch if self.epochs else None
+
+    # Kafka: LeaderEpochFileCache.earliestEntry
+    def earliest_entry(self) -> EpochEntry | None:
+        return self.epochs[0] if self.epochs else None
+
+    # Kafka: LeaderEpochFileCache.endOffsetFor
+    def end_offset_for(self, requested_epoch: int, log_end_offset: int) -> tuple[int, int]:
+        with self._lock:
+            if requested_epoch == UNDEFINED_EPOCH:
+                return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+            if self.latest_epoch == requested_epoch:
+                return requested_epoch, log_end_offset
+            later = [e for e in self.epochs if e.epoch > requested_epoch]
+            earlier = [e for e in self.epochs if e.epoch <= requested_epoch]
+            if not later:
+                return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+            if not earlier:
+                return requested_epoch, later[0].start_offset
+            return earlier[-1].epoch, later[0].start_offset
+
+    # Kafka: LeaderEpochFileCache.truncateFromEnd
+    def truncate_from_end(self, end_offset: int) -> None:
+        with self._lock:
+            if self.epochs and end_offset >= 0 and end_offset <= self.epochs[-1].start_offset:
+                self.epochs = [e for e in self.epochs if e.start_offset < end_offset]
+                self.flush()
+
+    # Kafka: LeaderEpochFileCache.truncateFromStart
+    def truncate_from_start(self, start_offset: int) -> None:
+        with self._lock:
+            before = [e for e in self.epochs if e.start_offset <= start_offset]
+            if before and len(self.epochs) > 0:
+                keep = EpochEntry(before[-1].epoch, start_offset)
+                self.epochs = [keep] + [e for e in self.epochs if e.start_offset > start_offset]
+                self.flush()
+
+    # Kafka: LeaderEpochFileCache.clearAndFlush
+    def clear_and_flush(self) -> None:
+        with self._lock:
+            self.epochs = []
+            self.flush()
+
+    def flush(self) -> None:
+        if self.checkpoint_path and os.path.isdir(os.path.dirname(self.checkpoint_path)):
+            write_checkpoint(self.checkpoint_path, [f"{e.epoch} {e.start_offset}" for e in self.epochs])
