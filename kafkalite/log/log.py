@@ -1,0 +1,784 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/log/Log.scala
+
+Classes: Log (one partition's log: segments, log end offset, high watermark, log start offset,
+recovery point), LogAppendInfo.
+
+Era notes: Kafka 3.1 split this class into UnifiedLog (offsets, producer state, epochs) and
+LocalLog (segments on disk); 2.4 has the one class, and so does kafkalite.
+
+The produce path never decodes a record (DESIGN §5): ``analyze_and_validate_records`` reads
+batch headers and checks each batch's CRC-32C; offsets are assigned by rewriting each batch's
+baseOffset in place (``set_last_offset``), LogAppendTime by ``set_max_timestamp``; the bytes are
+then written as they arrived. Reads return ``FileRecords`` slices (sent with sendfile).
+
+Decisions where kafkalite differs from 2.4:
+- Batches with magic 0/1 are rejected with InvalidRecordException (INVALID_RECORD). Kafka 2.4's
+  ProduceRequest v3+ already rejects them (InvalidRecordException, then reported as
+  CORRUPT_MESSAGE; its own code 87 since 2.5); UNSUPPORTED_FOR_MESSAGE_FORMAT is for the opposite
+  case (a feature an *older topic format* cannot store), so it is not the right answer here.
+  Kafka's up-conversion (LogValidator) is left out.
+- Broker-side recompression (``compression.type`` other than ``producer``) is left out: batches
+  are stored as the producer compressed them.
+- No producer snapshots: producer state is rebuilt at load from the batch headers.
+- No transactions (no txn index, LSO = HW), no log cleaner (compaction), no future/"-future" logs.
+Locking: one ``threading.RLock`` per log around appends, rolls, truncation and deletion; reads
+take a copy-on-write snapshot of the segment list and need no lock.
+"""
+from __future__ import annotations
+
+import bisect
+import os
+import threading
+import uuid
+
+import attrs
+
+from kafkalite.log.abstract_index import CorruptIndexException
+from kafkalite.log.fetch_data_info import FetchDataInfo
+from kafkalite.log.leader_epoch_file_cache import LEADER_EPOCH_CHECKPOINT_FILENAME, LeaderEpochFileCache
+from kafkalite.log.log_config import LogConfig
+from kafkalite.log.log_file_utils import (
+    CLEAN_SHUTDOWN_FILE, CLEANED_FILE_SUFFIX, DELETE_DIR_SUFFIX, DELETED_FILE_SUFFIX, INDEX_FILE_SUFFIX,
+    LOG_FILE_SUFFIX, SWAP_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, log_dir_name, offset_from_file_name,
+    parse_topic_partition_name)
+from kafkalite.log.log_offset_metadata import LogOffsetMetadata
+from kafkalite.log.log_segment import LogSegment, RollParams
+from kafkalite.log.producer_state_manager import AppendOrigin, ProducerStateManager
+from kafkalite.protocol.errors import Errors
+from kafkalite.record.compression_type import CompressionType
+from kafkalite.record.file_records import TimestampAndOffset
+from kafkalite.record.memory_records import MemoryRecords
+from kafkalite.record.record_batch import RecordBatch
+from kafkalite.record.timestamp_type import TimestampType
+from kafkalite.utils.logging import Logging
+from kafkalite.utils.time import SYSTEM, Time
+
+# Kafka: ListOffsetRequest.EARLIEST_TIMESTAMP / LATEST_TIMESTAMP / MAX_TIMESTAMP (KIP-734, 3.0)
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
+MAX_TIMESTAMP = -3
+
+
+@attrs.define
+class LogAppendInfo:
+    """Kafka: LogAppendInfo -- what an append found in the batches and where they went."""
+
+    first_offset: int | None
+    last_offset: int
+    max_timestamp: int
+    offset_of_max_timestamp: int
+    log_append_time: int
+    log_start_offset: int
+    source_codec: CompressionType
+    target_codec: CompressionType
+    shallow_count: int
+    valid_bytes: int
+    offsets_monotonic: bool
+    last_offset_of_first_batch: int
+
+    # Kafka: LogAppendInfo.numMessages
+    @property
+    def num_messages(self) -> int:
+        if self.first_offset is not None and self.first_offset >= 0 and self.last_offset >= 0:
+            return self.last_offset - self.first_offset + 1
+        return 0
+
+
+class Log(Logging):
+    """Kafka: Log."""
+
+    # Kafka: Log.<init> (+ the locally block that loads segments)
+    def __init__(self, dir: str, config: LogConfig, log_start_offset: int = 0, recovery_point: int = 0,
+                 scheduler=None, time: Time = SYSTEM, topic_partition=None,
+                 max_producer_id_expiration_ms: int = 7 * 24 * 3600 * 1000):
+        self.dir = dir
+        self.config = config
+        self.scheduler = scheduler
+        self.time = time
+        self.topic_partition = topic_partition or parse_topic_partition_name(dir)
+        self.log_ident = f"[Log partition={self.topic_partition}, dir={os.path.dirname(dir)}] "
+        self._lock = threading.RLock()
+        self.recovery_point = recovery_point
+        self.log_start_offset = log_start_offset
+        self.last_flushed_time = time.milliseconds()
+        self._segments: dict[int, LogSegment] = {}
+        self._snapshot: tuple[list[int], list[LogSegment]] = ([], [])
+        os.makedirs(dir, exist_ok=True)
+        self.leader_epoch_cache = LeaderEpochFileCache(
+            self.topic_partition, os.path.join(dir, LEADER_EPOCH_CHECKPOINT_FILENAME))
+        self.producer_state_manager = ProducerStateManager(self.topic_partition, dir, max_producer_id_expiration_ms)
+        start_ms = time.hi_res_clock_ms()
+        next_offset = self.load_segments()
+        self.next_offset_metadata = LogOffsetMetadata(
+            next_offset, self.active_segment.base_offset, self.active_segment.size)
+        self.leader_epoch_cache.truncate_from_end(next_offset)
+        self.log_start_offset = max(self.log_start_offset, self._snapshot[1][0].base_offset)
+        self.recovery_point = min(max(self.recovery_point, 0), next_offset) if self.had_clean_shutdown else next_offset
+        self.high_watermark_metadata = LogOffsetMetadata(self.log_start_offset)
+        self.load_producer_state(next_offset)
+        self.info("Completed load of log with %d segments, log start offset %d and log end offset %d in %d ms",
+                  self.num_segments, self.log_start_offset, next_offset, time.hi_res_clock_ms() - start_ms)
+
+    # ---- segment map (Kafka: ConcurrentSkipListMap segments) ----
+    def _publish(self) -> None:
+        bases = sorted(self._segments)
+        self._snapshot = (bases, [self._segments[b] for b in bases])
+
+    # Kafka: Log.addSegment
+    def add_segment(self, segment: LogSegment) -> LogSegment:
+        self._segments[segment.base_offset] = segment
+        self._publish()
+        return segment
+
+    @property
+    def active_segment(self) -> LogSegment:
+        return self._snapshot[1][-1]
+
+    @property
+    def num_segments(self) -> int:
+        return len(self._snapshot[1])
+
+    # Kafka: Log.logSegments(from, to)
+    def log_segments(self, from_offset: int | None = None, to_offset: int | None = None) -> list[LogSegment]:
+        bases, segs = self._snapshot
+        if from_offset is None and to_offset is None:
+            return list(segs)
+        lo = 0 if from_offset is None else max(0, bisect.bisect_right(bases, from_offset) - 1)
+        hi = len(segs) if to_offset is None else bisect.bisect_left(bases, to_offset)
+        return segs[lo:hi]
+
+    def _floor_segment_index(self, bases: list[int], offset: int) -> int:
+        return bisect.bisect_right(bases, offset) - 1
+
+    # Kafka: Log.size
+    @property
+    def size(self) -> int:
+        return sum(s.size for s in self._snapshot[1])
+
+    @property
+    def log_end_offset(self) -> int:
+        return self.next_offset_metadata.message_offset
+
+    @property
+    def log_end_offset_metadata(self) -> LogOffsetMetadata:
+        return self.next_offset_metadata
+
+    @property
+    def had_clean_shutdown(self) -> bool:
+        return os.path.exists(os.path.join(os.path.dirname(os.path.normpath(self.dir)), CLEAN_SHUTDOWN_FILE))
+
+    # ---- loading ----
+    # Kafka: Log.loadSegments (with removeTempFilesAndCollectSwapFiles and loadSegmentFiles)
+    def load_segments(self) -> int:
+        for name in os.listdir(self.dir):
+            if name.endswith((DELETED_FILE_SUFFIX, CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX, ".tmp")):
+                os.unlink(os.path.join(self.dir, name))
+        names = sorted(os.listdir(self.dir))
+        for name in names:
+            path = os.path.join(self.dir, name)
+            if name.endswith((INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX)):
+                log_path = os.path.join(self.dir, name.split(".")[0] + LOG_FILE_SUFFIX)
+                if not os.path.exists(log_path):
+                    self.warn("Found an orphaned index file %s, with no corresponding log file.", path)
+                    os.unlink(path)
+        for name in sorted(os.listdir(self.dir)):
+            if not name.endswith(LOG_FILE_SUFFIX):
+                continue
+            base_offset = offset_from_file_name(name)
+            segment = LogSegment.open(self.dir, base_offset, self.config, self.time, file_already_exists=True)
+            try:
+                segment.sanity_check()
+            except (CorruptIndexException, FileNotFoundError) as e:
+                self.error("Could not find offset index file corresponding to log file %s or the index is "
+                           "corrupt (%s), recovering segment and rebuilding index files...", segment.log.file, e)
+                self.recover_segment(segment)
+            self.add_segment(segment)
+        if not self._segments:
+            self.add_segment(LogSegment.open(self.dir, self.log_start_offset, self.config, self.time))
+            next_offset = self.log_start_offset
+        else:
+            next_offset = self.recover_log()
+        self.active_segment.resize_indexes(self.config.max_index_size)
+        return next_offset
+
+    # Kafka: Log.recoverSegment
+    def recover_segment(self, segment: LogSegment) -> int:
+        return segment.recover(leader_epoch_cache=self.leader_epoch_cache)
+
+    # Kafka: Log.recoverLog
+    def recover_log(self) -> int:
+        if not self.had_clean_shutdown:
+            unflushed = self.log_segments(self.recovery_point, None)
+            for i, segment in enumerate(unflushed):
+                self.info("Recovering unflushed segment %d", segment.base_offset)
+                truncated = self.recover_segment(segment)
+                if truncated > 0:
+                    self.warn("Corruption found in segment %d: dropped %d invalid bytes, truncating to offset %d",
+                              segment.base_offset, truncated, segment.read_next_offset())
+                    for later in unflushed[i + 1:]:
+                        self.warn("Deleting segment %d, which follows the corrupt one", later.base_offset)
+                        self._remove_segment(later)
+                        later.delete_if_exists()
+                    break
+        log_end_offset = self.active_segment.read_next_offset()
+        if log_end_offset < self.log_start_offset:
+            self.warn("Deleting all segments because logEndOffset (%d) is smaller than logStartOffset (%d). "
+                      "This could happen if segment files were deleted from the file system.",
+                      log_end_offset, self.log_start_offset)
+            for segment in self.log_segments():
+                self._remove_segment(segment)
+                segment.delete_if_exists()
+            self.add_segment(LogSegment.open(self.dir, self.log_start_offset, self.config, self.time))
+            return self.log_start_offset
+        return log_end_offset
+
+    # Kafka: Log.loadProducerState (rebuilt from batch headers; kafkalite keeps no snapshots)
+    def load_producer_state(self, last_offset: int) -> None:
+        with self._lock:
+            self.producer_state_manager.truncate()
+            for segment in self.log_segments():
+                for batch in segment.log.batches():
+                    if batch.base_offset >= last_offset:
+                        break
+                    if batch.has_producer_id():
+                        self.producer_state_manager.load_batch(batch)
+            self.producer_state_manager.update_map_end_offset(last_offset)
+
+    # ---- append ----
+    # Kafka: Log.appendAsLeader
+    def append_as_leader(self, records: MemoryRecords, leader_epoch: int, is_from_client: bool = True) -> LogAppendInfo:
+        origin = AppendOrigin.CLIENT if is_from_client else AppendOrigin.COORDINATOR
+        return self._append(records, origin, assign_offsets=True, leader_epoch=leader_epoch)
+
+    # Kafka: Log.appendAsFollower
+    def append_as_follower(self, records: MemoryRecords) -> LogAppendInfo:
+        return self._append(records, AppendOrigin.REPLICATION, assign_offsets=False,
+                            leader_epoch=RecordBatch.NO_PARTITION_LEADER_EPOCH)
+
+    # Kafka: Log.append
+    def _append(self, records: MemoryRecords, origin: AppendOrigin, assign_offsets: bool,
+                leader_epoch: int) -> LogAppendInfo:
+        append_info = self.analyze_and_validate_records(records, origin)
+        if append_info.shallow_count == 0:
+            return append_info
+        valid_records = self._trim_invalid_bytes(records, append_info)
+        with self._lock:
+            batches = list(valid_records.batches())
+            if assign_offsets:
+                self._assign_offsets_and_timestamps(batches, append_info, leader_epoch)
+            else:
+                if not append_info.offsets_monotonic:
+                    raise Errors.UNKNOWN_SERVER_ERROR.exception(
+                        f"Out of order offsets found in append to {self.topic_partition}")
+                if append_info.first_offset is not None and append_info.first_offset < self.log_end_offset:
+                    raise Errors.UNKNOWN_SERVER_ERROR.exception(
+                        f"Unexpected offset in append to {self.topic_partition}. First offset "
+                        f"{append_info.first_offset} is less than the next offset {self.log_end_offset}.")
+            for batch in batches:
+                if batch.size_in_bytes > self.config.segment_size:
+                    raise Errors.RECORD_LIST_TOO_LARGE.exception(
+                        f"Message batch size is {batch.size_in_bytes} bytes in append to partition "
+                        f"{self.topic_partition} which exceeds the maximum configured segment size of "
+                        f"{self.config.segment_size}.")
+            updated_producers, duplicate = self._analyze_and_validate_producer_state(batches, origin)
+            if duplicate is not None:
+                append_info.first_offset = duplicate.first_offset
+                append_info.last_offset = duplicate.last_offset
+                append_info.log_append_time = duplicate.timestamp
+                append_info.log_start_offset = self.log_start_offset
+                return append_info
+            for batch in batches:
+                epoch = batch.partition_leader_epoch
+                if epoch >= 0 and (self.leader_epoch_cache.latest_epoch is None
+                                   or epoch > self.leader_epoch_cache.latest_epoch):
+                    self.leader_epoch_cache.assign(epoch, batch.base_offset)
+            segment = self.maybe_roll(valid_records.size_in_bytes(), append_info)
+            segment.append(largest_offset=append_info.last_offset, largest_timestamp=append_info.max_timestamp,
+                           shallow_offset_of_max_timestamp=append_info.offset_of_max_timestamp,
+                           records=valid_records)
+            self.update_log_end_offset(append_info.last_offset + 1)
+            for info in updated_producers.values():
+                self.producer_state_manager.update(info)
+            self.producer_state_manager.update_map_end_offset(append_info.last_offset + 1)
+            self.trace("Appended message set with last offset: %d, first offset: %s, next offset: %d",
+                       append_info.last_offset, append_info.first_offset, self.log_end_offset)
+            if self.unflushed_messages >= self.config.flush_interval:
+                self.flush()
+            return append_info
+
+    # Kafka: LogValidator.validateMessagesAndAssignOffsets (the v2, in-place cases)
+    def _assign_offsets_and_timestamps(self, batches, append_info: LogAppendInfo, leader_epoch: int) -> None:
+        now = self.time.milliseconds()
+        log_append_time = self.config.message_timestamp_type == "LogAppendTime"
+        offset = self.log_end_offset
+        append_info.first_offset = offset
+        max_ts, offset_of_max_ts = RecordBatch.NO_TIMESTAMP, -1
+        for batch in batches:
+            if not log_append_time and abs(batch.max_timestamp - now) > self.config.message_timestamp_difference_max_ms:
+                raise Errors.INVALID_TIMESTAMP.exception(
+                    f"Timestamp {batch.max_timestamp} of message with offset {batch.base_offset} is out of range. "
+                    f"The timestamp should be within [{now - self.config.message_timestamp_difference_max_ms}, "
+                    f"{now + self.config.message_timestamp_difference_max_ms}]")
+            offset += batch.last_offset_delta
+            batch.set_last_offset(offset)
+            offset += 1
+            if log_append_time:
+                batch.set_max_timestamp(TimestampType.LOG_APPEND_TIME, now)
+            batch.set_partition_leader_epoch(leader_epoch)
+            if batch.max_timestamp > max_ts:
+                max_ts, offset_of_max_ts = batch.max_timestamp, batch.last_offset
+        append_info.last_offset = offset - 1
+        append_info.max_timestamp = max_ts
+        append_info.offset_of_max_timestamp = offset_of_max_ts
+        if log_append_time:
+            append_info.log_append_time = now
+
+    # Kafka: Log.analyzeAndValidateRecords
+    def analyze_and_validate_records(self, records: MemoryRecords, origin: AppendOrigin) -> LogAppendInfo:
+        """Check every batch header and CRC; decode nothing."""
+        shallow_count = valid_bytes = 0
+        first_offset, last_offset, last_offset_of_first_batch = None, -1, -1
+        monotonic, max_ts, offset_of_max_ts = True, RecordBatch.NO_TIMESTAMP, -1
+        source_codec = CompressionType.NONE
+        for batch in records.batches():
+            if batch.magic != RecordBatch.MAGIC_VALUE_V2:
+                raise Errors.INVALID_RECORD.exception(
+                    f"Record batch with magic {batch.magic} in the append to {self.topic_partition} is not "
+                    "supported; only magic 2 (Kafka 0.11+ clients) is accepted")
+            if origin is AppendOrigin.CLIENT and batch.base_offset != 0:
+                raise Errors.INVALID_RECORD.exception(
+                    f"The baseOffset of the record batch in the append to {self.topic_partition} should be 0, "
+                    f"but it is {batch.base_offset}")
+            if first_offset is None:
+                first_offset, last_offset_of_first_batch = batch.base_offset, batch.last_offset
+            if last_offset >= batch.last_offset:
+                monotonic = False
+            last_offset = batch.last_offset
+            size = batch.size_in_bytes
+            if size > self.config.max_message_size:
+                raise Errors.MESSAGE_TOO_LARGE.exception(
+                    f"The record batch size in the append to {self.topic_partition} is {size} bytes which "
+                    f"exceeds the maximum configured value of {self.config.max_message_size}.")
+            try:
+                batch.ensure_valid()
+            except Errors.CORRUPT_MESSAGE.exception_class as e:
+                raise Errors.CORRUPT_MESSAGE.exception(f"Record is corrupt in topic partition {self.topic_partition}: {e}") from None
+            if batch.max_timestamp > max_ts:
+                max_ts, offset_of_max_ts = batch.max_timestamp, last_offset
+            shallow_count += 1
+            valid_bytes += size
+            if batch.compression_type is not CompressionType.NONE:
+                source_codec = batch.compression_type
+        if shallow_count == 0 and origin is AppendOrigin.CLIENT:
+            raise Errors.INVALID_RECORD.exception(
+                f"Produce request to {self.topic_partition} carries no complete record batch")
+        return LogAppendInfo(first_offset, last_offset, max_ts, offset_of_max_ts, RecordBatch.NO_TIMESTAMP,
+                             self.log_start_offset, source_codec, source_codec, shallow_count, valid_bytes,
+                             monotonic, last_offset_of_first_batch)
+
+    # Kafka: Log.trimInvalidBytes
+    def _trim_invalid_bytes(self, records: MemoryRecords, info: LogAppendInfo) -> MemoryRecords:
+        if info.valid_bytes < 0:
+            raise Errors.CORRUPT_MESSAGE.exception(f"Cannot append record batch with illegal length {info.valid_bytes}")
+        if info.valid_bytes == records.size_in_bytes():
+            return records
+        return MemoryRecords(records.buffer[:info.valid_bytes])
+
+    # Kafka: Log.analyzeAndValidateProducerState
+    def _analyze_and_validate_producer_state(self, batches, origin: AppendOrigin):
+        updated = {}
+        for batch in batches:
+            if not batch.has_producer_id():
+                continue
+            if origin is AppendOrigin.CLIENT:
+                last = self.producer_state_manager.last_entry(batch.producer_id)
+                duplicate = last.find_duplicate_batch(batch) if last is not None else None
+                if duplicate is not None:
+                    return updated, duplicate
+            info = updated.get(batch.producer_id)
+            if info is None:
+                info = self.producer_state_manager.prepare_update(batch.producer_id, origin)
+                updated[batch.producer_id] = info
+            info.append(batch)
+        return updated, None
+
+    # Kafka: Log.updateLogEndOffset
+    def update_log_end_offset(self, offset: int) -> None:
+        active = self.active_segment
+        self.next_offset_metadata = LogOffsetMetadata(offset, active.base_offset, active.size)
+        if self.high_watermark >= offset:
+            self.high_watermark_metadata = self.next_offset_metadata
+
+    # ---- high watermark and log start offset ----
+    @property
+    def high_watermark(self) -> int:
+        return self.high_watermark_metadata.message_offset
+
+    # Kafka: Log.updateHighWatermark
+    def update_high_watermark(self, hw: int) -> int:
+        new_hw = min(max(hw, self.log_start_offset), self.log_end_offset)
+        self.high_watermark_metadata = (self.next_offset_metadata if new_hw == self.log_end_offset
+                                        else LogOffsetMetadata(new_hw))
+        return new_hw
+
+    # Kafka: Log.maybeIncrementHighWatermark
+    def maybe_increment_high_watermark(self, new_hw: LogOffsetMetadata) -> LogOffsetMetadata | None:
+        if new_hw.message_offset > self.log_end_offset:
+            raise ValueError(f"High watermark {new_hw} update exceeds current log end offset {self.log_end_offset_metadata}")
+        with self._lock:
+            old = self.high_watermark_metadata
+            if (old.message_offset < new_hw.message_offset
+                    or (old.message_offset == new_hw.message_offset and old.message_offset_only()
+                        and not new_hw.message_offset_only())):
+                self.high_watermark_metadata = new_hw
+                return old
+            return None
+
+    # Kafka: Log.fetchHighWatermarkMetadata
+    def fetch_high_watermark_metadata(self) -> LogOffsetMetadata:
+        hw = self.high_watermark_metadata
+        if hw.message_offset_only():
+            full = self.convert_to_offset_metadata(hw.message_offset)
+            if full is not None:
+                self.high_watermark_metadata = hw = full
+        return hw
+
+    # Kafka: Log.convertToOffsetMetadata
+    def convert_to_offset_metadata(self, offset: int) -> LogOffsetMetadata | None:
+        if offset == self.log_end_offset:
+            return self.next_offset_metadata
+        try:
+            return self.read(offset, 1, min_one_message=False).fetch_offset_metadata
+        except Errors.OFFSET_OUT_OF_RANGE.exception_class:
+            return None
+
+    # Kafka: Log.maybeIncrementLogStartOffset
+    def maybe_increment_log_start_offset(self, new_log_start_offset: int) -> None:
+        with self._lock:
+            if new_log_start_offset > self.high_watermark:
+                raise Errors.OFFSET_OUT_OF_RANGE.exception(
+                    f"Cannot increment the log start offset to {new_log_start_offset} of partition "
+                    f"{self.topic_partition} since it is larger than the high watermark {self.high_watermark}")
+            if new_log_start_offset > self.log_start_offset:
+                self.info("Incrementing log start offset to %d", new_log_start_offset)
+                self.log_start_offset = new_log_start_offset
+                self.leader_epoch_cache.truncate_from_start(new_log_start_offset)
+
+    # ---- read ----
+    # Kafka: Log.read
+    def read(self, start_offset: int, max_length: int, max_offset=None, min_one_message: bool = True) -> FetchDataInfo:
+        """Read from ``start_offset``; ``max_offset`` (an offset or LogOffsetMetadata, e.g. the high
+        watermark) bounds what is visible. Returns a FileRecords slice, never a copy."""
+        end_meta = self.next_offset_metadata
+        end_offset = end_meta.message_offset
+        if start_offset == end_offset:
+            return FetchDataInfo(end_meta, MemoryRecords.EMPTY)
+        if start_offset > end_offset or start_offset < self.log_start_offset:
+            raise Errors.OFFSET_OUT_OF_RANGE.exception(
+                f"Received request for offset {start_offset} for partition {self.topic_partition}, but we only "
+                f"have log segments in the range {self.log_start_offset} to {end_offset}.")
+        if max_offset is None:
+            max_meta = end_meta
+        elif isinstance(max_offset, LogOffsetMetadata):
+            max_meta = max_offset
+        elif max_offset >= end_offset:
+            max_meta = end_meta
+        else:
+            max_meta = self._offset_metadata_at(max_offset)
+        if max_meta.message_offset <= start_offset:
+            return FetchDataInfo(LogOffsetMetadata(start_offset), MemoryRecords.EMPTY)
+        bases, segs = self._snapshot
+        i = self._floor_segment_index(bases, start_offset)
+        while 0 <= i < len(segs):
+            segment = segs[i]
+            if max_meta.segment_base_offset == segment.base_offset:
+                max_position = max_meta.relative_position_in_segment
+            elif max_meta.segment_base_offset >= 0 and max_meta.segment_base_offset < segment.base_offset:
+                break
+            else:
+                max_position = segment.size
+            fetch = segment.read(start_offset, max_length, max_position, min_one_message)
+            if fetch is not None:
+                return fetch
+            i += 1
+        return FetchDataInfo(LogOffsetMetadata(start_offset), MemoryRecords.EMPTY)
+
+    def _offset_metadata_at(self, offset: int) -> LogOffsetMetadata:
+        """The segment and byte position of the batch that starts at (or holds) ``offset``."""
+        bases, segs = self._snapshot
+        i = self._floor_segment_index(bases, offset)
+        while 0 <= i < len(segs):
+            found = segs[i].translate_offset(offset)
+            if found is not None:
+                return LogOffsetMetadata(offset, segs[i].base_offset, found.position)
+            i += 1
+        return self.next_offset_metadata
+
+    # Kafka: Log.fetchOffsetByTimestamp
+    def fetch_offset_by_timestamp(self, target_timestamp: int) -> TimestampAndOffset | None:
+        if target_timestamp == EARLIEST_TIMESTAMP:
+            first = self.leader_epoch_cache.earliest_entry()
+            epoch = first.epoch if first is not None and first.start_offset <= self.log_start_offset else None
+            return TimestampAndOffset(RecordBatch.NO_TIMESTAMP, self.log_start_offset, epoch)
+        if target_timestamp == LATEST_TIMESTAMP:
+            return TimestampAndOffset(RecordBatch.NO_TIMESTAMP, self.log_end_offset, self.leader_epoch_cache.latest_epoch)
+        segs = self.log_segments()
+        if target_timestamp == MAX_TIMESTAMP:
+            best = max(segs, key=lambda s: s.max_timestamp_so_far)
+            if best.max_timestamp_so_far < 0:
+                return None
+            return TimestampAndOffset(best.max_timestamp_so_far, best.offset_of_max_timestamp_so_far,
+                                      self.epoch_for_offset(best.offset_of_max_timestamp_so_far))
+        for segment in segs:
+            if segment.largest_timestamp >= target_timestamp:
+                return segment.find_offset_by_timestamp(target_timestamp, self.log_start_offset)
+        return None
+
+    # ---- leader epochs ----
+    @property
+    def latest_epoch(self) -> int | None:
+        return self.leader_epoch_cache.latest_epoch
+
+    def epoch_for_offset(self, offset: int) -> int | None:
+        epoch = None
+        for e in self.leader_epoch_cache.epochs:
+            if e.start_offset <= offset:
+                epoch = e.epoch
+        return epoch
+
+    # Kafka: Log.endOffsetForEpoch
+    def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int] | None:
+        epoch, offset = self.leader_epoch_cache.end_offset_for(leader_epoch, self.log_end_offset)
+        return None if offset == -1 else (epoch, offset)
+
+    # ---- roll and flush ----
+    # Kafka: Log.maybeRoll
+    def maybe_roll(self, messages_size: int, append_info: LogAppendInfo) -> LogSegment:
+        segment = self.active_segment
+        now = self.time.milliseconds()
+        params = RollParams(self.config.segment_ms, self.config.segment_size, append_info.max_timestamp,
+                            append_info.last_offset, messages_size, now)
+        if segment.should_roll(params):
+            self.debug("Rolling new log segment (log_size = %d/%d}, offset_index_size = %d/%d, "
+                       "time_index_size = %d/%d, inactive_time_ms = %d/%d).", segment.size,
+                       self.config.segment_size, segment.offset_index.entries, segment.offset_index.max_entries,
+                       segment.time_index.entries, segment.time_index.max_entries,
+                       segment.time_waited_for_roll(now, append_info.max_timestamp),
+                       self.config.segment_ms - segment.roll_jitter_ms)
+            first = append_info.first_offset
+            return self.roll(first if first is not None else append_info.last_offset - 0x7FFFFFFF)
+        return segment
+
+    # Kafka: Log.roll
+    def roll(self, expected_next_offset: int | None = None) -> LogSegment:
+        start = self.time.hi_res_clock_ms()
+        with self._lock:
+            new_offset = max(expected_next_offset or 0, self.log_end_offset)
+            existing = self._segments.get(new_offset)
+            if existing is not None:
+                if existing is self.active_segment and existing.size == 0:
+                    self.warn("Trying to roll a new log segment with start offset %d while it already exists "
+                              "and is active with size 0.", new_offset)
+                    self._remove_segment(existing)
+                    existing.delete_if_exists()
+                else:
+                    raise RuntimeError(f"Trying to roll a new log segment for topic partition {self.topic_partition} "
+                                       f"with start offset {new_offset} while it already exists.")
+            elif self._segments and new_offset < self.active_segment.base_offset:
+                raise RuntimeError(f"Trying to roll a new log segment for topic partition {self.topic_partition} with "
+                                   f"start offset {new_offset} lower than start offset of the active segment "
+                                   f"{self.active_segment}")
+            if self._segments:
+                self.active_segment.on_become_inactive_segment()
+            self.producer_state_manager.update_map_end_offset(new_offset)
+            segment = self.add_segment(LogSegment.open(self.dir, new_offset, self.config, self.time))
+            self.update_log_end_offset(self.log_end_offset)
+        if self.scheduler is not None:
+            self.scheduler.schedule("flush-log", lambda: self.flush(new_offset), 0, -1)
+        else:
+            self.flush(new_offset)
+        self.info("Rolled new log segment at offset %d in %d ms.", new_offset, self.time.hi_res_clock_ms() - start)
+        return segment
+
+    @property
+    def unflushed_messages(self) -> int:
+        return self.log_end_offset - self.recovery_point
+
+    # Kafka: Log.flush
+    def flush(self, offset: int | None = None) -> None:
+        """fsync the segments holding [recovery_point, offset) and move the recovery point."""
+        offset = self.log_end_offset if offset is None else offset
+        if offset <= self.recovery_point:
+            return
+        self.debug("Flushing log up to offset %d, last flushed: %d, current time: %d, unflushed: %d",
+                   offset, self.last_flushed_time, self.time.milliseconds(), self.unflushed_messages)
+        for segment in self.log_segments(self.recovery_point, offset):
+            if segment.log.fd >= 0:
+                segment.flush()
+        with self._lock:
+            if offset > self.recovery_point:
+                self.recovery_point = offset
+                self.last_flushed_time = self.time.milliseconds()
+
+    # ---- retention ----
+    # Kafka: Log.deleteOldSegments
+    def delete_old_segments(self) -> int:
+        if self.config.delete:
+            return (self._delete_retention_ms_breached_segments() + self._delete_retention_size_breached_segments()
+                    + self._delete_log_start_offset_breached_segments())
+        return self._delete_log_start_offset_breached_segments()
+
+    def _delete_retention_ms_breached_segments(self) -> int:
+        if self.config.retention_ms < 0:
+            return 0
+        start_ms = self.time.milliseconds()
+        return self._delete_old_segments(lambda seg, nxt: start_ms - seg.largest_timestamp > self.config.retention_ms,
+                                         f"retention time {self.config.retention_ms}ms breach")
+
+    def _delete_retention_size_breached_segments(self) -> int:
+        if self.config.retention_size < 0 or self.size < self.config.retention_size:
+            return 0
+        diff = self.size - self.config.retention_size
+
+        def should_delete(seg, nxt):
+            nonlocal diff
+            if diff - seg.size >= 0:
+                diff -= seg.size
+                return True
+            return False
+        return self._delete_old_segments(should_delete, f"retention size in bytes {self.config.retention_size} breach")
+
+    def _delete_log_start_offset_breached_segments(self) -> int:
+        return self._delete_old_segments(lambda seg, nxt: nxt is not None and nxt.base_offset <= self.log_start_offset,
+                                         f"log start offset {self.log_start_offset} breach")
+
+    # Kafka: Log.deleteOldSegments(predicate, reason) + deletableSegments
+    def _delete_old_segments(self, predicate, reason: str) -> int:
+        with self._lock:
+            segs = self.log_segments()
+            hw = self.high_watermark
+            deletable = []
+            for i, seg in enumerate(segs):
+                nxt = segs[i + 1] if i + 1 < len(segs) else None
+                upper = nxt.base_offset if nxt is not None else self.log_end_offset
+                last_and_empty = nxt is None and seg.size == 0
+                if hw >= upper and not last_and_empty and predicate(seg, nxt):
+                    deletable.append(seg)
+                else:
+                    break
+            if not deletable:
+                return 0
+            self.info("Found deletable segments with base offsets [%s] due to %s",
+                      ",".join(str(s.base_offset) for s in deletable), reason)
+            if len(deletable) == self.num_segments:
+                self.roll()
+            for seg in deletable:
+                self._remove_segment(seg)
+                self._async_delete_segment(seg)
+            self.maybe_increment_log_start_offset(self.log_segments()[0].base_offset)
+            return len(deletable)
+
+    def _remove_segment(self, segment: LogSegment) -> None:
+        self._segments.pop(segment.base_offset, None)
+        self._publish()
+
+    # Kafka: Log.asyncDeleteSegment -- files go at once; descriptors close after file.delete.delay.ms
+    # so that a fetch still sending from the segment (sendfile) is not cut off.
+    def _async_delete_segment(self, segment: LogSegment) -> None:
+        for path in segment.files():
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+        self.info("Deleting segment %d", segment.base_offset)
+        if self.scheduler is not None:
+            self.scheduler.schedule("delete-file", segment.close_handlers, self.config.file_delete_delay_ms, -1)
+        else:
+            segment.close_handlers()
+
+    # ---- truncation ----
+    # Kafka: Log.truncateTo
+    def truncate_to(self, target_offset: int) -> bool:
+        if target_offset < 0:
+            raise ValueError(f"Cannot truncate partition {self.topic_partition} to a negative offset ({target_offset}).")
+        if target_offset >= self.log_end_offset:
+            self.info("Truncating to %d has no effect as the largest offset in the log is %d",
+                      target_offset, self.log_end_offset - 1)
+            return False
+        self.info("Truncating to offset %d", target_offset)
+        with self._lock:
+            if self.log_segments()[0].base_offset > target_offset:
+                self.truncate_fully_and_start_at(target_offset)
+            else:
+                for seg in self.log_segments():
+                    if seg.base_offset > target_offset:
+                        self._remove_segment(seg)
+                        seg.delete_if_exists()
+                self.active_segment.truncate_to(target_offset)
+                self.update_log_end_offset(target_offset)
+                self.recovery_point = min(target_offset, self.recovery_point)
+                self.log_start_offset = min(target_offset, self.log_start_offset)
+                self.leader_epoch_cache.truncate_from_end(target_offset)
+                self.load_producer_state(target_offset)
+            return True
+
+    # Kafka: Log.truncateFullyAndStartAt
+    def truncate_fully_and_start_at(self, new_offset: int) -> None:
+        self.info("Truncating to offset %d (fully)", new_offset)
+        with self._lock:
+            for seg in self.log_segments():
+                self._remove_segment(seg)
+                seg.delete_if_exists()
+            self.add_segment(LogSegment.open(self.dir, new_offset, self.config, self.time))
+            self.update_log_end_offset(new_offset)
+            self.leader_epoch_cache.clear_and_flush()
+            self.producer_state_manager.truncate()
+            self.producer_state_manager.update_map_end_offset(new_offset)
+            self.log_start_offset = new_offset
+            self.recovery_point = new_offset
+            self.update_high_watermark(new_offset)
+
+    # ---- lifecycle ----
+    # Kafka: Log.close
+    def close(self) -> None:
+        self.debug("Closing log")
+        with self._lock:
+            for seg in self.log_segments():
+                seg.close()
+
+    # Kafka: Log.closeHandlers
+    def close_handlers(self) -> None:
+        with self._lock:
+            for seg in self.log_segments():
+                seg.close_handlers()
+
+    # Kafka: Log.renameDir
+    def rename_dir(self, name: str) -> None:
+        with self._lock:
+            new_dir = os.path.join(os.path.dirname(os.path.normpath(self.dir)), name)
+            os.replace(self.dir, new_dir)
+            self.dir = new_dir
+            for seg in self.log_segments():
+                seg.update_dir(new_dir)
+            self.leader_epoch_cache.checkpoint_path = os.path.join(new_dir, LEADER_EPOCH_CHECKPOINT_FILENAME)
+
+    # Kafka: Log.delete
+    def delete(self) -> None:
+        with self._lock:
+            for seg in self.log_segments():
+                self._remove_segment(seg)
+                seg.delete_if_exists()
+            self.leader_epoch_cache.epochs = []
+            for name in os.listdir(self.dir):
+                os.unlink(os.path.join(self.dir, name))
+            os.rmdir(self.dir)
+
+    def __repr__(self) -> str:
+        return (f"Log(dir={self.dir}, topic={self.topic_partition.topic}, partition={self.topic_partition.partition}, "
+                f"highWatermark={self.high_watermark}, lastStableOffset={self.high_watermark}, "
+                f"logStartOffset={self.log_start_offset}, logEndOffset={self.log_end_offset})")
+
+
+# Kafka: Log.logDeleteDirName
+def log_delete_dir_name(topic_partition) -> str:
+    return f"{log_dir_name(topic_partition)}.{uuid.uuid4().hex}{DELETE_DIR_SUFFIX}"
