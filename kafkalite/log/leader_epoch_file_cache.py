@@ -15,6 +15,7 @@ import threading
 
 import attrs
 
+from kafkalite.log.checkpoint_file import read_checkpoint, write_checkpoint
 from kafkalite.utils.logging import Logging
 
 LEADER_EPOCH_CHECKPOINT_FILENAME = "leader-epoch-checkpoint"
@@ -28,34 +29,6 @@ class EpochEntry:
 
     epoch: int
     start_offset: int
-
-
-def write_checkpoint(path: str, lines: list[str]) -> None:
-    """Kafka: CheckpointFile.write -- version 0, count, lines; via a temp file and an atomic rename."""
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(f"0\n{len(lines)}\n")
-        for line in lines:
-            f.write(line + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def read_checkpoint(path: str) -> list[list[str]]:
-    """Kafka: CheckpointFile.read -- the entry lines split on spaces; [] if the file is missing."""
-    try:
-        with open(path) as f:
-            lines = f.read().splitlines()
-    except FileNotFoundError:
-        return []
-    if len(lines) < 2 or lines[0].strip() != "0":
-        raise ValueError(f"Malformed checkpoint file {path}: unrecognised version or header")
-    count = int(lines[1])
-    entries = [line.split() for line in lines[2:2 + count]]
-    if len(entries) != count:
-        raise ValueError(f"Malformed checkpoint file {path}: expected {count} entries, found {len(entries)}")
-    return entries
 
 
 class LeaderEpochFileCache(Logging):

@@ -1,0 +1,306 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/log/LogManager.scala
+
+Classes: LogManager -- the only creator and owner of logs (S30): it loads every partition
+directory under ``log.dirs`` at start-up, creates and deletes logs, and runs the periodic
+maintenance tasks on the broker's scheduler:
+  kafka-log-retention              -> cleanup_logs (retention by time, size, log start offset)
+  kafka-log-flusher                -> flush_dirty_logs (flush.ms)
+  kafka-recovery-point-checkpoint  -> checkpoint_log_recovery_offsets
+  kafka-log-start-offset-checkpoint-> checkpoint_log_start_offsets
+  kafka-delete-logs                -> delete_logs (directories renamed ``*-delete``)
+Each log dir holds ``recovery-point-offset-checkpoint`` and ``log-start-offset-checkpoint``
+(Kafka's text format) and, after a clean shutdown, the ``.kafka_cleanshutdown`` marker that lets
+the next start skip recovery. A ``.lock`` file (flock) keeps two brokers off one directory.
+
+Left out: the log cleaner (compaction), future logs / JBOD moves (``alterReplicaLogDirs``),
+offline-dir handling (LogDirFailureChannel), recovery thread pools (logs load one by one).
+"""
+from __future__ import annotations
+
+import collections
+import fcntl
+import os
+import threading
+
+from kafkalite.log.checkpoint_file import OffsetCheckpointFile
+from kafkalite.log.log import Log, log_delete_dir_name
+from kafkalite.log.log_config import LogConfig
+from kafkalite.log.log_file_utils import CLEAN_SHUTDOWN_FILE, DELETE_DIR_SUFFIX, log_dir_name, parse_topic_partition_name
+from kafkalite.utils.logging import Logging
+from kafkalite.utils.time import SYSTEM, Time
+
+LOCK_FILE = ".lock"
+RECOVERY_POINT_CHECKPOINT_FILE = "recovery-point-offset-checkpoint"
+LOG_START_OFFSET_CHECKPOINT_FILE = "log-start-offset-checkpoint"
+LONG_MAX = (1 << 63) - 1
+
+
+class LogManager(Logging):
+    """Kafka: LogManager."""
+
+    # Kafka: LogManager.<init>
+    def __init__(self, log_dirs: list[str], initial_default_config: LogConfig, topic_configs: dict[str, dict] | None = None,
+                 scheduler=None, time: Time = SYSTEM, flush_check_ms: int = LONG_MAX,
+                 flush_recovery_offset_checkpoint_ms: int = 60000, flush_start_offset_checkpoint_ms: int = 60000,
+                 retention_check_ms: int = 300000, max_pid_expiration_ms: int = 7 * 24 * 3600 * 1000,
+                 initial_task_delay_ms: int = 30000):
+        self.log_dirs = [os.path.abspath(d) for d in log_dirs]
+        self.current_default_config = initial_default_config
+        self.topic_configs: dict[str, dict] = dict(topic_configs or {})
+        self.scheduler = scheduler
+        self.time = time
+        self.flush_check_ms = flush_check_ms
+        self.flush_recovery_offset_checkpoint_ms = flush_recovery_offset_checkpoint_ms
+        self.flush_start_offset_checkpoint_ms = flush_start_offset_checkpoint_ms
+        self.retention_check_ms = retention_check_ms
+        self.max_pid_expiration_ms = max_pid_expiration_ms
+        self.initial_task_delay_ms = initial_task_delay_ms
+        self.log_ident = "[LogManager] "
+        self._lock = threading.RLock()  # Kafka: logCreationOrDeletionLock
+        self.current_logs: dict = {}
+        self.logs_to_be_deleted: collections.deque[Log] = collections.deque()
+        self._create_and_validate_log_dirs()
+        self._dir_locks = self._lock_log_dirs()
+        self.recovery_point_checkpoints = {d: OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT_FILE))
+                                           for d in self.log_dirs}
+        self.log_start_offset_checkpoints = {d: OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT_FILE))
+                                             for d in self.log_dirs}
+        self.load_logs()
+
+    # Kafka: LogManager.createAndValidateLogDirs
+    def _create_and_validate_log_dirs(self) -> None:
+        if len(set(self.log_dirs)) != len(self.log_dirs):
+            raise ValueError(f"Duplicate log directory found: {', '.join(self.log_dirs)}")
+        for d in self.log_dirs:
+            if not os.path.exists(d):
+                self.info("Log directory %s not found, creating it.", d)
+                os.makedirs(d)
+            if not os.path.isdir(d) or not os.access(d, os.W_OK):
+                raise OSError(f"{d} is not a readable log directory.")
+
+    # Kafka: LogManager.lockLogDirs
+    def _lock_log_dirs(self) -> list[int]:
+        fds = []
+        for d in self.log_dirs:
+            fd = os.open(os.path.join(d, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                for other in fds:
+                    os.close(other)
+                raise RuntimeError(f"Failed to acquire lock on file .lock in {d}. A Kafka instance in another "
+                                   "process or thread is using this directory.") from None
+            fds.append(fd)
+        return fds
+
+    def _config_for(self, topic: str) -> LogConfig:
+        overrides = self.topic_configs.get(topic)
+        if not overrides:
+            return self.current_default_config
+        return LogConfig.from_props(self.current_default_config.originals, overrides)
+
+    # Kafka: LogManager.loadLogs
+    def load_logs(self) -> None:
+        self.info("Loading logs.")
+        start = self.time.hi_res_clock_ms()
+        for d in self.log_dirs:
+            clean_shutdown_file = os.path.join(d, CLEAN_SHUTDOWN_FILE)
+            if os.path.exists(clean_shutdown_file):
+                self.debug("Found clean shutdown file. Skipping recovery for all logs in data directory: %s", d)
+            recovery_points = self._read_checkpoint(self.recovery_point_checkpoints[d])
+            log_start_offsets = self._read_checkpoint(self.log_start_offset_checkpoints[d])
+            for name in sorted(os.listdir(d)):
+                path = os.path.join(d, name)
+                if os.path.isdir(path):
+                    self._load_log(path, recovery_points, log_start_offsets)
+            if os.path.exists(clean_shutdown_file):
+                os.unlink(clean_shutdown_file)
+        self.info("Logs loading complete in %d ms.", self.time.hi_res_clock_ms() - start)
+
+    def _read_checkpoint(self, checkpoint: OffsetCheckpointFile) -> dict:
+        try:
+            return checkpoint.read()
+        except (ValueError, OSError) as e:
+            self.warn("Error occurred while reading %s, resetting to zero: %s", checkpoint.path, e)
+            return {}
+
+    # Kafka: LogManager.loadLog
+    def _load_log(self, log_dir: str, recovery_points: dict, log_start_offsets: dict) -> Log:
+        tp = parse_topic_partition_name(log_dir)
+        log = Log(log_dir, self._config_for(tp.topic), log_start_offsets.get(tp, 0), recovery_points.get(tp, 0),
+                  self.scheduler, self.time, tp, self.max_pid_expiration_ms)
+        if log_dir.endswith(DELETE_DIR_SUFFIX):
+            self.logs_to_be_deleted.append(log)
+        elif tp in self.current_logs:
+            raise RuntimeError(f"Duplicate log directories for {tp} are found in both {log.dir} and "
+                               f"{self.current_logs[tp].dir}. It is likely because log directory failure happened "
+                               "while broker was replacing current replica with future replica.")
+        else:
+            self.current_logs[tp] = log
+        return log
+
+    # Kafka: LogManager.startup
+    def startup(self) -> None:
+        if self.scheduler is None:
+            return
+        self.info("Starting log cleanup with a period of %d ms.", self.retention_check_ms)
+        self.scheduler.schedule("kafka-log-retention", self.cleanup_logs, self.initial_task_delay_ms,
+                                self.retention_check_ms)
+        self.info("Starting log flusher with a default period of %d ms.", self.flush_check_ms)
+        self.scheduler.schedule("kafka-log-flusher", self.flush_dirty_logs, self.initial_task_delay_ms,
+                                self.flush_check_ms)
+        self.scheduler.schedule("kafka-recovery-point-checkpoint", self.checkpoint_log_recovery_offsets,
+                                self.initial_task_delay_ms, self.flush_recovery_offset_checkpoint_ms)
+        self.scheduler.schedule("kafka-log-start-offset-checkpoint", self.checkpoint_log_start_offsets,
+                                self.initial_task_delay_ms, self.flush_start_offset_checkpoint_ms)
+        self.scheduler.schedule("kafka-delete-logs", self.delete_logs, self.initial_task_delay_ms, -1)
+
+    # Kafka: LogManager.getLog
+    def get_log(self, topic_partition):
+        return self.current_logs.get(topic_partition)
+
+    # Kafka: LogManager.getOrCreateLog
+    def get_or_create_log(self, topic_partition, config: LogConfig | None = None, is_new: bool = False) -> Log:
+        with self._lock:
+            log = self.current_logs.get(topic_partition)
+            if log is not None:
+                return log
+            if config is None:
+                config = self._config_for(topic_partition.topic)
+            log_dir = os.path.join(self._next_log_dir(), log_dir_name(topic_partition))
+            log = Log(log_dir, config, 0, 0, self.scheduler, self.time, topic_partition, self.max_pid_expiration_ms)
+            self.current_logs[topic_partition] = log
+            self.info("Created log for partition %s in %s with properties %s.", topic_partition, log_dir, config)
+            return log
+
+    # Kafka: LogManager.nextLogDirs -- the directory holding the fewest partitions
+    def _next_log_dir(self) -> str:
+        counts = {d: 0 for d in self.log_dirs}
+        for log in self.current_logs.values():
+            parent = os.path.dirname(os.path.normpath(log.dir))
+            if parent in counts:
+                counts[parent] += 1
+        return min(self.log_dirs, key=lambda d: counts[d])
+
+    # Kafka: LogManager.allLogs
+    def all_logs(self) -> list[Log]:
+        return list(self.current_logs.values())
+
+    # Kafka: LogManager.logsByTopic
+    def logs_by_topic(self, topic: str) -> list[Log]:
+        return [log for tp, log in self.current_logs.items() if tp.topic == topic]
+
+    # Kafka: LogManager.updateTopicConfig (via TopicConfigHandler)
+    def update_topic_config(self, topic: str, overrides: dict) -> None:
+        LogConfig.validate(overrides)
+        with self._lock:
+            self.topic_configs[topic] = dict(overrides)
+            config = self._config_for(topic)
+            for log in self.logs_by_topic(topic):
+                log.config = config
+
+    # Kafka: LogManager.reconfigureDefaultLogConfig
+    def reconfigure_default_log_config(self, config: LogConfig) -> None:
+        with self._lock:
+            self.current_default_config = config
+            for tp, log in self.current_logs.items():
+                log.config = self._config_for(tp.topic)
+
+    # Kafka: LogManager.cleanupLogs
+    def cleanup_logs(self) -> int:
+        self.debug("Beginning log cleanup...")
+        start = self.time.milliseconds()
+        total = 0
+        for log in self.all_logs():
+            if not log.config.compact:
+                total += log.delete_old_segments()
+        self.debug("Log cleanup completed. %d files deleted in %d seconds", total,
+                   (self.time.milliseconds() - start) // 1000)
+        return total
+
+    # Kafka: LogManager.flushDirtyLogs
+    def flush_dirty_logs(self) -> None:
+        now = self.time.milliseconds()
+        for tp, log in list(self.current_logs.items()):
+            try:
+                since = now - log.last_flushed_time
+                if since >= log.config.flush_ms:
+                    self.debug("Checking if flush is needed on %s flush interval %d last flushed %d time since "
+                               "last flush: %d", tp.topic, log.config.flush_ms, log.last_flushed_time, since)
+                    log.flush()
+            except Exception as e:  # one failing log must not stop the others
+                self.error("Error flushing topic %s", tp.topic, exc_info=e)
+
+    def _logs_in_dir(self, d: str) -> dict:
+        return {tp: log for tp, log in self.current_logs.items()
+                if os.path.dirname(os.path.normpath(log.dir)) == d}
+
+    # Kafka: LogManager.checkpointLogRecoveryOffsets
+    def checkpoint_log_recovery_offsets(self) -> None:
+        for d in self.log_dirs:
+            self.recovery_point_checkpoints[d].write({tp: log.recovery_point for tp, log in self._logs_in_dir(d).items()})
+
+    # Kafka: LogManager.checkpointLogStartOffsets
+    def checkpoint_log_start_offsets(self) -> None:
+        for d in self.log_dirs:
+            self.log_start_offset_checkpoints[d].write(
+                {tp: log.log_start_offset for tp, log in self._logs_in_dir(d).items()
+                 if log.log_start_offset > log.log_segments()[0].base_offset})
+
+    # Kafka: LogManager.truncateTo
+    def truncate_to(self, partition_offsets: dict) -> None:
+        for tp, offset in partition_offsets.items():
+            log = self.current_logs.get(tp)
+            if log is not None:
+                log.truncate_to(offset)
+        self.checkpoint_log_recovery_offsets()
+
+    # Kafka: LogManager.asyncDelete
+    def async_delete(self, topic_partition) -> Log | None:
+        with self._lock:
+            log = self.current_logs.pop(topic_partition, None)
+            if log is None:
+                return None
+            self.checkpoint_log_recovery_offsets()
+            self.checkpoint_log_start_offsets()
+            log.rename_dir(log_delete_dir_name(topic_partition))
+            self.info("Log for partition %s is renamed to %s and is scheduled for deletion", topic_partition, log.dir)
+            self.logs_to_be_deleted.append(log)
+        if self.scheduler is not None:
+            self.scheduler.schedule("kafka-delete-logs", self.delete_logs, log.config.file_delete_delay_ms, -1)
+        else:
+            self.delete_logs()
+        return log
+
+    # Kafka: LogManager.deleteLogs
+    def delete_logs(self) -> None:
+        while self.logs_to_be_deleted:
+            log = self.logs_to_be_deleted.popleft()
+            try:
+                log.delete()
+                self.info("Deleted log for partition %s in %s.", log.topic_partition, log.dir)
+            except OSError as e:
+                self.error("Exception while deleting %s", log.dir, exc_info=e)
+
+    # Kafka: LogManager.shutdown
+    def shutdown(self) -> None:
+        self.info("Shutting down.")
+        with self._lock:
+            for d in self.log_dirs:
+                logs = self._logs_in_dir(d)
+                for log in logs.values():
+                    log.flush()
+                    log.close()
+                self.debug("Updating recovery points at %s", d)
+                self.recovery_point_checkpoints[d].write({tp: log.log_end_offset for tp, log in logs.items()})
+                self.log_start_offset_checkpoints[d].write(
+                    {tp: log.log_start_offset for tp, log in logs.items()
+                     if log.log_start_offset > log.log_segments()[0].base_offset})
+                self.debug("Writing clean shutdown marker at %s", d)
+                with open(os.path.join(d, CLEAN_SHUTDOWN_FILE), "w"):
+                    pass
+            for fd in self._dir_locks:
+                os.close(fd)
+            self._dir_locks = []
+        self.info("Shutdown complete.")
