@@ -112,7 +112,8 @@ class LogManager(Logging):
             log_start_offsets = self._read_checkpoint(self.log_start_offset_checkpoints[d])
             for name in sorted(os.listdir(d)):
                 path = os.path.join(d, name)
-                if os.path.isdir(path):
+                # the in-process ZooKeeper stand-in keeps its files beside the logs (DESIGN §6)
+                if os.path.isdir(path) and name != "__zookeeper":
                     self._load_log(path, recovery_points, log_start_offsets)
             if os.path.exists(clean_shutdown_file):
                 os.unlink(clean_shutdown_file)
