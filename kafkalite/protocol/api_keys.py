@@ -33,7 +33,7 @@ class ApiKeys(enum.Enum):
     METADATA = (3, 0, 12, 9, False)
     LEADER_AND_ISR = (4, 0, 4, 4, True)
     STOP_REPLICA = (5, 0, 2, 2, True)
-    UPDATE_METADATA = (6, 0, 6, 6, True)
+    UPDATE_METADATA = (6, 0, 7, 6, True)
     CONTROLLED_SHUTDOWN = (7, 0, 3, 3, True)
     OFFSET_COMMIT = (8, 2, 9, 8, False)
     OFFSET_FETCH = (9, 1, 7, 6, False)

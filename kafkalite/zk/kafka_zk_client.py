@@ -48,6 +48,14 @@ def generate_uuid_as_base64() -> str:
     return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
 
 
+def topic_id_to_uuid(topic_id: str | None):
+    """A topic id as stored in ZooKeeper (22 url-safe base64 chars) as the wire's UUID."""
+    import uuid
+    if not topic_id:
+        return uuid.UUID(int=0)
+    return uuid.UUID(bytes=base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4)))
+
+
 @attrs.frozen
 class UpdateLeaderAndIsrResult:
     """Kafka: KafkaZkClient.UpdateLeaderAndIsrResult -- per partition the new LeaderAndIsr (with its new zkVersion)

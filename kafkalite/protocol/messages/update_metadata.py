@@ -15,7 +15,9 @@ not convert endpoints to v0's single host/port: the caller fills ``v0_host``/``v
 """
 from __future__ import annotations
 
-from kafkalite.protocol.schema import INT16, INT32, INT64, STRING, array, field, message, struct
+import uuid
+
+from kafkalite.protocol.schema import INT16, INT32, INT64, STRING, UUID, array, field, message, struct
 
 
 @struct
@@ -34,6 +36,7 @@ class UpdateMetadataPartitionState:
 @struct
 class UpdateMetadataTopicState:
     topic_name: str = field(STRING, "5+")
+    topic_id: uuid.UUID = field(UUID, "7+", ignorable=True)  # Kafka 2.8+ (KIP-516)
     partition_states: list[UpdateMetadataPartitionState] = field(array(UpdateMetadataPartitionState), "5+")
 
 
@@ -54,7 +57,7 @@ class UpdateMetadataBroker:
     rack: str | None = field(STRING, "2+", nullable="0+", ignorable=True)
 
 
-@message(api_key=6, kind="request", valid="0-6", flexible="6+")
+@message(api_key=6, kind="request", valid="0-7", flexible="6+")
 class UpdateMetadataRequest:
     controller_id: int = field(INT32, "0+")
     controller_epoch: int = field(INT32, "0+")
@@ -87,6 +90,6 @@ class UpdateMetadataRequest:
         return states
 
 
-@message(api_key=6, kind="response", valid="0-6", flexible="6+")
+@message(api_key=6, kind="response", valid="0-7", flexible="6+")
 class UpdateMetadataResponse:
     error_code: int = field(INT16, "0+")

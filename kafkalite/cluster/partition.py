@@ -1,0 +1,132 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/cluster/Partition.scala
+
+Classes: Partition.
+
+A partition on this broker is stateful (S38): whether this broker leads it, the leader epoch,
+the assigned replicas and the ISR, the remote followers (``Replica``), and the local ``Log``,
+which only the LogManager creates (S30). The leader appends (``append_records_to_leader``) and
+moves the high watermark; readers only see records below it.
+With one replica the ISR is the leader alone and the high watermark follows the log end offset;
+followers and ISR changes come with replication (tier 2).
+"""
+from __future__ import annotations
+
+import threading
+
+from kafkalite.cluster.replica import Replica
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.protocol.errors import Errors
+from kafkalite.utils.logging import Logging
+
+
+class Partition(Logging):
+    """Kafka: Partition(topicPartition, replicaLagTimeMaxMs, interBrokerProtocolVersion, localBrokerId, time, ...)."""
+
+    def __init__(self, topic_partition: TopicPartition, local_broker_id: int, time, replica_manager):
+        self.topic_partition = topic_partition
+        self.topic = topic_partition.topic
+        self.partition_id = topic_partition.partition
+        self.local_broker_id = local_broker_id
+        self.time = time
+        self.replica_manager = replica_manager
+        self.log = None
+        self.leader_replica_id_opt: int | None = None
+        self.in_sync_replica_ids: set[int] = set()
+        self.all_replica_ids: list[int] = []
+        self.remote_replicas_map: dict[int, Replica] = {}
+        self.leader_epoch = -1
+        self.zk_version = -1
+        self.controller_epoch = -1
+        self.leader_isr_update_lock = threading.RLock()
+        self.log_ident = f"[Partition {topic_partition} broker={local_broker_id}] "
+
+    def is_leader(self) -> bool:
+        return self.leader_replica_id_opt == self.local_broker_id
+
+    # Kafka: Partition.createLogIfNotExists -- through the LogManager, with the topic's config.
+    def create_log_if_not_exists(self, is_new: bool) -> None:
+        if self.log is None:
+            self.log = self.replica_manager.log_manager.get_or_create_log(
+                self.topic_partition, self.replica_manager.log_config_for(self.topic), is_new=is_new)
+
+    # Kafka: Partition.makeLeader -- returns True if this broker just became the leader.
+    def make_leader(self, controller_id: int, partition_state, correlation_id: int) -> bool:
+        with self.leader_isr_update_lock:
+            self.controller_epoch = partition_state.controller_epoch
+            self.all_replica_ids = list(partition_state.replicas)
+            self.in_sync_replica_ids = set(partition_state.isr)
+            self.create_log_if_not_exists(getattr(partition_state, "is_new", False))
+            self.remote_replicas_map = {r: self.remote_replicas_map.get(r) or Replica(r, self.topic_partition)
+                                        for r in self.all_replica_ids if r != self.local_broker_id}
+            self.leader_epoch = partition_state.leader_epoch
+            self.zk_version = partition_state.zk_version
+            is_new_leader = self.leader_replica_id_opt != self.local_broker_id
+            self.leader_replica_id_opt = self.local_broker_id
+            self.log.assign_epoch_start_offset(self.leader_epoch, self.log.log_end_offset) \
+                if hasattr(self.log, "assign_epoch_start_offset") else None
+            self.maybe_increment_leader_hw()
+            self.info(f"{self.topic_partition} starts at leader epoch {self.leader_epoch} from offset "
+                      f"{self.log.log_end_offset} with high watermark {self.log.high_watermark}. "
+                      f"Previous leader epoch was {self.leader_epoch if not is_new_leader else -1}.")
+            return is_new_leader
+
+    # Kafka: Partition.makeFollower (the replica fetcher comes with replication)
+    def make_follower(self, controller_id: int, partition_state, correlation_id: int) -> bool:
+        with self.leader_isr_update_lock:
+            self.controller_epoch = partition_state.controller_epoch
+            self.all_replica_ids = list(partition_state.replicas)
+            self.in_sync_replica_ids = set()
+            self.create_log_if_not_exists(getattr(partition_state, "is_new", False))
+            self.leader_epoch = partition_state.leader_epoch
+            self.zk_version = partition_state.zk_version
+            changed = self.leader_replica_id_opt != partition_state.leader
+            self.leader_replica_id_opt = partition_state.leader
+            return changed
+
+    # Kafka: Partition.maybeIncrementLeaderHW -- HW = min LEO over the ISR.
+    def maybe_increment_leader_hw(self) -> bool:
+        if self.log is None:
+            return False
+        leo = self.log.log_end_offset
+        candidates = [leo] + [r.log_end_offset for rid, r in self.remote_replicas_map.items()
+                              if rid in self.in_sync_replica_ids]
+        new_hw = min(candidates)
+        if new_hw > self.log.high_watermark:
+            self.log.update_high_watermark(new_hw)
+            return True
+        return False
+
+    # Kafka: Partition.appendRecordsToLeader
+    def append_records_to_leader(self, records, is_from_client: bool, required_acks: int):
+        with self.leader_isr_update_lock:
+            if not self.is_leader() or self.log is None:
+                raise Errors.NOT_LEADER_FOR_PARTITION.exception(
+                    f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
+            min_isr = self.replica_manager.log_config_for(self.topic).min_in_sync_replicas \
+                if hasattr(self.replica_manager.log_config_for(self.topic), "min_in_sync_replicas") else 1
+            if required_acks == -1 and len(self.in_sync_replica_ids) < min_isr:
+                raise Errors.NOT_ENOUGH_REPLICAS.exception(
+                    f"The size of the current ISR {sorted(self.in_sync_replica_ids)} is insufficient to satisfy "
+                    f"the min.isr requirement of {min_isr} for partition {self.topic_partition}")
+            info = self.log.append_as_leader(records, self.leader_epoch, is_from_client)
+            hw_incremented = self.maybe_increment_leader_hw()
+        # Kafka: tryCompleteDelayedRequests -- outside the lock
+        if hw_incremented:
+            self.replica_manager.try_complete_delayed_requests(self.topic_partition)
+        return info
+
+    # Kafka: Partition.checkEnoughReplicasReachOffset
+    def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
+        if not self.is_leader() or self.log is None:
+            return False, Errors.NOT_LEADER_FOR_PARTITION
+        if self.log.high_watermark >= required_offset:
+            return True, Errors.NONE
+        return False, Errors.NONE
+
+    # Kafka: Partition.delete
+    def delete(self) -> None:
+        with self.leader_isr_update_lock:
+            self.remote_replicas_map.clear()
+            self.in_sync_replica_ids = set()
+            self.leader_replica_id_opt = None
+            self.log = None

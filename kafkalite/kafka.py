@@ -1,0 +1,74 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/Kafka.scala (and KafkaServerStartable)
+
+Functions: main, get_props_from_args.
+
+``kafka-server-start server.properties [--override key=value ...]``: reads the properties, applies
+the overrides, validates them into a KafkaConfig (a bad value ends start-up with one line naming
+key, value and what is allowed), starts the KafkaServer and waits for SIGTERM or SIGINT.
+"""
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+
+LOG_FORMAT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
+
+
+def get_props_from_args(args: list[str]) -> dict[str, str]:
+    """Kafka: Kafka.getPropsFromArgs."""
+    from kafkalite.server.kafka_config import load_properties
+    if not args or args[0] in ("-h", "--help"):
+        raise SystemExit("USAGE: kafka-server-start server.properties [--override property=value]*")
+    props = load_properties(args[0])
+    rest = args[1:]
+    i = 0
+    while i < len(rest):
+        if rest[i] != "--override" or i + 1 >= len(rest) or "=" not in rest[i + 1]:
+            raise SystemExit(f"Invalid override argument {' '.join(rest[i:i + 2])}: expected --override key=value")
+        k, v = rest[i + 1].split("=", 1)
+        props[k.strip()] = v.strip()
+        i += 2
+    return props
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
+    from kafkalite.server.kafka_config import ConfigException, KafkaConfig
+    try:
+        props = get_props_from_args(argv)
+        config = KafkaConfig.from_props(props)
+    except ConfigException as e:
+        print(f"ERROR Exiting Kafka due to fatal exception during startup: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"ERROR Cannot read {argv[0] if argv else 'server.properties'}: {e.strerror}", file=sys.stderr)
+        return 1
+    from kafkalite.server.kafka_server import KafkaServer
+    server = KafkaServer(config)
+    stop = threading.Event()
+
+    def on_signal(signum, frame):
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        server.startup()
+    except Exception as e:  # noqa: BLE001
+        logging.getLogger("kafka.server.KafkaServer").error("Fatal error during KafkaServer startup. Prepare to "
+                                                           "shutdown: %s", e, exc_info=True)
+        try:
+            server.shutdown()
+        finally:
+            return 1
+    while not stop.wait(1.0):
+        pass
+    server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,298 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/server/KafkaServer.scala
+
+Classes: KafkaServer.
+
+``startup()`` reads as Kafka 2.4's boot order (S28): ZooKeeper client and cluster id, scheduler,
+LogManager, MetadataCache, SocketServer (bound, not yet processing), ReplicaManager, broker
+registration, KafkaController, AdminManager and GroupCoordinator, then KafkaApis and the request
+handler pools, and only at the very end the Processors start reading requests -- control plane
+first (S23). ``shutdown()`` runs the same list backwards.
+Omitted: controlled shutdown (single broker), dynamic config manager, token/credential caches,
+the transaction coordinator.
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+from kafkalite.cluster.broker import EndPoint
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.log.log_config import LogConfig
+from kafkalite.log.log_manager import LogManager
+from kafkalite.network.socket_server import SocketServer
+from kafkalite.server.admin_manager import AdminManager
+from kafkalite.server.kafka_apis import KafkaApis
+from kafkalite.server.kafka_request_handler import KafkaRequestHandlerPool
+from kafkalite.server.metadata_cache import MetadataCache
+from kafkalite.server.replica_manager import ReplicaManager
+from kafkalite.utils.kafka_scheduler import KafkaScheduler
+from kafkalite.utils.logging import Logging
+from kafkalite.utils.time import SYSTEM
+from kafkalite.zk.kafka_zk_client import KafkaZkClient
+from kafkalite.zk.zk_data import BrokerInfo
+
+META_PROPERTIES = "meta.properties"
+
+# Kafka: KafkaServer.copyKafkaConfigToLog -- broker-wide log.* keys become topic-level defaults.
+BROKER_TO_TOPIC_CONFIG = {
+    "log.segment.bytes": "segment.bytes",
+    "log.index.size.max.bytes": "segment.index.bytes",
+    "log.index.interval.bytes": "index.interval.bytes",
+    "log.retention.bytes": "retention.bytes",
+    "log.cleanup.policy": "cleanup.policy",
+    "message.max.bytes": "max.message.bytes",
+    "log.message.timestamp.type": "message.timestamp.type",
+    "log.message.timestamp.difference.max.ms": "message.timestamp.difference.max.ms",
+    "log.preallocate": "preallocate",
+    "min.insync.replicas": "min.insync.replicas",
+    "compression.type": "compression.type",
+    "unclean.leader.election.enable": "unclean.leader.election.enable",
+    "log.flush.interval.messages": "flush.messages",
+    "log.segment.delete.delay.ms": "file.delete.delay.ms",
+}
+
+
+class KafkaServer(Logging):
+    """Kafka: KafkaServer(config, time, threadNamePrefix)."""
+
+    def __init__(self, config, time=SYSTEM):
+        self.config = config
+        self.time = time
+        self.log_ident = f"[KafkaServer id={config.broker_id}] "
+        self.logger_name = "kafka.server.KafkaServer"
+        self.broker_id = config.broker_id
+        self.cluster_id: str | None = None
+        self.broker_epoch = -1
+        self.zk_client = None
+        self.kafka_scheduler = None
+        self.log_manager = None
+        self.metadata_cache = None
+        self.socket_server = None
+        self.replica_manager = None
+        self.kafka_controller = None
+        self.admin_manager = None
+        self.group_coordinator = None
+        self.data_plane_request_processor = None
+        self.data_plane_request_handler_pool = None
+        self.control_plane_request_processor = None
+        self.control_plane_request_handler_pool = None
+        self.metrics_reporter = None
+        self._shutdown_latch = threading.Event()
+        self._started = False
+
+    # ------------------------------------------------------------------ startup
+    # Kafka: KafkaServer.startup
+    def startup(self, wait_for_metadata_s: float = 15.0) -> None:
+        self.info("starting")
+        cfg = self.config
+        for d in cfg.log_dirs:
+            os.makedirs(d, exist_ok=True)
+        # 1. ZooKeeper (or the in-process stand-in), cluster id, broker id
+        self.zk_client = KafkaZkClient.create(cfg.zk_connect, cfg.zk_session_timeout_ms, cfg.log_dirs[0], self.time)
+        self.zk_client.create_top_level_paths()
+        self.cluster_id = self.get_or_generate_cluster_id()
+        self.info(f"Cluster ID = {self.cluster_id}")
+        self.broker_id = self.get_broker_id()
+        self.log_ident = f"[KafkaServer id={self.broker_id}] "
+        # 2. background scheduler
+        self.kafka_scheduler = KafkaScheduler(cfg.get("background.threads"))
+        self.kafka_scheduler.startup()
+        # 3. logs
+        self.log_manager = LogManager(
+            cfg.log_dirs, self.default_log_config(), topic_configs=self.topic_configs(), scheduler=self.kafka_scheduler,
+            time=self.time, flush_check_ms=cfg.log_flush_interval_ms if cfg.log_flush_interval_ms < 2**62 else 60_000,
+            retention_check_ms=cfg.get("log.retention.check.interval.ms"),
+            flush_recovery_offset_checkpoint_ms=cfg.get("log.flush.offset.checkpoint.interval.ms"),
+            flush_start_offset_checkpoint_ms=cfg.get("log.flush.start.offset.checkpoint.interval.ms"))
+        self.log_manager.startup()
+        # 4. metadata cache
+        self.metadata_cache = MetadataCache(self.broker_id)
+        # 5. sockets: bound now (ports are known), processors start at the end
+        self.socket_server = SocketServer(cfg, self.time)
+        self.socket_server.startup(start_processing_requests=False)
+        # 6. replica manager
+        self.replica_manager = ReplicaManager(cfg, self.time, self.zk_client, self.kafka_scheduler, self.log_manager,
+                                              self.metadata_cache, self.log_config_for)
+        self.replica_manager.startup()
+        # 7. register this broker: its epoch is the czxid of the ephemeral znode
+        self.broker_epoch = self.zk_client.register_broker(self.create_broker_info())
+        self.checkpoint_broker_metadata()
+        # 8. controller
+        from kafkalite.controller.kafka_controller import KafkaController
+        self.kafka_controller = KafkaController(cfg, self.zk_client, self.time, self.create_broker_info(),
+                                                self.broker_epoch)
+        self.kafka_controller.startup()
+        # 9. admin manager and group coordinator
+        self.admin_manager = AdminManager(cfg, self.metadata_cache, self.zk_client)
+        self.group_coordinator = self.create_group_coordinator()
+        if self.group_coordinator is not None:
+            self.group_coordinator.startup()
+        # 10.-11. request processing: KafkaApis + handler pools per plane
+        self.data_plane_request_processor = self.create_apis(self.socket_server.data_plane_request_channel)
+        self.data_plane_request_handler_pool = KafkaRequestHandlerPool(
+            self.broker_id, self.socket_server.data_plane_request_channel, self.data_plane_request_processor,
+            self.time, cfg.num_io_threads, "RequestHandlerAvgIdlePercent", "data-plane")
+        if self.socket_server.control_plane_request_channel_opt is not None:
+            self.control_plane_request_processor = self.create_apis(self.socket_server.control_plane_request_channel_opt)
+            self.control_plane_request_handler_pool = KafkaRequestHandlerPool(
+                self.broker_id, self.socket_server.control_plane_request_channel_opt,
+                self.control_plane_request_processor, self.time, 1,
+                "ControlPlaneRequestHandlerAvgIdlePercent", "control-plane")
+        self.start_metrics_reporter()
+        # 13. now the processors read requests
+        self.socket_server.start_processing_requests()
+        self._started = True
+        self.await_own_metadata(wait_for_metadata_s)
+        self.info("started")
+
+    def create_apis(self, request_channel) -> KafkaApis:
+        return KafkaApis(request_channel, self.replica_manager, self.admin_manager, self.group_coordinator,
+                         self.kafka_controller, self.zk_client, self.broker_id, self.config, self.metadata_cache,
+                         self.time, self.cluster_id, broker_epoch_fn=lambda: self.broker_epoch)
+
+    def create_group_coordinator(self):
+        try:
+            from kafkalite.coordinator.group.group_coordinator import GroupCoordinator
+        except ImportError:
+            return None
+        return GroupCoordinator.create(self.config, self.zk_client, self.replica_manager, self.time)
+
+    def start_metrics_reporter(self) -> None:
+        if self.config.metrics_port:
+            try:
+                from kafkalite.metrics.prometheus_reporter import PrometheusReporter
+            except ImportError:
+                self.warn("kafkalite.metrics.port is set but the metrics reporter is not available")
+                return
+            self.metrics_reporter = PrometheusReporter(self)
+            self.metrics_reporter.start()
+
+    def await_own_metadata(self, timeout_s: float) -> None:
+        """Wait (bounded) until the controller's first UpdateMetadata has reached this broker, so the
+        first Metadata request a client sends already lists the cluster's brokers."""
+        if not self.metadata_cache.wait_for(lambda c: c.get_alive_broker(self.broker_id) is not None, timeout_s):
+            self.warn(f"No UpdateMetadata from the controller within {timeout_s}s; serving anyway")
+
+    # ------------------------------------------------------------------ identity
+    # Kafka: KafkaServer.getOrGenerateClusterId
+    def get_or_generate_cluster_id(self) -> str:
+        cluster_id = self.zk_client.get_or_create_cluster_id()
+        for d in self.config.log_dirs:
+            meta = self.read_meta_properties(d)
+            if meta.get("cluster.id") and meta["cluster.id"] != cluster_id:
+                raise RuntimeError(f"The Cluster ID {cluster_id} doesn't match stored clusterId "
+                                   f"Some({meta['cluster.id']}) in meta.properties. The broker is trying to join the "
+                                   f"wrong cluster. Configured zookeeper.connect may be wrong.")
+        return cluster_id
+
+    # Kafka: KafkaServer.getOrGenerateBrokerId
+    def get_broker_id(self) -> int:
+        stored = {int(m["broker.id"]) for m in map(self.read_meta_properties, self.config.log_dirs)
+                  if m.get("broker.id")}
+        if len(stored) > 1:
+            raise RuntimeError(f"Failed to match broker.id across log.dirs: {sorted(stored)}")
+        if self.config.broker_id >= 0:
+            if stored and self.config.broker_id not in stored:
+                raise RuntimeError(f"Configured broker.id {self.config.broker_id} doesn't match stored broker.id "
+                                   f"{stored.pop()} in meta.properties.")
+            return self.config.broker_id
+        if stored:
+            return stored.pop()
+        return self.config.get("reserved.broker.max.id") + 1
+
+    @staticmethod
+    def read_meta_properties(log_dir: str) -> dict[str, str]:
+        path = os.path.join(log_dir, META_PROPERTIES)
+        if not os.path.exists(path):
+            return {}
+        from kafkalite.server.kafka_config import load_properties
+        return load_properties(path)
+
+    # Kafka: KafkaServer.checkpointBrokerMetadata (BrokerMetadataCheckpoint)
+    def checkpoint_broker_metadata(self) -> None:
+        for d in self.config.log_dirs:
+            path = os.path.join(d, META_PROPERTIES)
+            tmp = path + ".tmp"
+            with open(tmp, "w") as f:
+                f.write("#\n#" + self.time_string() + "\nversion=0\n"
+                        f"broker.id={self.broker_id}\ncluster.id={self.cluster_id}\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+
+    @staticmethod
+    def time_string() -> str:
+        import time as _t
+        return _t.strftime("%a %b %d %H:%M:%S %Z %Y")
+
+    # Kafka: KafkaServer.createBrokerInfo -- advertised endpoints, with port 0 replaced by the bound port.
+    def create_broker_info(self) -> BrokerInfo:
+        endpoints = []
+        for ep in self.config.advertised_listeners:
+            port = ep.port or self.socket_server.bound_port(ep.listener_name)
+            host = ep.host or "localhost"
+            endpoints.append(EndPoint(host, port, ep.listener_name, ep.security_protocol).connection_string())
+        return BrokerInfo(self.broker_id, tuple(endpoints), dict(self.config.listener_security_protocol_map),
+                          self.config.get("broker.rack"))
+
+    def bound_port(self, listener_name: str = "PLAINTEXT") -> int:
+        return self.socket_server.bound_port(listener_name)
+
+    # ------------------------------------------------------------------ log configs
+    def default_log_config(self) -> LogConfig:
+        return LogConfig.from_props(self.log_default_props(), {})
+
+    def log_default_props(self) -> dict:
+        v = self.config.values
+        props = {topic_key: v[broker_key] for broker_key, topic_key in BROKER_TO_TOPIC_CONFIG.items()
+                 if v.get(broker_key) is not None}
+        props["cleanup.policy"] = ",".join(v["log.cleanup.policy"])
+        props["retention.ms"] = self.config.log_retention_time_millis
+        props["segment.ms"] = self.config.log_roll_time_millis
+        if v.get("log.flush.interval.ms") is not None:
+            props["flush.ms"] = v["log.flush.interval.ms"]
+        return {k: str(x).lower() if isinstance(x, bool) else str(x) for k, x in props.items()}
+
+    def topic_configs(self) -> dict[str, dict]:
+        return {t: self.zk_client.get_entity_configs("topics", t) for t in self.zk_client.get_all_topics_in_cluster()}
+
+    def log_config_for(self, topic: str) -> LogConfig:
+        """Kafka: LogConfig.fromProps(logManager.currentDefaultConfig.originals, zk topic overrides)."""
+        return LogConfig.from_props(self.log_default_props(), self.zk_client.get_entity_configs("topics", topic))
+
+    # ------------------------------------------------------------------ shutdown
+    # Kafka: KafkaServer.shutdown -- the start-up list backwards.
+    def shutdown(self) -> None:
+        self.info("shutting down")
+        if self.socket_server is not None:
+            self.socket_server.stop_processing_requests()
+        for pool in (self.data_plane_request_handler_pool, self.control_plane_request_handler_pool):
+            if pool is not None:
+                pool.shutdown()
+        if self.metrics_reporter is not None:
+            self.metrics_reporter.stop()
+        if self.group_coordinator is not None:
+            self.group_coordinator.shutdown()
+        if self.admin_manager is not None:
+            self.admin_manager.shutdown()
+        if self.kafka_controller is not None:
+            self.kafka_controller.shutdown()
+        if self.replica_manager is not None:
+            self.replica_manager.shutdown()
+        if self.log_manager is not None:
+            self.log_manager.shutdown()
+        if self.kafka_scheduler is not None:
+            self.kafka_scheduler.shutdown()
+        if self.zk_client is not None:
+            self.zk_client.close()
+        if self.socket_server is not None:
+            self.socket_server.shutdown()
+        self._shutdown_latch.set()
+        self.info("shut down completed")
+
+    # Kafka: KafkaServer.awaitShutdown
+    def await_shutdown(self, timeout: float | None = None) -> bool:
+        return self._shutdown_latch.wait(timeout)
+
+    def partition(self, topic: str, partition: int):
+        return self.replica_manager.get_partition(TopicPartition(topic, partition))
