@@ -84,7 +84,7 @@ class GroupCoordinator(Logging):
 
     # Kafka: GroupCoordinator.apply(config, zkClient, replicaManager, time, metrics)
     @classmethod
-    def create(cls, config, replica_manager, time: Time = SYSTEM) -> "GroupCoordinator":
+    def create(cls, config, zk_client, replica_manager, time: Time = SYSTEM) -> "GroupCoordinator":
         broker_id = config.broker_id
         heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat", broker_id=broker_id)
         join_purgatory = DelayedOperationPurgatory("Rebalance", broker_id=broker_id)
