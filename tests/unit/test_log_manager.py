@@ -1,0 +1,112 @@
+"""Mirrors Kafka's LogManagerTest (the parts that apply)."""
+import os
+
+import pytest
+
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.log.log_config import LogConfig
+from kafkalite.log.log_manager import LogManager
+from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
+from kafkalite.utils.time import MockTime
+
+TP = TopicPartition("orders", 0)
+
+
+def recs(n=1, ts=1_600_000_000_000):
+    return MemoryRecords.with_records(*[SimpleRecord(ts + i, None, b"x" * 30) for i in range(n)])
+
+
+class RecordingScheduler:
+    def __init__(self):
+        self.tasks = []
+
+    def schedule(self, name, fn, delay_ms, period_ms):
+        self.tasks.append((name, fn, delay_ms, period_ms))
+
+
+def test_create_load_and_clean_shutdown(tmp_path):
+    lm = LogManager([str(tmp_path)], LogConfig({"segment.bytes": 200}), time=MockTime())
+    log = lm.get_or_create_log(TP)
+    assert lm.get_or_create_log(TP) is log and log.dir == str(tmp_path / "orders-0")
+    for _ in range(6):
+        log.append_as_leader(recs(), 0)
+    lm.shutdown()
+    assert os.path.exists(tmp_path / ".kafka_cleanshutdown")
+    assert open(tmp_path / "recovery-point-offset-checkpoint").read() == "0\n1\norders 0 6\n"
+    lm2 = LogManager([str(tmp_path)], LogConfig({"segment.bytes": 200}), time=MockTime())
+    assert not os.path.exists(tmp_path / ".kafka_cleanshutdown")  # removed once loaded
+    again = lm2.get_log(TP)
+    assert again.log_end_offset == 6 and again.recovery_point == 6 and again.num_segments == log.num_segments
+    lm2.shutdown()
+
+
+def test_dir_lock_keeps_second_manager_out(tmp_path):
+    lm = LogManager([str(tmp_path)], LogConfig())
+    with pytest.raises(RuntimeError, match="Failed to acquire lock"):
+        LogManager([str(tmp_path)], LogConfig())
+    lm.shutdown()
+
+
+def test_startup_schedules_kafkas_tasks(tmp_path):
+    sched = RecordingScheduler()
+    lm = LogManager([str(tmp_path)], LogConfig(), scheduler=sched, retention_check_ms=1234)
+    lm.startup()
+    names = [t[0] for t in sched.tasks]
+    assert names[:4] == ["kafka-log-retention", "kafka-log-flusher", "kafka-recovery-point-checkpoint",
+                         "kafka-log-start-offset-checkpoint"]
+    retention = sched.tasks[0]
+    assert retention[1] == lm.cleanup_logs and retention[3] == 1234
+    lm.shutdown()
+
+
+def test_cleanup_logs_applies_retention_and_checkpoints_start_offset(tmp_path):
+    time = MockTime()
+    lm = LogManager([str(tmp_path)], LogConfig({"segment.bytes": 150, "retention.ms": 1000}), time=time)
+    log = lm.get_or_create_log(TP)
+    for i in range(5):
+        log.append_as_leader(recs(2, ts=time.milliseconds() - (5000 if i < 3 else 0)), 0)
+    log.update_high_watermark(log.log_end_offset)
+    assert lm.cleanup_logs() == 3 and log.log_start_offset == 6
+    lm.checkpoint_log_start_offsets()  # start == first segment base: nothing to record, as in Kafka
+    assert open(tmp_path / "log-start-offset-checkpoint").read() == "0\n0\n"
+    log.maybe_increment_log_start_offset(log.log_start_offset + 1)  # DeleteRecords inside a segment
+    lm.checkpoint_log_start_offsets()
+    assert open(tmp_path / "log-start-offset-checkpoint").read() == f"0\n1\norders 0 {log.log_start_offset}\n"
+    lm.shutdown()
+
+
+def test_topic_config_override(tmp_path):
+    lm = LogManager([str(tmp_path)], LogConfig({"segment.bytes": 1000}), topic_configs={"orders": {"retention.ms": "5"}})
+    log = lm.get_or_create_log(TP)
+    assert log.config.retention_ms == 5 and log.config.segment_size == 1000
+    lm.update_topic_config("orders", {"retention.ms": "77"})
+    assert log.config.retention_ms == 77 and "retention.ms" in log.config.overridden_configs
+    lm.shutdown()
+
+
+def test_async_delete_renames_then_removes(tmp_path):
+    sched = RecordingScheduler()
+    lm = LogManager([str(tmp_path)], LogConfig(), scheduler=sched)
+    log = lm.get_or_create_log(TP)
+    log.append_as_leader(recs(), 0)
+    lm.async_delete(TP)
+    assert lm.get_log(TP) is None and log.dir.endswith("-delete") and os.path.isdir(log.dir)
+    assert sched.tasks[-1][0] == "kafka-delete-logs"
+    lm.delete_logs()
+    assert not os.path.exists(log.dir) and not os.path.exists(tmp_path / "orders-0")
+    lm.shutdown()
+
+
+def test_unclean_shutdown_recovers(tmp_path):
+    lm = LogManager([str(tmp_path)], LogConfig())
+    log = lm.get_or_create_log(TP)
+    for _ in range(3):
+        log.append_as_leader(recs(), 0)
+    path = log.active_segment.log.file
+    log.close()
+    lm._dir_locks and [os.close(fd) for fd in lm._dir_locks]  # simulate a crash: no marker written
+    with open(path, "ab") as f:
+        f.write(b"\x00" * 7)
+    lm2 = LogManager([str(tmp_path)], LogConfig())
+    assert lm2.get_log(TP).log_end_offset == 3 and os.path.getsize(path) == 3 * recs().size_in_bytes()
+    lm2.shutdown()
