@@ -1,0 +1,317 @@
+"""Kafka: GroupCoordinatorTest -- joins, rebalances, sync, heartbeats, session expiry, leave,
+static members, offsets and group deletion, driven by MockTime and a synchronous MockTimer."""
+import pytest
+
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.coordinator.group.group_coordinator import GroupConfig, GroupCoordinator
+from kafkalite.coordinator.group.group_metadata import (CompletingRebalance, Empty, OffsetAndMetadata,
+                                                        PreparingRebalance, Stable)
+from kafkalite.coordinator.group.group_metadata_manager import GroupMetadataManager, OffsetConfig
+from kafkalite.protocol.errors import Errors
+from kafkalite.server.delayed_operation import DelayedOperationPurgatory
+from kafkalite.utils.time import MockTime
+
+from group_test_support import FakeReplicaManager, MockTimer
+
+GROUP = "groupId"
+SESSION = 10_000
+REBALANCE = 60_000
+INITIAL_DELAY = 50
+PROTOCOLS = [("range", b"metadata")]
+
+
+class ImmediateScheduler:
+    """Runs one-shot jobs at once on the caller's thread; periodic ones are not run."""
+
+    def startup(self): pass
+    def shutdown(self): pass
+    def is_started(self): return True
+
+    def schedule(self, name, fun, delay_ms=0, period_ms=-1):
+        if period_ms < 0:
+            fun()
+
+
+class Harness:
+    def __init__(self, num_partitions=1, owned=(0,)):
+        self.time = MockTime()
+        self.hb_timer, self.join_timer = MockTimer(self.time), MockTimer(self.time)
+        self.replica_manager = FakeReplicaManager(range(num_partitions))
+        offset_config = OffsetConfig(offsets_topic_num_partitions=num_partitions)
+        manager = GroupMetadataManager(0, offset_config, self.replica_manager, self.time, ImmediateScheduler())
+        self.coordinator = GroupCoordinator(
+            0, GroupConfig(10, 30 * 60 * 1000, 2_147_483_647, INITIAL_DELAY), offset_config, manager,
+            DelayedOperationPurgatory("Heartbeat", self.hb_timer, reaper_enabled=False),
+            DelayedOperationPurgatory("Rebalance", self.join_timer, reaper_enabled=False), self.time)
+        self.coordinator.startup(enable_metadata_expiration=False)
+        for p in owned:
+            self.coordinator.on_election(p, 0)
+
+    def advance(self, ms):
+        self.time.sleep(ms)
+        self.hb_timer.advance_clock(0)
+        self.join_timer.advance_clock(0)
+
+    def group(self, group_id=GROUP):
+        return self.coordinator.group_manager.get_group(group_id)
+
+    def join(self, member_id="", instance_id=None, protocols=PROTOCOLS, session=SESSION, group_id=GROUP,
+             require_known=False, protocol_type="consumer"):
+        out = []
+        self.coordinator.handle_join_group(group_id, member_id, instance_id, require_known, "client", "/127.0.0.1",
+                                           REBALANCE, session, protocol_type, protocols, out.append)
+        return out
+
+    def sync(self, member_id, generation, assignment=None, instance_id=None, group_id=GROUP):
+        out = []
+        self.coordinator.handle_sync_group(group_id, generation, member_id, None, None, instance_id,
+                                           assignment or {}, out.append)
+        return out
+
+    def heartbeat(self, member_id, generation, instance_id=None, group_id=GROUP):
+        out = []
+        self.coordinator.handle_heartbeat(group_id, member_id, instance_id, generation, out.append)
+        return out[0]
+
+    def commit(self, member_id, generation, offsets, group_id=GROUP, instance_id=None):
+        out = []
+        self.coordinator.handle_commit_offsets(group_id, member_id, instance_id, generation, offsets, out.append)
+        return out[0]
+
+    def join_stable_single(self, instance_id=None, assignment=b"assigned"):
+        """One member joins and syncs; returns (member id, generation)."""
+        joined = self.join(instance_id=instance_id)
+        self.advance(INITIAL_DELAY + 1)
+        result = joined[0]
+        assert result.error is Errors.NONE
+        synced = self.sync(result.member_id, result.generation_id, {result.member_id: assignment}, instance_id)
+        assert synced[0].error is Errors.NONE
+        return result.member_id, result.generation_id
+
+    def join_stable_pair(self):
+        """Two members in a Stable group; returns (leader id, follower id, generation)."""
+        a, _ = self.join_stable_single()
+        b_join = self.join()
+        assert self.group().is_(PreparingRebalance)
+        a_join = self.join(a)
+        assert a_join and b_join, "both joins complete once every member has rejoined"
+        gen = a_join[0].generation_id
+        b = b_join[0].member_id
+        follower_sync = self.sync(b, gen)
+        assert follower_sync == []  # parked until the leader syncs
+        leader_sync = self.sync(a, gen, {a: b"A", b: b"B"})
+        assert leader_sync[0].member_assignment == b"A" and follower_sync[0].member_assignment == b"B"
+        assert self.group().is_(Stable)
+        return a, b, gen
+
+
+@pytest.fixture
+def h():
+    return Harness()
+
+
+def tp(n=0):
+    return TopicPartition("foo", n)
+
+
+def om(offset, ts=0):
+    return OffsetAndMetadata(offset, None, "", ts, None)
+
+
+def test_join_with_unknown_member_id_requires_member_id_then_joins(h):
+    first = h.join(require_known=True)
+    assert first[0].error is Errors.MEMBER_ID_REQUIRED
+    member_id = first[0].member_id
+    assert member_id.startswith("client-")
+    assert h.group().is_pending_member(member_id)
+    second = h.join(member_id, require_known=True)
+    assert second == []   # waiting in the InitialDelayedJoin
+    h.advance(INITIAL_DELAY + 1)
+    r = second[0]
+    assert (r.error, r.member_id, r.generation_id, r.leader_id, r.protocol_name) == (
+        Errors.NONE, member_id, 1, member_id, "range")
+    assert r.members == [(member_id, None, b"metadata")]
+    assert h.group().is_(CompletingRebalance)
+
+
+def test_join_with_unknown_member_id_for_unknown_group_and_known_member_rejected(h):
+    assert h.join("some-member")[0].error is Errors.UNKNOWN_MEMBER_ID
+    assert h.group() is None
+
+
+def test_invalid_session_timeout(h):
+    for session in (5, 30 * 60 * 1000 + 1):
+        r = h.join(session=session)[0]
+        assert r.error is Errors.INVALID_SESSION_TIMEOUT
+    assert h.group() is None
+
+
+def test_invalid_group_id_and_not_coordinator():
+    h = Harness(num_partitions=2, owned=(0,))
+    assert h.join(group_id="")[0].error is Errors.INVALID_GROUP_ID
+    foreign = next(g for g in (f"g{i}" for i in range(100)) if h.coordinator.partition_for(g) == 1)
+    assert h.join(group_id=foreign)[0].error is Errors.NOT_COORDINATOR
+    assert h.heartbeat("m", 1, group_id=foreign) is Errors.NOT_COORDINATOR
+
+
+def test_inconsistent_group_protocol(h):
+    a, _ = h.join_stable_single()
+    assert h.join(protocols=[("roundrobin", b"")])[0].error is Errors.INCONSISTENT_GROUP_PROTOCOL
+    assert h.join(protocol_type="connect")[0].error is Errors.INCONSISTENT_GROUP_PROTOCOL
+    assert h.group().is_(Stable) and h.group().all_members() == {a}
+
+
+def test_two_members_rebalance_leader_gets_members_and_sync_distributes(h):
+    a, b, gen = h.join_stable_pair()
+    assert gen == 2
+    g = h.group()
+    assert g.leader_id == a and g.get(a).assignment == b"A" and g.get(b).assignment == b"B"
+
+
+def test_leader_join_result_lists_all_members_follower_none(h):
+    a, _ = h.join_stable_single()
+    b_join = h.join()
+    a_join = h.join(a)
+    assert {m[0] for m in a_join[0].members} == {a, b_join[0].member_id}
+    assert b_join[0].members == [] and b_join[0].leader_id == a
+
+
+def test_heartbeat_wrong_generation_and_unknown_member(h):
+    a, gen = h.join_stable_single()
+    assert h.heartbeat(a, gen) is Errors.NONE
+    assert h.heartbeat(a, gen + 1) is Errors.ILLEGAL_GENERATION
+    assert h.heartbeat("nobody", gen) is Errors.UNKNOWN_MEMBER_ID
+    assert h.heartbeat("nobody", gen, group_id="other") is Errors.UNKNOWN_MEMBER_ID
+    # the group is left as it was
+    assert h.group().is_(Stable) and h.group().all_members() == {a}
+
+
+def test_sync_wrong_generation_and_unknown_member(h):
+    a, gen = h.join_stable_single()
+    assert h.sync(a, gen + 1)[0].error is Errors.ILLEGAL_GENERATION
+    assert h.sync("nobody", gen)[0].error is Errors.UNKNOWN_MEMBER_ID
+    assert h.sync(a, gen)[0].member_assignment == b"assigned"
+
+
+def test_heartbeat_during_rebalance_tells_member_to_rejoin(h):
+    a, gen = h.join_stable_single()
+    h.join()
+    assert h.heartbeat(a, gen) is Errors.REBALANCE_IN_PROGRESS
+
+
+def test_session_expiry_removes_member_and_group_becomes_empty(h):
+    a, gen = h.join_stable_single()
+    h.advance(SESSION - 1)
+    assert h.heartbeat(a, gen) is Errors.NONE   # heartbeat just in time
+    h.advance(SESSION - 1)
+    assert h.group().is_(Stable)
+    h.advance(2)
+    g = h.group()
+    assert not g.has(a)
+    assert g.is_(Empty) and g.generation_id == gen + 1
+
+
+def test_session_expiry_of_one_member_rebalances_the_other(h):
+    a, b, gen = h.join_stable_pair()
+    for _ in range(3):
+        h.advance(SESSION // 2)
+        h.heartbeat(a, gen)     # only a stays alive
+    g = h.group()
+    assert not g.has(b)
+    assert g.is_(PreparingRebalance)
+    assert h.heartbeat(a, gen) is Errors.REBALANCE_IN_PROGRESS
+    rejoin = h.join(a)
+    assert rejoin[0].error is Errors.NONE and rejoin[0].generation_id == gen + 1
+    assert rejoin[0].members == [(a, None, b"metadata")]
+
+
+def test_leave_group_triggers_rebalance_at_once(h):
+    a, b, gen = h.join_stable_pair()
+    out = []
+    h.coordinator.handle_leave_group(GROUP, [(b, None)], out.append)
+    assert out[0].top_level_error is Errors.NONE and out[0].member_responses[0].error is Errors.NONE
+    assert h.group().is_(PreparingRebalance) and not h.group().has(b)
+    assert h.join(a)[0].generation_id == gen + 1
+
+
+def test_leave_group_unknown_member(h):
+    a, _ = h.join_stable_single()
+    out = []
+    h.coordinator.handle_leave_group(GROUP, [("nobody", None)], out.append)
+    assert out[0].member_responses[0].error is Errors.UNKNOWN_MEMBER_ID
+    assert h.group().is_(Stable)
+
+
+def test_static_member_rejoin_gets_assignment_without_rebalance(h):
+    old_id, gen = h.join_stable_single(instance_id="instance-1", assignment=b"mine")
+    rejoin = h.join(instance_id="instance-1")   # restarted: no member id
+    r = rejoin[0]
+    assert r.error is Errors.NONE and r.member_id != old_id and r.member_id.startswith("instance-1-")
+    assert r.generation_id == gen
+    assert r.leader_id == old_id   # the old leader id: the new one must not reassign
+    assert h.group().is_(Stable)
+    assert h.sync(r.member_id, gen, instance_id="instance-1")[0].member_assignment == b"mine"
+    # the old process is fenced
+    assert h.heartbeat(old_id, gen, instance_id="instance-1") is Errors.FENCED_INSTANCE_ID
+    assert h.heartbeat(r.member_id, gen, instance_id="instance-1") is Errors.NONE
+
+
+def test_commit_and_fetch_offsets(h):
+    a, gen = h.join_stable_single()
+    assert h.commit(a, gen, {tp(0): om(42)}) == {tp(0): Errors.NONE}
+    error, data = h.coordinator.handle_fetch_offsets(GROUP, [tp(0), tp(1)])
+    assert error is Errors.NONE
+    assert data[tp(0)].offset == 42 and data[tp(1)].offset == -1
+    assert h.commit(a, gen + 1, {tp(0): om(43)}) == {tp(0): Errors.ILLEGAL_GENERATION}
+    assert h.commit("nobody", gen, {tp(0): om(43)}) == {tp(0): Errors.UNKNOWN_MEMBER_ID}
+    assert h.coordinator.handle_fetch_offsets(GROUP, [tp(0)])[1][tp(0)].offset == 42
+
+
+def test_commit_with_generation_minus_one_for_group_without_members(h):
+    assert h.commit("", -1, {tp(0): om(7)}, group_id="simple") == {tp(0): Errors.NONE}
+    error, data = h.coordinator.handle_fetch_offsets("simple", None)
+    assert error is Errors.NONE and data[tp(0)].offset == 7
+    assert h.group("simple").is_(Empty)
+
+
+def test_commit_with_positive_generation_for_unknown_group_rejected(h):
+    assert h.commit("m", 3, {tp(0): om(7)}, group_id="gone") == {tp(0): Errors.ILLEGAL_GENERATION}
+
+
+def test_fetch_offsets_of_unknown_group_is_minus_one_without_error(h):
+    error, data = h.coordinator.handle_fetch_offsets("unknown", [tp(0), tp(3)])
+    assert error is Errors.NONE
+    assert {p: (d.offset, d.error) for p, d in data.items()} == {tp(0): (-1, Errors.NONE), tp(3): (-1, Errors.NONE)}
+
+
+def test_commit_fails_when_append_fails_and_offset_stays_invisible(h):
+    h.replica_manager.fail_with = Errors.NOT_LEADER_FOR_PARTITION
+    assert h.commit("", -1, {tp(0): om(7)}, group_id="simple") == {tp(0): Errors.NOT_COORDINATOR}
+    assert h.coordinator.handle_fetch_offsets("simple", [tp(0)])[1][tp(0)].offset == -1
+
+
+def test_delete_groups(h):
+    h.commit("", -1, {tp(0): om(7)}, group_id="simple")
+    h.join_stable_single()
+    result = h.coordinator.handle_delete_groups(["simple", GROUP, "unknown"])
+    assert result == {"simple": Errors.NONE, GROUP: Errors.NON_EMPTY_GROUP, "unknown": Errors.GROUP_ID_NOT_FOUND}
+    assert h.group("simple") is None
+    assert h.coordinator.handle_fetch_offsets("simple", [tp(0)])[1][tp(0)].offset == -1
+
+
+def test_describe_and_list_groups(h):
+    a, _ = h.join_stable_single()
+    error, summary = h.coordinator.handle_describe_group(GROUP)
+    assert error is Errors.NONE and summary.state == "Stable" and summary.protocol == "range"
+    assert [(m.member_id, m.assignment) for m in summary.members] == [(a, b"assigned")]
+    assert h.coordinator.handle_describe_group("unknown")[1].state == "Dead"
+    error, overviews = h.coordinator.handle_list_groups()
+    assert error is Errors.NONE and [(o.group_id, o.protocol_type, o.state) for o in overviews] == [
+        (GROUP, "consumer", "Stable")]
+
+
+def test_rejoin_in_stable_with_same_metadata_returns_current_generation(h):
+    a, b, gen = h.join_stable_pair()
+    r = h.join(b)[0]     # follower, same metadata: no rebalance
+    assert (r.error, r.generation_id, r.leader_id) == (Errors.NONE, gen, a)
+    assert h.group().is_(Stable)
