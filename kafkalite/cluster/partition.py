@@ -62,8 +62,6 @@ class Partition(Logging):
             self.zk_version = partition_state.zk_version
             is_new_leader = self.leader_replica_id_opt != self.local_broker_id
             self.leader_replica_id_opt = self.local_broker_id
-            self.log.assign_epoch_start_offset(self.leader_epoch, self.log.log_end_offset) \
-                if hasattr(self.log, "assign_epoch_start_offset") else None
             self.maybe_increment_leader_hw()
             self.info(f"{self.topic_partition} starts at leader epoch {self.leader_epoch} from offset "
                       f"{self.log.log_end_offset} with high watermark {self.log.high_watermark}. "
@@ -102,8 +100,7 @@ class Partition(Logging):
             if not self.is_leader() or self.log is None:
                 raise Errors.NOT_LEADER_FOR_PARTITION.exception(
                     f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
-            min_isr = self.replica_manager.log_config_for(self.topic).min_in_sync_replicas \
-                if hasattr(self.replica_manager.log_config_for(self.topic), "min_in_sync_replicas") else 1
+            min_isr = self.log.config.min_in_sync_replicas
             if required_acks == -1 and len(self.in_sync_replica_ids) < min_isr:
                 raise Errors.NOT_ENOUGH_REPLICAS.exception(
                     f"The size of the current ISR {sorted(self.in_sync_replica_ids)} is insufficient to satisfy "
@@ -114,6 +111,38 @@ class Partition(Logging):
         if hw_incremented:
             self.replica_manager.try_complete_delayed_requests(self.topic_partition)
         return info
+
+    # Kafka: Partition.localLogWithEpochOrException -- KIP-320 fencing by the client's leader epoch.
+    def local_log_with_epoch_or_exception(self, current_leader_epoch: int, require_leader: bool):
+        if current_leader_epoch >= 0 and current_leader_epoch != self.leader_epoch:
+            if current_leader_epoch < self.leader_epoch:
+                raise Errors.FENCED_LEADER_EPOCH.exception(
+                    f"The leader epoch {current_leader_epoch} is older than the current {self.leader_epoch} of {self.topic_partition}")
+            raise Errors.UNKNOWN_LEADER_EPOCH.exception(
+                f"The leader epoch {current_leader_epoch} is newer than the current {self.leader_epoch} of {self.topic_partition}")
+        if require_leader and not self.is_leader():
+            raise Errors.NOT_LEADER_FOR_PARTITION.exception(
+                f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
+        if self.log is None:
+            raise Errors.REPLICA_NOT_AVAILABLE.exception(f"Log for {self.topic_partition} is not available")
+        return self.log
+
+    # Kafka: Partition.readRecords -- consumers read below the high watermark (LSO = HW: no transactions).
+    def read_records(self, fetch_offset: int, current_leader_epoch: int, max_bytes: int, fetch_isolation: str,
+                     fetch_only_from_leader: bool, min_one_message: bool):
+        log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
+        hw, lso = log.high_watermark, log.high_watermark
+        log_start, leo = log.log_start_offset, log.log_end_offset
+        max_offset = None if fetch_isolation == "log_end" else hw
+        data = log.read(fetch_offset, max_bytes, max_offset, min_one_message)
+        return data, hw, log_start, leo, lso
+
+    # Kafka: Partition.fetchOffsetSnapshot -- the end a delayed fetch is waiting for, with its segment position.
+    def fetch_offset_snapshot(self, current_leader_epoch: int, fetch_only_from_leader: bool, fetch_isolation: str):
+        log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
+        if fetch_isolation == "log_end":
+            return log.log_end_offset_metadata
+        return log.fetch_high_watermark_metadata()
 
     # Kafka: Partition.checkEnoughReplicasReachOffset
     def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:

@@ -21,7 +21,12 @@ from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionError, LeaderAndIsrResponse
+from kafkalite.log.fetch_data_info import FetchDataInfo
+from kafkalite.log.log_offset_metadata import LogOffsetMetadata
+from kafkalite.record.memory_records import MemoryRecords
+from kafkalite.server.delayed_fetch import DelayedFetch, FetchPartitionStatus
 from kafkalite.server.delayed_operation import DelayedOperationPurgatory
+from kafkalite.server.delayed_produce import DelayedProduce, ProducePartitionStatus
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
 
@@ -245,6 +250,124 @@ class ReplicaManager(Logging):
 
     def is_internal_topic_allowed(self, topic: str, internal_topics_allowed: bool) -> bool:
         return internal_topics_allowed or not Topic.is_internal(topic)
+
+    # ------------------------------------------------------------------ produce (S31, S33, S34)
+    # Kafka: ReplicaManager.appendRecords
+    def append_records(self, timeout_ms: int, required_acks: int, internal_topics_allowed: bool, is_from_client: bool,
+                       entries_per_partition: dict, response_callback) -> None:
+        if required_acks not in (-1, 0, 1):
+            response_callback({tp: PartitionResponse(Errors.INVALID_REQUIRED_ACKS) for tp in entries_per_partition})
+            return
+        local_produce_results = self.append_to_local_log(internal_topics_allowed, is_from_client,
+                                                         entries_per_partition, required_acks)
+        produce_status = {}
+        for tp, result in local_produce_results.items():
+            info = result.info
+            produce_status[tp] = ProducePartitionStatus(
+                (info.last_offset + 1) if info is not None else -1,
+                PartitionResponse(result.error,
+                                  info.first_offset if info is not None and info.first_offset is not None else -1,
+                                  info.log_append_time if info is not None else -1,
+                                  info.log_start_offset if info is not None else -1,
+                                  str(result.exception) if result.exception is not None else None))
+        if self.delayed_produce_request_required(required_acks, entries_per_partition, local_produce_results):
+            delayed = DelayedProduce(timeout_ms, required_acks, produce_status, self, response_callback)
+            keys = [TopicPartitionOperationKey.from_topic_partition(tp) for tp in entries_per_partition]
+            self.delayed_produce_purgatory.try_complete_else_watch(delayed, keys)
+        else:
+            response_callback({tp: s.response_status for tp, s in produce_status.items()})
+
+    # Kafka: ReplicaManager.delayedProduceRequestRequired (S34)
+    @staticmethod
+    def delayed_produce_request_required(required_acks, entries_per_partition, local_produce_results) -> bool:
+        return (required_acks == -1 and len(entries_per_partition) > 0
+                and sum(1 for r in local_produce_results.values() if r.exception is not None) < len(entries_per_partition))
+
+    # Kafka: ReplicaManager.appendToLocalLog -- one Partition.append_records_to_leader per partition.
+    def append_to_local_log(self, internal_topics_allowed: bool, is_from_client: bool, entries_per_partition: dict,
+                            required_acks: int) -> dict:
+        results = {}
+        for tp, records in entries_per_partition.items():
+            if Topic.is_internal(tp.topic) and not internal_topics_allowed:
+                results[tp] = LogAppendResult(None, Errors.INVALID_TOPIC_EXCEPTION.exception(
+                    f"Cannot append to internal topic {tp.topic}"))
+                continue
+            try:
+                partition = self.get_partition_or_exception(tp, expect_leader=True)
+                info = partition.append_records_to_leader(records, is_from_client, required_acks)
+                self.trace(f"{records.size_in_bytes()} written to log {tp} beginning at offset "
+                           f"{info.first_offset} and ending at offset {info.last_offset}")
+                results[tp] = LogAppendResult(info)
+            except ApiException as e:
+                results[tp] = LogAppendResult(None, e)
+            except Exception as e:  # noqa: BLE001
+                self.error(f"Error processing append operation on partition {tp}: {e}", exc_info=True)
+                results[tp] = LogAppendResult(None, Errors.UNKNOWN_SERVER_ERROR.exception(str(e)))
+        return results
+
+    # ------------------------------------------------------------------ fetch (S31, S35)
+    # Kafka: ReplicaManager.fetchMessages
+    def fetch_messages(self, timeout_ms: int, replica_id: int, fetch_min_bytes: int, fetch_max_bytes: int,
+                       hard_max_bytes_limit: bool, fetch_infos: list, response_callback,
+                       isolation_level: int = 0) -> None:
+        """``fetch_infos``: [(TopicPartition, FetchPartition)] in request order."""
+        is_from_follower = replica_id >= 0
+        fetch_only_from_leader = replica_id != -2   # Kafka: debugging consumers (-2) may read followers
+        fetch_isolation = "log_end" if is_from_follower else "high_watermark"
+        results = self.read_from_local_log(replica_id, fetch_only_from_leader, fetch_isolation, fetch_max_bytes,
+                                           hard_max_bytes_limit, fetch_infos)
+        bytes_readable = sum(r.records_size() for _, r in results)
+        error_reading = any(r.error is not Errors.NONE for _, r in results)
+        # respond at once: no wait wanted, nothing asked, enough data, or an error
+        if timeout_ms <= 0 or not fetch_infos or bytes_readable >= fetch_min_bytes or error_reading:
+            response_callback(self.to_fetch_partition_data(results))
+            return
+        status = [(tp, FetchPartitionStatus(r.info.fetch_offset_metadata, info))
+                  for (tp, info), (_, r) in zip(fetch_infos, results)]
+        metadata = {"fetch_min_bytes": fetch_min_bytes, "fetch_max_bytes": fetch_max_bytes,
+                    "hard_max_bytes_limit": hard_max_bytes_limit, "fetch_only_from_leader": fetch_only_from_leader,
+                    "fetch_isolation": fetch_isolation, "replica_id": replica_id, "partition_status": status,
+                    "fetch_infos": fetch_infos}
+        delayed = DelayedFetch(timeout_ms, metadata, self, response_callback)
+        keys = [TopicPartitionOperationKey.from_topic_partition(tp) for tp, _ in status]
+        self.delayed_fetch_purgatory.try_complete_else_watch(delayed, keys)
+
+    # Kafka: ReplicaManager.readFromLocalLog -- fetch.max.bytes shared across partitions in order;
+    # the first batch is returned whole even if larger (min_one_message), unless the client asked for a hard limit.
+    def read_from_local_log(self, replica_id: int, fetch_only_from_leader: bool, fetch_isolation: str,
+                            fetch_max_bytes: int, hard_max_bytes_limit: bool, fetch_infos: list) -> list:
+        limit_bytes = fetch_max_bytes
+        min_one_message = not hard_max_bytes_limit
+        results = []
+        for tp, info in fetch_infos:
+            r = self._read(tp, info, limit_bytes, min_one_message, fetch_only_from_leader, fetch_isolation)
+            size = r.records_size()
+            if size > 0:
+                min_one_message = False
+            limit_bytes = max(0, limit_bytes - size)
+            results.append((tp, r))
+        return results
+
+    def _read(self, tp, info, limit_bytes, min_one_message, fetch_only_from_leader, fetch_isolation) -> LogReadResult:
+        adjusted_max_bytes = min(info.partition_max_bytes, limit_bytes)
+        try:
+            partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
+            data, hw, log_start, leo, lso = partition.read_records(
+                info.fetch_offset, getattr(info, "current_leader_epoch", -1), adjusted_max_bytes, fetch_isolation,
+                fetch_only_from_leader, min_one_message)
+            return LogReadResult(data, hw, log_start, leo, lso)
+        except ApiException as e:
+            return LogReadResult(FetchDataInfo(LogOffsetMetadata(-1), MemoryRecords.EMPTY), error=e.error)
+        except Exception as e:  # noqa: BLE001
+            self.error(f"Error processing fetch with max size {adjusted_max_bytes} from consumer on partition {tp}: {e}",
+                       exc_info=True)
+            return LogReadResult(FetchDataInfo(LogOffsetMetadata(-1), MemoryRecords.EMPTY),
+                                 error=Errors.UNKNOWN_SERVER_ERROR)
+
+    @staticmethod
+    def to_fetch_partition_data(results: list) -> list:
+        return [(tp, FetchPartitionData(r.error, r.high_watermark, r.leader_log_start_offset, r.last_stable_offset,
+                                        r.info.records if r.info is not None else None)) for tp, r in results]
 
     # Kafka: ReplicaManager.shutdown
     def shutdown(self, checkpoint_hw: bool = True) -> None:

@@ -472,6 +472,24 @@ class KafkaZkClient(Logging):
         if code != Code.OK:
             raise KeeperException(code, path)
 
+    # Kafka: KafkaZkClient.getDataAndVersion
+    def get_data_and_version(self, path: str) -> tuple[bytes | None, int]:
+        response = self._retry(GetDataRequest(path))
+        if response.result_code == Code.NONODE:
+            return None, ZkVersion.UNKNOWN_VERSION
+        response.maybe_throw()
+        return response.data, response.stat.version
+
+    # Kafka: KafkaZkClient.conditionalUpdatePath -- (True, new version) or (False, -1) on a version clash.
+    def conditional_update_path(self, path: str, data: bytes, expect_version: int) -> tuple[bool, int]:
+        response = self._retry(SetDataRequest(path, data, expect_version))
+        if response.result_code == Code.OK:
+            return True, response.stat.version
+        if response.result_code in (Code.BADVERSION, Code.NONODE):
+            return False, ZkVersion.UNKNOWN_VERSION
+        response.maybe_throw()
+        return False, ZkVersion.UNKNOWN_VERSION
+
     # Kafka: KafkaZkClient.getAllEntitiesWithConfig
     def get_all_entities_with_config(self, entity_type: str) -> list[str]:
         return sorted(self._get_children(ConfigEntityTypeZNode.path(entity_type)))

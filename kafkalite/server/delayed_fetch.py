@@ -1,0 +1,88 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/server/DelayedFetch.scala
+
+Classes: DelayedFetch, FetchPartitionStatus.
+
+A long-poll fetch (S35): created only when the fetch may wait (``max_wait_ms`` > 0), names
+partitions, found fewer bytes than ``min_bytes`` and no error. It is watched under each
+partition's key; an append to one of them (``ReplicaManager.try_complete_delayed_requests``)
+calls ``try_complete``, which adds up the bytes now available between each fetch offset and the
+high watermark (by file position, without reading anything). Enough bytes, a partition that
+moved or failed, or the timeout complete it; ``on_complete`` then reads the logs again.
+Cases of Kafka's tryComplete: A not leader, B unknown partition, C the log was truncated below
+the fetch offset, D storage error, E fenced epoch, F the fetch offset is on an older segment,
+G enough bytes accumulated.
+"""
+from __future__ import annotations
+
+import attrs
+
+from kafkalite.log.log_offset_metadata import OffsetOrderingException
+from kafkalite.protocol.errors import ApiException
+from kafkalite.server.delayed_operation import DelayedOperation
+
+
+@attrs.define
+class FetchPartitionStatus:
+    """Kafka: FetchPartitionStatus(startOffsetMetadata, fetchInfo)."""
+
+    start_offset_metadata: object   # LogOffsetMetadata
+    fetch_info: object              # FetchRequest partition (fetch_offset, partition_max_bytes, current_leader_epoch)
+
+
+class DelayedFetch(DelayedOperation):
+    """Kafka: DelayedFetch(delayMs, fetchMetadata, replicaManager, quota, clientMetadata, responseCallback)."""
+
+    def __init__(self, delay_ms: int, fetch_metadata: dict, replica_manager, response_callback):
+        super().__init__(delay_ms)
+        self.fetch_metadata = fetch_metadata
+        self.replica_manager = replica_manager
+        self.response_callback = response_callback
+        self.completed_by = None   # "append" or "expiry": lets tests and the request trace see why
+
+    # Kafka: DelayedFetch.tryComplete
+    def try_complete(self) -> bool:
+        md = self.fetch_metadata
+        accumulated = 0
+        for tp, status in md["partition_status"]:
+            fetch_offset = status.start_offset_metadata
+            try:
+                if fetch_offset.message_offset_only():
+                    continue
+                partition = self.replica_manager.get_partition_or_exception(tp, expect_leader=md["fetch_only_from_leader"])
+                end = partition.fetch_offset_snapshot(status.fetch_info.current_leader_epoch,
+                                                      md["fetch_only_from_leader"], md["fetch_isolation"])
+                if end.message_offset != fetch_offset.message_offset:
+                    if end.on_older_segment(fetch_offset):                 # case C
+                        return self.force_complete()
+                    if fetch_offset.on_older_segment(end):                 # case F
+                        return self.force_complete()
+                    if fetch_offset.message_offset < end.message_offset:  # count what is readable now
+                        accumulated += min(end.position_diff(fetch_offset), status.fetch_info.partition_max_bytes)
+            except (ApiException, OffsetOrderingException):              # cases A, B, D, E
+                return self.force_complete()
+        if accumulated >= md["fetch_min_bytes"]:                           # case G
+            return self.force_complete()
+        return False
+
+    def force_complete(self) -> bool:
+        if self.completed_by is None:
+            self.completed_by = "expiry" if self._expiring else "append"
+        return super().force_complete()
+
+    _expiring = False
+
+    # Kafka: DelayedOperation.run -- mark expiry before completing, for completed_by
+    def run(self) -> None:
+        self._expiring = True
+        super().run()
+
+    def on_expiration(self) -> None:
+        pass
+
+    # Kafka: DelayedFetch.onComplete -- read again and answer.
+    def on_complete(self) -> None:
+        md = self.fetch_metadata
+        results = self.replica_manager.read_from_local_log(
+            md["replica_id"], md["fetch_only_from_leader"], md["fetch_isolation"], md["fetch_max_bytes"],
+            md["hard_max_bytes_limit"], md["fetch_infos"])
+        self.response_callback(self.replica_manager.to_fetch_partition_data(results))

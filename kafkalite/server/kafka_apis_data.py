@@ -1,0 +1,298 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/server/KafkaApis.scala -- the data-path and config
+handlers (handleProduceRequest, handleFetchRequest, handleListOffsetRequest,
+handleOffsetForLeaderEpochRequest, handleInitProducerIdRequest, handleDeleteRecordsRequest,
+handleDescribeConfigsRequest), split out of kafka_apis.py to keep files small. ``DataApis`` is a
+mixin of ``KafkaApis``.
+
+Produce (S29, S33): records go to ``ReplicaManager.append_records`` untouched (a memoryview of the
+request buffer); the callback answers, or for acks=0 sends nothing (NoOpAction) -- or closes the
+connection if something failed, since the producer would never see the error otherwise.
+Fetch: sessionless (session id 0); a full response lists every requested partition; records are
+``FileRecords`` slices, sent with sendfile by the network layer.
+Omitted: fetch sessions (KIP-227: answering with session id 0 is legal), transactions (the last
+stable offset is the high watermark, aborted transactions are none), quotas.
+"""
+from __future__ import annotations
+
+from kafkalite.common import topic as Topic
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP
+from kafkalite.protocol.errors import ApiException, Errors
+from kafkalite.protocol.messages import (delete_records, describe_configs, fetch, init_producer_id, list_offsets,
+                                         offset_for_leader_epoch, produce)
+from kafkalite.record.memory_records import MemoryRecords
+
+# Kafka: DescribeConfigsResponse.ConfigSource
+CONFIG_SOURCE = {"UNKNOWN": 0, "DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2,
+                 "DYNAMIC_DEFAULT_BROKER_CONFIG": 3, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5}
+TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
+UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
+
+
+class DataApis:
+    """The data-path handlers of KafkaApis (a mixin: ``self`` is the KafkaApis)."""
+
+    # ------------------------------------------------------------------ Produce
+    # Kafka: KafkaApis.handleProduceRequest
+    def handle_produce_request(self, request) -> None:
+        body = request.body
+        if body.transactional_id is not None:
+            self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                                     "Transactions are not supported by kafkalite yet")
+            return
+        internal_topics_allowed = request.header.client_id == "__admin_client"
+        entries: dict[TopicPartition, MemoryRecords] = {}
+        errors: dict[TopicPartition, object] = {}
+        from kafkalite.server.replica_manager import PartitionResponse
+        for topic in body.topic_data:
+            for p in topic.partition_data:
+                tp = TopicPartition(topic.name, p.index)
+                if not self.metadata_cache.contains(tp.topic) or \
+                        self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                    errors[tp] = PartitionResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                elif p.records is None:
+                    errors[tp] = PartitionResponse(Errors.INVALID_RECORD, error_message="Produce request has no records")
+                else:
+                    entries[tp] = MemoryRecords(p.records)
+
+        def send_response_callback(response_status: dict) -> None:
+            merged = dict(response_status)
+            merged.update(errors)
+            if body.acks == 0:
+                failed = {tp: r.error.name for tp, r in merged.items() if r.error is not Errors.NONE}
+                if failed:
+                    self.info(f"Closing connection due to error during produce request with correlation id "
+                              f"{request.header.correlation_id} from client id {request.header.client_id} with "
+                              f"ack=0\nTopic and partition to exceptions: {failed}")
+                    self.close_connection(request)
+                else:
+                    self.send_no_op_response(request)
+                return
+            self.send_response(request, self.produce_response(body, merged))
+
+        if not entries:
+            send_response_callback({})
+            return
+        self.replica_manager.append_records(body.timeout_ms, body.acks, internal_topics_allowed, True, entries,
+                                            send_response_callback)
+
+    @staticmethod
+    def produce_response(body, statuses: dict) -> produce.ProduceResponse:
+        topics = []
+        for topic in body.topic_data:
+            parts = []
+            for p in topic.partition_data:
+                r = statuses.get(TopicPartition(topic.name, p.index))
+                if r is None:
+                    continue
+                parts.append(produce.PartitionProduceResponse(
+                    index=p.index, error_code=r.error.code, base_offset=r.base_offset,
+                    log_append_time_ms=r.log_append_time, log_start_offset=r.log_start_offset,
+                    error_message=r.error_message if r.error is not Errors.NONE else None))
+            topics.append(produce.TopicProduceResponse(name=topic.name, partition_responses=parts))
+        return produce.ProduceResponse(responses=topics)
+
+    def send_produce_errors(self, request, error: Errors, message: str) -> None:
+        from kafkalite.server.replica_manager import PartitionResponse
+        statuses = {TopicPartition(t.name, p.index): PartitionResponse(error, error_message=message)
+                    for t in request.body.topic_data for p in t.partition_data}
+        if request.body.acks == 0:
+            self.close_connection(request)
+        else:
+            self.send_response(request, self.produce_response(request.body, statuses))
+
+    # ------------------------------------------------------------------ Fetch
+    # Kafka: KafkaApis.handleFetchRequest
+    def handle_fetch_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        fetch_infos = []
+        errors = {}
+        for topic in body.topics:
+            for p in topic.partitions:
+                tp = TopicPartition(topic.topic, p.partition)
+                if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                    errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    fetch_infos.append((tp, p))
+
+        def process_response_callback(response_partition_data: list) -> None:
+            data = dict(response_partition_data)
+            responses = []
+            for topic in body.topics:
+                parts = []
+                for p in topic.partitions:
+                    tp = TopicPartition(topic.topic, p.partition)
+                    d = data.get(tp)
+                    if d is None:
+                        parts.append(fetch.PartitionData(partition_index=p.partition,
+                                                         error_code=errors.get(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION).code,
+                                                         high_watermark=-1, last_stable_offset=-1, log_start_offset=-1,
+                                                         aborted_transactions=None, records=b""))
+                        continue
+                    records = d.records
+                    if records is None or isinstance(records, MemoryRecords):
+                        records = bytes(records.buffer) if records is not None else b""
+                    parts.append(fetch.PartitionData(
+                        partition_index=p.partition, error_code=d.error.code, high_watermark=d.high_watermark,
+                        last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
+                        aborted_transactions=None, records=records))
+                responses.append(fetch.FetchableTopicResponse(topic=topic.topic, partitions=parts))
+            self.send_response(request, fetch.FetchResponse(error_code=0, session_id=0, responses=responses))
+
+        if not fetch_infos:
+            process_response_callback([])
+            return
+        fetch_max_bytes = min(body.max_bytes, self.config.get("fetch.max.bytes"))
+        self.replica_manager.fetch_messages(body.max_wait_ms, body.replica_id, body.min_bytes, fetch_max_bytes,
+                                            version <= 2, fetch_infos, process_response_callback,
+                                            body.isolation_level)
+
+    # ------------------------------------------------------------------ ListOffsets
+    # Kafka: KafkaApis.handleListOffsetRequest (handleListOffsetRequestV1AndAbove)
+    def handle_list_offset_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        topics = []
+        for topic in body.topics:
+            parts = []
+            for p in topic.partitions:
+                r = list_offsets.ListOffsetsPartitionResponse(partition_index=p.partition_index)
+                try:
+                    self.fetch_offset_for_timestamp(TopicPartition(topic.name, p.partition_index), p, body, r)
+                except ApiException as e:
+                    r.error_code, r.timestamp, r.offset = e.error.code, -1, -1
+                if version < 4:
+                    r.leader_epoch = -1
+                parts.append(r)
+            topics.append(list_offsets.ListOffsetsTopicResponse(name=topic.name, partitions=parts))
+        self.send_response(request, list_offsets.ListOffsetsResponse(topics=topics))
+
+    # Kafka: ReplicaManager.fetchOffsetForTimestamp (via Partition.fetchOffsetForTimestamp)
+    def fetch_offset_for_timestamp(self, tp, p, body, r) -> None:
+        partition = self.replica_manager.get_partition_or_exception(tp, expect_leader=body.replica_id == -1)
+        log = partition.local_log_with_epoch_or_exception(p.current_leader_epoch, body.replica_id == -1)
+        last_fetchable = log.log_end_offset if body.replica_id >= 0 else log.high_watermark
+        ts = p.timestamp
+        if ts == LATEST_TIMESTAMP:
+            r.timestamp, r.offset, r.leader_epoch = -1, last_fetchable, partition.leader_epoch
+        elif ts == EARLIEST_TIMESTAMP:
+            found = log.fetch_offset_by_timestamp(ts)
+            r.timestamp, r.offset = -1, found.offset
+            r.leader_epoch = found.leader_epoch if found.leader_epoch is not None else -1
+        else:
+            if ts < MAX_TIMESTAMP:
+                raise Errors.INVALID_REQUEST.exception(f"Invalid timestamp {ts}")
+            found = log.fetch_offset_by_timestamp(ts)
+            if found is None or found.offset >= last_fetchable:
+                r.timestamp, r.offset, r.leader_epoch = -1, -1, -1
+            else:
+                r.timestamp, r.offset = found.timestamp, found.offset
+                r.leader_epoch = found.leader_epoch if found.leader_epoch is not None else -1
+        r.error_code = Errors.NONE.code
+
+    # ------------------------------------------------------------------ OffsetForLeaderEpoch
+    # Kafka: KafkaApis.handleOffsetForLeaderEpochRequest -> ReplicaManager.lastOffsetForLeaderEpoch
+    def handle_offset_for_leader_epoch_request(self, request) -> None:
+        topics = []
+        for topic in request.body.topics:
+            parts = []
+            for p in topic.partitions:
+                r = offset_for_leader_epoch.EpochEndOffset(partition=p.partition)
+                try:
+                    partition = self.replica_manager.get_partition_or_exception(
+                        TopicPartition(topic.topic, p.partition), expect_leader=True)
+                    log = partition.local_log_with_epoch_or_exception(p.current_leader_epoch, True)
+                    found = log.end_offset_for_epoch(p.leader_epoch)
+                    r.leader_epoch, r.end_offset = found if found is not None else (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+                except ApiException as e:
+                    r.error_code, r.leader_epoch, r.end_offset = e.error.code, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+                parts.append(r)
+            topics.append(offset_for_leader_epoch.OffsetForLeaderTopicResult(topic=topic.topic, partitions=parts))
+        self.send_response(request, offset_for_leader_epoch.OffsetForLeaderEpochResponse(topics=topics))
+
+    # ------------------------------------------------------------------ InitProducerId
+    # Kafka: KafkaApis.handleInitProducerIdRequest -> TransactionCoordinator.handleInitProducerId:
+    # an idempotent (non-transactional) producer gets a fresh producer id with epoch 0 each time.
+    def handle_init_producer_id_request(self, request) -> None:
+        body = request.body
+        if body.transactional_id is not None:
+            self.info(f"InitProducerId with transactional.id {body.transactional_id!r} refused: transactions are not "
+                      f"supported by kafkalite yet")
+            self.send_response(request, init_producer_id.InitProducerIdResponse(
+                error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, producer_id=-1, producer_epoch=-1))
+            return
+        pid = self.producer_id_manager().generate_producer_id()
+        self.send_response(request, init_producer_id.InitProducerIdResponse(error_code=0, producer_id=pid,
+                                                                            producer_epoch=0))
+
+    def producer_id_manager(self):
+        mgr = getattr(self.replica_manager, "producer_id_manager", None)
+        if mgr is None:
+            from kafkalite.coordinator.transaction.producer_id_manager import ProducerIdManager
+            mgr = self.replica_manager.producer_id_manager = ProducerIdManager(self.broker_id, self.zk_client)
+        return mgr
+
+    # ------------------------------------------------------------------ DeleteRecords
+    # Kafka: KafkaApis.handleDeleteRecordsRequest -> ReplicaManager.deleteRecords (one replica: no waiting)
+    def handle_delete_records_request(self, request) -> None:
+        topics = []
+        for topic in request.body.topics:
+            parts = []
+            for p in topic.partitions:
+                r = delete_records.DeleteRecordsPartitionResult(partition_index=p.partition_index, low_watermark=-1)
+                try:
+                    partition = self.replica_manager.get_partition_or_exception(
+                        TopicPartition(topic.name, p.partition_index), expect_leader=True)
+                    log = partition.log
+                    offset = log.high_watermark if p.offset == -1 else p.offset
+                    if offset < 0 or offset > log.high_watermark:
+                        raise Errors.OFFSET_OUT_OF_RANGE.exception(
+                            f"Cannot increment the log start offset to {offset} of partition {partition.topic_partition} "
+                            f"since it is larger than the high watermark {log.high_watermark}")
+                    log.maybe_increment_log_start_offset(offset)
+                    r.low_watermark = log.log_start_offset
+                except ApiException as e:
+                    r.error_code = e.error.code
+                parts.append(r)
+            topics.append(delete_records.DeleteRecordsTopicResult(name=topic.name, partitions=parts))
+        self.send_response(request, delete_records.DeleteRecordsResponse(topics=topics))
+
+    # ------------------------------------------------------------------ DescribeConfigs
+    # Kafka: KafkaApis.handleDescribeConfigsRequest -> AdminManager.describeConfigs
+    def handle_describe_configs_request(self, request) -> None:
+        results = []
+        for res in request.body.resources:
+            result = describe_configs.DescribeConfigsResult(resource_type=res.resource_type,
+                                                            resource_name=res.resource_name)
+            try:
+                entries = self.describe_resource_configs(res.resource_type, res.resource_name)
+                keys = res.configuration_keys
+                result.configs = [e for e in entries if keys is None or e.name in keys]
+            except ApiException as e:
+                result.error_code, result.error_message = e.error.code, str(e)
+            results.append(result)
+        self.send_response(request, describe_configs.DescribeConfigsResponse(results=results))
+
+    def describe_resource_configs(self, resource_type: int, name: str) -> list:
+        if resource_type == TOPIC_RESOURCE:
+            Topic.validate(name)
+            if not self.metadata_cache.contains(name):
+                raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
+            rows = [(e.name, e.value, e.source, e.read_only, e.is_sensitive)
+                    for e in self.replica_manager.log_config_for(name).describe()]
+        elif resource_type == BROKER_RESOURCE:
+            if name and name != str(self.broker_id):
+                raise Errors.INVALID_REQUEST.exception(f"Unexpected broker id, expected {self.broker_id} or empty "
+                                                       f"string, but received {name}")
+            rows = []
+            for key, value in sorted(self.config.values.items()):
+                source = "STATIC_BROKER_CONFIG" if key in self.config.originals else "DEFAULT_CONFIG"
+                text = None if value is None else (",".join(value) if isinstance(value, list) else
+                                                   str(value).lower() if isinstance(value, bool) else str(value))
+                rows.append((key, text, source, True, False))
+        else:
+            raise Errors.INVALID_REQUEST.exception(f"Unsupported resource type {resource_type}")
+        return [describe_configs.DescribeConfigsResourceResult(
+            name=n, value=None if sensitive else v, read_only=ro, config_source=CONFIG_SOURCE[src],
+            is_sensitive=sensitive) for n, v, src, ro, sensitive in rows]
