@@ -1,0 +1,208 @@
+"""Kafka: GroupMetadataManagerTest -- what storeGroup/storeOffsets write to a real __consumer_offsets
+Log loads back as the same groups and offsets; tombstones delete them; partitionFor is Java's."""
+import pytest
+
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.coordinator.group.group_metadata import (CompletingRebalance, Empty, GroupMetadata, OffsetAndMetadata,
+                                                        PreparingRebalance, Stable)
+from kafkalite.coordinator.group.group_metadata_manager import (GroupMetadataManager, OffsetConfig,
+                                                                java_string_hashcode, offset_commit_value,
+                                                                read_offset_message_value, utils_abs)
+from kafkalite.coordinator.group.member_metadata import MemberMetadata
+from kafkalite.log.log import Log
+from kafkalite.log.log_config import LogConfig
+from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.messages import group_metadata_records as R
+from kafkalite.utils.time import MockTime
+
+from group_test_support import PartitionResponse
+
+OFFSETS_TP = TopicPartition("__consumer_offsets", 0)
+
+
+class LogReplicaManager:
+    """append_records/get_log over one real Log (the ReplicaManager contract, leader-local append)."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def get_log(self, tp):
+        return self.log if tp == OFFSETS_TP else None
+
+    def append_records(self, timeout_ms, required_acks, internal_topics_allowed, is_from_client, entries, callback):
+        out = {}
+        for tp, records in entries.items():
+            info = self.log.append_as_leader(records, leader_epoch=0, is_from_client=is_from_client)
+            out[tp] = PartitionResponse(Errors.NONE, info.first_offset)
+        callback(out)
+
+
+class ImmediateScheduler:
+    def startup(self): pass
+    def shutdown(self): pass
+    def is_started(self): return True
+
+    def schedule(self, name, fun, delay_ms=0, period_ms=-1):
+        if period_ms < 0:
+            fun()
+
+
+@pytest.fixture
+def log(tmp_path):
+    lg = Log(str(tmp_path / "__consumer_offsets-0"), LogConfig({"cleanup.policy": "compact"}), time=MockTime())
+    yield lg
+    lg.close()
+
+
+def manager_over(log, time=None):
+    return GroupMetadataManager(0, OffsetConfig(offsets_topic_num_partitions=1), LogReplicaManager(log),
+                                time or MockTime(), ImmediateScheduler())
+
+
+def load(log):
+    """A fresh manager (a restarted broker) loading partition 0; returns (manager, loaded groups)."""
+    m = manager_over(log)
+    loaded = []
+    m.schedule_load_group_and_offsets(0, loaded.append)
+    assert m.is_partition_owned(0) and not m.is_partition_loading(0)
+    return m, loaded
+
+
+def stable_group(time, group_id="g"):
+    g = GroupMetadata(group_id, Empty, time)
+    for mid, inst in (("m1", None), ("m2", "instance-2")):
+        g.add(MemberMetadata(mid, group_id, inst, "client-" + mid, "/10.0.0.1", 60000, 10000, "consumer",
+                             [("range", b"sub-" + mid.encode())]), callback=lambda r: None)
+    g.transition_to(PreparingRebalance)
+    g.init_next_generation()
+    return g
+
+
+def store(manager, group, assignment):
+    out = []
+    manager.store_group(group, assignment, out.append)
+    assert out == [Errors.NONE]
+
+
+def commit(manager, group, offsets):
+    out = []
+    manager.store_offsets(group, "m1", offsets, out.append)
+    return out[0]
+
+
+def test_partition_for_uses_java_string_hashcode():
+    assert java_string_hashcode("") == 0
+    assert java_string_hashcode("hello") == 99162322
+    assert java_string_hashcode("polygenelubricants") == -2147483648   # Integer.MIN_VALUE
+    assert utils_abs(-2147483648) == 0 and utils_abs(-5) == 5
+    # U+1F600 is the surrogate pair D83D DE00 in UTF-16: 0xD83D * 31 + 0xDE00
+    assert java_string_hashcode("\U0001F600") == 0xD83D * 31 + 0xDE00 == 1772899
+    m = GroupMetadataManager(0, OffsetConfig(offsets_topic_num_partitions=50), None, MockTime(), ImmediateScheduler())
+    assert m.partition_for("hello") == 99162322 % 50
+    assert m.partition_for("polygenelubricants") == 0
+
+
+def test_offset_commit_value_versions():
+    with_expire = OffsetAndMetadata(5, None, "meta", 100, 200)
+    assert R.deserialize(R.OffsetCommitValue, offset_commit_value(with_expire))[0] == 1
+    plain = OffsetAndMetadata(5, 3, "meta", 100, None)
+    assert R.deserialize(R.OffsetCommitValue, offset_commit_value(plain))[0] == 3
+    assert read_offset_message_value(offset_commit_value(with_expire)) == with_expire
+    assert read_offset_message_value(offset_commit_value(plain)) == plain
+
+
+def test_store_group_and_offsets_then_load_back_from_log(log):
+    time = MockTime()
+    m = manager_over(log, time)
+    group = m.add_group(stable_group(time))
+    store(m, group, {"m1": b"assign-1", "m2": b"assign-2"})
+    offsets = {TopicPartition("foo", 0): OffsetAndMetadata(10, 2, "x", time.milliseconds(), None),
+               TopicPartition("foo", 1): OffsetAndMetadata(20, None, "", time.milliseconds(), time.milliseconds() + 1000)}
+    assert commit(m, group, offsets) == {tp: Errors.NONE for tp in offsets}
+    assert group.all_offsets() == offsets
+    simple = m.add_group(GroupMetadata("simple", Empty, time))
+    commit(m, simple, {TopicPartition("bar", 3): OffsetAndMetadata(7, None, "", 1, None)})
+    assert log.log_end_offset == 4
+
+    m2, loaded = load(log)
+    assert sorted(g.group_id for g in loaded) == ["g", "simple"]
+    g = m2.get_group("g")
+    assert g.is_(Stable) and g.generation_id == 1 and g.protocol_type == "consumer" and g.protocol_name == "range"
+    assert g.leader_id == group.leader_id
+    assert {mid: (mm.assignment, mm.metadata("range"), mm.group_instance_id, mm.client_id, mm.rebalance_timeout_ms)
+            for mid, mm in g.members.items()} == {
+        "m1": (b"assign-1", b"sub-m1", None, "client-m1", 60000),
+        "m2": (b"assign-2", b"sub-m2", "instance-2", "client-m2", 60000)}
+    assert g.get_static_member_id("instance-2") == "m2"
+    assert g.all_offsets() == offsets
+    s = m2.get_group("simple")
+    assert s.is_(Empty) and s.protocol_type is None and s.offset(TopicPartition("bar", 3)).offset == 7
+    assert m2.get_offsets("simple", [TopicPartition("bar", 3)])[TopicPartition("bar", 3)].offset == 7
+
+
+def test_later_commit_wins_and_tombstones_delete_on_load(log):
+    time = MockTime()
+    m = manager_over(log, time)
+    group = m.add_group(GroupMetadata("g", Empty, time))
+    tp0, tp1 = TopicPartition("foo", 0), TopicPartition("foo", 1)
+    commit(m, group, {tp0: OffsetAndMetadata(1, None, "", 1, None), tp1: OffsetAndMetadata(1, None, "", 1, None)})
+    commit(m, group, {tp0: OffsetAndMetadata(5, None, "", 2, None)})
+    # expire tp1 only: a tombstone for its key
+    assert m.cleanup_group_metadata([group], lambda g: g.remove_offsets([tp1])) == 1
+    _, loaded = load(log)
+    assert [g.group_id for g in loaded] == ["g"]
+    assert loaded[0].all_offsets() == {tp0: OffsetAndMetadata(5, None, "", 2, None)}
+
+
+def test_deleted_group_is_gone_after_load(log):
+    time = MockTime()
+    m = manager_over(log, time)
+    group = m.add_group(stable_group(time))
+    store(m, group, {"m1": b"", "m2": b""})
+    commit(m, group, {TopicPartition("foo", 0): OffsetAndMetadata(3, None, "", 1, None)})
+    # the members leave: an empty generation is written, then the group is deleted
+    group.transition_to(Stable)
+    group.transition_to(PreparingRebalance)
+    group.remove("m1")
+    group.remove("m2")
+    group.init_next_generation()
+    store(m, group, {})
+    assert m.cleanup_group_metadata([group], lambda g: g.remove_all_offsets()) == 1
+    assert m.get_group("g") is None            # Empty without offsets -> Dead -> out of the cache
+    m2, loaded = load(log)
+    assert loaded == [] and m2.get_group("g") is None
+    assert m2.get_offsets("g", [TopicPartition("foo", 0)])[TopicPartition("foo", 0)].offset == -1
+
+
+def test_store_offsets_with_too_large_metadata(log):
+    m = GroupMetadataManager(0, OffsetConfig(offsets_topic_num_partitions=1, max_metadata_size=4),
+                             LogReplicaManager(log), MockTime(), ImmediateScheduler())
+    group = m.add_group(GroupMetadata("g", Empty, MockTime()))
+    ok, big = TopicPartition("foo", 0), TopicPartition("foo", 1)
+    result = commit(m, group, {ok: OffsetAndMetadata(1, None, "abc", 1, None),
+                               big: OffsetAndMetadata(1, None, "abcdef", 1, None)})
+    assert result == {ok: Errors.NONE, big: Errors.OFFSET_METADATA_TOO_LARGE}
+    assert group.offset(big) is None and group.offset(ok).offset == 1
+
+
+def test_unload_partition_removes_groups(log):
+    m, _ = load(log)
+    m.add_group(GroupMetadata("g", Empty, MockTime()))
+    unloaded = []
+    m.remove_groups_for_partition(0, unloaded.append)
+    assert [g.group_id for g in unloaded] == ["g"] and m.get_group("g") is None
+    assert not m.is_partition_owned(0)
+
+
+def test_offsets_expire_after_retention_in_empty_group(log):
+    time = MockTime()
+    m = GroupMetadataManager(0, OffsetConfig(offsets_topic_num_partitions=1, offsets_retention_ms=1000),
+                             LogReplicaManager(log), time, ImmediateScheduler())
+    group = m.add_group(GroupMetadata("simple", Empty, time))
+    commit(m, group, {TopicPartition("foo", 0): OffsetAndMetadata(1, None, "", time.milliseconds(), None)})
+    assert m.cleanup_group_metadata() == 0 and m.get_group("simple") is not None
+    time.sleep(1000)
+    assert m.cleanup_group_metadata() == 1
+    assert m.get_group("simple") is None
+    _, loaded = load(log)
+    assert loaded == []
