@@ -3,9 +3,13 @@
 Classes: ClientRequest -- a request on its way to one node, before the NetworkClient has put a header on it.
 
 Kafka's ClientRequest carries a ``requestBuilder`` that builds the body at the version the NetworkClient
-picks. kafkalite's message classes are version-free data classes, so the request simply holds the ``body``
-and an optional pinned ``version``; without one, ``NetworkClient.do_send`` picks
-min(client's newest, broker's newest) from the node's ``NodeApiVersions``.
+picks. kafkalite's message classes are mostly version-free data classes, so ``body`` is either the message
+itself or, where the layout depends on the version (LeaderAndIsr groups partitions by topic from v2), a
+``RequestBuilder`` (Kafka: ``AbstractRequest.Builder``) whose ``build(version)`` is called once the version is
+known. Without a pinned ``version``, ``NetworkClient.do_send`` picks min(client's newest, broker's newest)
+from the node's ``NodeApiVersions``.
+
+Classes: ClientRequest, RequestBuilder.
 Left out: ``makeHeader`` (done in ``NetworkClient.do_send``).
 """
 from __future__ import annotations
@@ -15,6 +19,22 @@ from typing import Any, Callable
 import attrs
 
 from kafkalite.protocol.api_keys import ApiKeys
+
+
+class RequestBuilder:
+    """Kafka: AbstractRequest.Builder -- builds a request body at the version the NetworkClient chose."""
+
+    def __init__(self, api_key: ApiKeys, oldest_allowed_version: int | None = None,
+                 latest_allowed_version: int | None = None):
+        self.api_key = api_key
+        self.oldest_allowed_version = api_key.min_version if oldest_allowed_version is None \
+            else oldest_allowed_version
+        self.latest_allowed_version = api_key.max_version if latest_allowed_version is None \
+            else latest_allowed_version
+
+    # Kafka: AbstractRequest.Builder.build(short version)
+    def build(self, version: int):
+        raise NotImplementedError
 
 
 @attrs.define

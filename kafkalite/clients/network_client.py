@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 import attrs
 
-from kafkalite.clients.client_request import ClientRequest
+from kafkalite.clients.client_request import ClientRequest, RequestBuilder
 from kafkalite.clients.client_response import ClientResponse
 from kafkalite.clients.cluster_connection_states import ClusterConnectionStates
 from kafkalite.clients.in_flight_requests import InFlightRequests
@@ -194,15 +194,17 @@ class NetworkClient:
         if not is_internal_request and not self.can_send_request(node_id, now):
             raise IllegalStateException(f"Attempt to send a request to node {node_id} which is not ready.")
         api = client_request.api_key
+        builder = client_request.body if isinstance(client_request.body, RequestBuilder) else None
+        oldest = latest = client_request.version
+        if builder is not None and oldest is None:
+            oldest, latest = builder.oldest_allowed_version, builder.latest_allowed_version
         try:
-            version = client_request.version
             node_versions = self.api_versions.get(node_id)
             if node_versions is None:
-                # Not negotiated (discover_broker_versions=False, or our own ApiVersions request).
-                if version is None:
-                    version = api.max_version
+                # Not negotiated (discover_broker_versions=False): the newest version we may use.
+                version = api.max_version if latest is None else latest
             else:
-                version = node_versions.latest_usable_version(api, version, version)
+                version = node_versions.latest_usable_version(api, oldest, latest)
         except UnsupportedVersionException as e:
             log.debug("%sVersion mismatch when attempting to send %s with correlation id %d to %s",
                       self.log_context, api.api_name, client_request.correlation_id, node_id)
@@ -213,6 +215,8 @@ class NetworkClient:
             return
         header = RequestHeader(api_key=api.id, api_version=version, correlation_id=client_request.correlation_id,
                                client_id=client_request.client_id)
+        if builder is not None:
+            client_request = attrs.evolve(client_request, body=builder.build(version))
         self._do_send(client_request, is_internal_request, now, header)
 
     # Kafka: NetworkClient.doSend(ClientRequest, boolean, long, AbstractRequest)

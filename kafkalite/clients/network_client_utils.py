@@ -3,8 +3,8 @@
 Classes: NetworkClientUtils -- blocking helpers over a NetworkClient, for callers that own the client's thread
 and want one request at a time: the controller's RequestSendThread and the replica fetchers.
 
-Era notes: ``send_and_receive`` loops while ``client.active()`` (Kafka 2.5+); 2.4 loops forever and relies on
-thread interruption to stop.
+Era notes: both loops also stop once ``client.active()`` turns false (``send_and_receive`` does so from Kafka
+2.5); 2.4 relies on Java's thread interruption, which Python lacks.
 """
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ class NetworkClientUtils:
         if NetworkClientUtils.is_ready(client, node, start_time) or client.ready(node, start_time):
             return True
         attempt_start_time = time.milliseconds()
-        while not client.is_ready(node, attempt_start_time) and attempt_start_time < expiry_time:
+        while not client.is_ready(node, attempt_start_time) and attempt_start_time < expiry_time \
+                and client.active():
             if client.connection_failed(node):
                 raise IOError(f"Connection to {node} failed.")
             client.poll(expiry_time - attempt_start_time, attempt_start_time)

@@ -1,0 +1,208 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/ControllerContext.scala
+
+Classes: PartitionAndReplica, ControllerContext.
+
+The controller's in-memory picture of the cluster, read from ZooKeeper at failover and kept current by the
+controller's events: live brokers and their epochs (the czxid of ``/brokers/ids/<id>``, KIP-380), every topic
+with its topic id and replica assignment, each partition's leader/ISR (``LeaderIsrAndControllerEpoch``), the
+partition and replica states of the two state machines, and the topics queued for deletion. Only the
+``controller-event-thread`` touches it, so it needs no locks.
+
+Era notes: topic ids are Kafka 2.8's (KIP-516).
+Left out: reassignment bookkeeping (``ReplicaAssignment`` adding/removing replicas), offline log dirs, stats.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import attrs
+
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.zk.zk_data import BrokerInfo, LeaderIsrAndControllerEpoch
+
+
+@attrs.frozen
+class PartitionAndReplica:
+    """Kafka: kafka.controller.PartitionAndReplica -- one replica (a broker id) of one partition."""
+
+    topic_partition: TopicPartition
+    replica: int
+
+    @property
+    def topic(self) -> str:
+        return self.topic_partition.topic
+
+    def __str__(self) -> str:
+        return f"[Topic={self.topic_partition.topic},Partition={self.topic_partition.partition},Replica={self.replica}]"
+
+
+class ControllerContext:
+    """Kafka: ControllerContext."""
+
+    INITIAL_CONTROLLER_EPOCH = 0            # Kafka: KafkaController.InitialControllerEpoch
+    INITIAL_CONTROLLER_EPOCH_ZK_VERSION = 0
+
+    def __init__(self):
+        self.epoch = self.INITIAL_CONTROLLER_EPOCH
+        self.epoch_zk_version = self.INITIAL_CONTROLLER_EPOCH_ZK_VERSION
+        self.reset_context()
+
+    # Kafka: ControllerContext.resetContext
+    def reset_context(self) -> None:
+        self.live_brokers: dict[int, BrokerInfo] = {}
+        self.live_broker_epochs: dict[int, int] = {}
+        self.shutting_down_broker_ids: set[int] = set()
+        self.all_topics: set[str] = set()
+        self.topic_ids: dict[str, str] = {}
+        self.partition_assignments: dict[str, dict[int, list[int]]] = {}
+        self.partition_leadership_info: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
+        self.partition_states: dict[TopicPartition, object] = {}     # -> PartitionState
+        self.replica_states: dict[PartitionAndReplica, object] = {}  # -> ReplicaState
+        self.topics_to_be_deleted: set[str] = set()
+        self.topics_with_deletion_started: set[str] = set()
+        self.topics_ineligible_for_deletion: set[str] = set()
+
+    # ------------------------------------------------------------ brokers
+
+    # Kafka: ControllerContext.setLiveBrokerAndEpochs
+    def set_live_brokers_and_epochs(self, broker_and_epochs: dict[BrokerInfo, int]) -> None:
+        self.live_brokers = {}
+        self.live_broker_epochs = {}
+        self.add_live_brokers_and_epochs(broker_and_epochs)
+
+    # Kafka: ControllerContext.addLiveBrokersAndEpochs
+    def add_live_brokers_and_epochs(self, broker_and_epochs: dict[BrokerInfo, int]) -> None:
+        for broker, epoch in broker_and_epochs.items():
+            self.live_brokers[broker.id] = broker
+            self.live_broker_epochs[broker.id] = epoch
+
+    # Kafka: ControllerContext.removeLiveBrokers
+    def remove_live_brokers(self, broker_ids: Iterable[int]) -> None:
+        for broker_id in broker_ids:
+            self.live_brokers.pop(broker_id, None)
+            self.live_broker_epochs.pop(broker_id, None)
+
+    # Kafka: ControllerContext.liveBrokerIds -- live and not shutting down
+    @property
+    def live_broker_ids(self) -> set[int]:
+        return set(self.live_brokers) - self.shutting_down_broker_ids
+
+    # Kafka: ControllerContext.liveOrShuttingDownBrokerIds
+    @property
+    def live_or_shutting_down_broker_ids(self) -> set[int]:
+        return set(self.live_brokers)
+
+    # Kafka: ControllerContext.liveOrShuttingDownBroker
+    def live_or_shutting_down_broker(self, broker_id: int) -> BrokerInfo | None:
+        return self.live_brokers.get(broker_id)
+
+    # Kafka: ControllerContext.liveBrokerIdAndEpochs
+    @property
+    def live_broker_id_and_epochs(self) -> dict[int, int]:
+        return dict(self.live_broker_epochs)
+
+    # Kafka: ControllerContext.isReplicaOnline (no offline log dirs here)
+    def is_replica_online(self, broker_id: int, tp: TopicPartition, include_shutting_down_brokers: bool = False
+                          ) -> bool:
+        live = self.live_or_shutting_down_broker_ids if include_shutting_down_brokers else self.live_broker_ids
+        return broker_id in live
+
+    # ------------------------------------------------------------ topics and assignments
+
+    # Kafka: ControllerContext.partitionReplicaAssignment
+    def partition_replica_assignment(self, tp: TopicPartition) -> list[int]:
+        return list(self.partition_assignments.get(tp.topic, {}).get(tp.partition, []))
+
+    # Kafka: ControllerContext.updatePartitionReplicaAssignment
+    def update_partition_replica_assignment(self, tp: TopicPartition, replicas: list[int]) -> None:
+        self.partition_assignments.setdefault(tp.topic, {})[tp.partition] = list(replicas)
+
+    # Kafka: ControllerContext.partitionsForTopic
+    def partitions_for_topic(self, topic: str) -> set[TopicPartition]:
+        return {TopicPartition(topic, p) for p in self.partition_assignments.get(topic, {})}
+
+    # Kafka: ControllerContext.allPartitions
+    def all_partitions(self) -> set[TopicPartition]:
+        return {TopicPartition(t, p) for t, parts in self.partition_assignments.items() for p in parts}
+
+    # Kafka: ControllerContext.replicasOnBrokers
+    def replicas_on_brokers(self, broker_ids: set[int]) -> set[PartitionAndReplica]:
+        return {PartitionAndReplica(TopicPartition(t, p), r)
+                for t, parts in self.partition_assignments.items()
+                for p, replicas in parts.items() for r in replicas if r in broker_ids}
+
+    # Kafka: ControllerContext.replicasForTopic
+    def replicas_for_topic(self, topic: str) -> set[PartitionAndReplica]:
+        return {PartitionAndReplica(TopicPartition(topic, p), r)
+                for p, replicas in self.partition_assignments.get(topic, {}).items() for r in replicas}
+
+    # Kafka: ControllerContext.replicasForPartition
+    def replicas_for_partition(self, partitions: Iterable[TopicPartition]) -> list[PartitionAndReplica]:
+        return [PartitionAndReplica(tp, r) for tp in sorted(partitions, key=_tp_key)
+                for r in self.partition_replica_assignment(tp)]
+
+    # Kafka: ControllerContext.partitionsLeadByBroker
+    def partitions_lead_by_broker(self, broker_id: int) -> set[TopicPartition]:
+        return {tp for tp, lice in self.partition_leadership_info.items() if lice.leader_and_isr.leader == broker_id}
+
+    # Kafka: ControllerContext.removeTopic
+    def remove_topic(self, topic: str) -> None:
+        self.partition_assignments.pop(topic, None)
+        self.topic_ids.pop(topic, None)
+        for tp in [tp for tp in self.partition_leadership_info if tp.topic == topic]:
+            del self.partition_leadership_info[tp]
+        for tp in [tp for tp in self.partition_states if tp.topic == topic]:
+            del self.partition_states[tp]
+        for r in [r for r in self.replica_states if r.topic == topic]:
+            del self.replica_states[r]
+        self.all_topics.discard(topic)
+
+    # ------------------------------------------------------------ topic deletion
+
+    # Kafka: ControllerContext.queueTopicDeletion
+    def queue_topic_deletion(self, topics: Iterable[str]) -> None:
+        self.topics_to_be_deleted.update(topics)
+
+    # Kafka: ControllerContext.beginTopicDeletion
+    def begin_topic_deletion(self, topics: Iterable[str]) -> None:
+        self.topics_with_deletion_started.update(topics)
+
+    # Kafka: ControllerContext.isTopicDeletionInProgress
+    def is_topic_deletion_in_progress(self, topic: str) -> bool:
+        return topic in self.topics_with_deletion_started
+
+    # Kafka: ControllerContext.isTopicQueuedUpForDeletion
+    def is_topic_queued_up_for_deletion(self, topic: str) -> bool:
+        return topic in self.topics_to_be_deleted
+
+    # Kafka: ControllerContext.isTopicEligibleForDeletion
+    def is_topic_eligible_for_deletion(self, topic: str) -> bool:
+        return topic in self.topics_to_be_deleted and topic not in self.topics_ineligible_for_deletion
+
+    # Kafka: ControllerContext.removeTopicFromTopicsToBeDeleted (part of removeTopic in later versions)
+    def remove_topic_from_deletion(self, topic: str) -> None:
+        self.topics_to_be_deleted.discard(topic)
+        self.topics_with_deletion_started.discard(topic)
+        self.topics_ineligible_for_deletion.discard(topic)
+
+    # ------------------------------------------------------------ states of the state machines
+
+    # Kafka: ControllerContext.partitionsInState
+    def partitions_in_states(self, states) -> set[TopicPartition]:
+        return {tp for tp, s in self.partition_states.items() if s in states}
+
+    # Kafka: ControllerContext.replicasInState
+    def replicas_in_state(self, topic: str, state) -> set[PartitionAndReplica]:
+        return {r for r, s in self.replica_states.items() if r.topic == topic and s is state}
+
+    # Kafka: ControllerContext.areAllReplicasInState
+    def are_all_replicas_in_state(self, topic: str, state) -> bool:
+        return all(self.replica_states.get(r) is state for r in self.replicas_for_topic(topic))
+
+    # Kafka: ControllerContext.isAnyReplicaInState
+    def is_any_replica_in_state(self, topic: str, state) -> bool:
+        return any(self.replica_states.get(r) is state for r in self.replicas_for_topic(topic))
+
+
+def _tp_key(tp: TopicPartition):
+    return tp.topic, tp.partition

@@ -1,0 +1,687 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/KafkaController.scala
+
+Classes: KafkaController, its ZooKeeper handlers (ControllerChangeHandler, BrokerChangeHandler, TopicChangeHandler,
+TopicDeletionHandler, IsrChangeNotificationHandler) and its events (Startup, BrokerChange, TopicChange,
+TopicDeletion, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire, IsrChangeNotification,
+LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived, TopicDeletionStopReplicaResponseReceived).
+
+Every broker runs a KafkaController; the one that creates the ephemeral ``/controller`` znode is active
+(research/controller.md §2.2). ``elect()`` creates it and bumps ``/controller_epoch`` in one ZooKeeper multi; from
+then on every controller write carries a check of that epoch znode's version, so a deposed ("zombie") controller
+cannot write. The active controller then (``on_controller_failover``) reads the cluster into its
+``ControllerContext``, watches ``/brokers/ids``, ``/brokers/topics`` and ``/admin/delete_topics``, connects to
+every live broker (``ControllerChannelManager``), sends UpdateMetadata everywhere, and starts the replica and
+partition state machines. A single broker elects itself and sends LeaderAndIsr/UpdateMetadata to itself over
+the network, exactly as in a cluster.
+
+All work runs as events on ``controller-event-thread``; ZooKeeper watchers only enqueue.
+
+Left out (tier 2): controlled shutdown, partition reassignment, preferred-replica election and the auto leader
+rebalance scheduler, log-dir failure events, per-topic partition-modification handlers, unclean-election config
+events, controller metrics.
+"""
+from __future__ import annotations
+
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.controller.controller_channel_manager import ControllerBrokerRequestBatch, ControllerChannelManager
+from kafkalite.controller.controller_context import ControllerContext, PartitionAndReplica
+from kafkalite.controller.controller_event_manager import ControllerEvent, ControllerEventManager, ControllerState
+from kafkalite.controller.partition_state_machine import (
+    OfflinePartitionLeaderElectionStrategy, PartitionState, PartitionStateMachine,
+)
+from kafkalite.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
+from kafkalite.controller.state_change_logger import StateChangeLogger
+from kafkalite.controller.topic_deletion_manager import ControllerDeletionClient, TopicDeletionManager
+from kafkalite.protocol.errors import ControllerMovedException, Errors
+from kafkalite.utils.logging import Logging
+from kafkalite.utils.time import SYSTEM, Time
+from kafkalite.zk.zk_data import (
+    BrokerIdsZNode, BrokerInfo, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, TopicsZNode,
+)
+from kafkalite.zookeeper.zoo_keeper_client import StateChangeHandler, ZNodeChangeHandler, ZNodeChildChangeHandler
+
+
+class KafkaController(Logging):
+    """Kafka: KafkaController."""
+
+    def __init__(self, config, zk_client, time: Time = SYSTEM, broker_info: BrokerInfo | None = None,
+                 broker_epoch: int = -1, thread_name_prefix: str | None = None, controller_channel_manager=None):
+        self.config = config
+        self.zk_client = zk_client
+        self.time = time
+        self.broker_info = broker_info
+        self._broker_epoch = broker_epoch
+        self.log_ident = f"[Controller id={config.broker_id}] "
+        self.controller_context = ControllerContext()
+        self.state_change_logger = StateChangeLogger(config.broker_id, in_controller_context=True)
+        self.event_manager = ControllerEventManager(config.broker_id, self, time)
+        # ``controller_channel_manager`` may be replaced by a test double with the same methods.
+        self.controller_channel_manager = controller_channel_manager or ControllerChannelManager(
+            self.controller_context, config, time, self.state_change_logger, thread_name_prefix)
+        self.broker_request_batch = ControllerBrokerRequestBatch(
+            config, self.controller_channel_manager, self.event_manager, self.controller_context,
+            self.state_change_logger)
+        self.replica_state_machine = ReplicaStateMachine(
+            config, self.state_change_logger, self.controller_context, zk_client,
+            ControllerBrokerRequestBatch(config, self.controller_channel_manager, self.event_manager,
+                                         self.controller_context, self.state_change_logger))
+        self.partition_state_machine = PartitionStateMachine(
+            config, self.state_change_logger, self.controller_context, zk_client,
+            ControllerBrokerRequestBatch(config, self.controller_channel_manager, self.event_manager,
+                                         self.controller_context, self.state_change_logger))
+        self.topic_deletion_manager = TopicDeletionManager(
+            config, self.controller_context, self.replica_state_machine, self.partition_state_machine,
+            ControllerDeletionClient(self, zk_client))
+        self.controller_change_handler = ControllerChangeHandler(self.event_manager)
+        self.broker_change_handler = BrokerChangeHandler(self.event_manager)
+        self.topic_change_handler = TopicChangeHandler(self.event_manager)
+        self.topic_deletion_handler = TopicDeletionHandler(self.event_manager)
+        self.isr_change_notification_handler = IsrChangeNotificationHandler(self.event_manager)
+        self.active_controller_id = -1
+
+    # ------------------------------------------------------------ public API
+
+    # Kafka: KafkaController.isActive
+    @property
+    def is_active(self) -> bool:
+        return self.active_controller_id == self.config.broker_id
+
+    @property
+    def controller_id(self) -> int:
+        """The id of the active controller as this broker last saw it (-1 = none)."""
+        return self.active_controller_id
+
+    # Kafka: KafkaController.epoch
+    @property
+    def epoch(self) -> int:
+        return self.controller_context.epoch
+
+    # Kafka: KafkaController.brokerEpoch
+    @property
+    def broker_epoch(self) -> int:
+        return self._broker_epoch
+
+    # Kafka: KafkaController.startup
+    def startup(self) -> None:
+        self.zk_client.register_state_change_handler(_ControllerStateChangeHandler(self))
+        self.event_manager.put(Startup())
+        self.event_manager.start()
+
+    # Kafka: KafkaController.shutdown
+    def shutdown(self) -> None:
+        self.event_manager.close()
+        self.on_controller_resignation()
+
+    # Kafka: KafkaController.process -- runs on the event thread (see ControllerEventManager's era notes)
+    def process(self, event: ControllerEvent) -> None:
+        try:
+            event.process(self)
+        except ControllerMovedException as e:
+            self.info(f"Controller moved to another broker when processing {event}: {e}")
+            self.maybe_resign()
+        except Exception as e:   # noqa: BLE001
+            self.error(f"Error processing event {event}", exc_info=e)
+
+    # Kafka: KafkaController.preempt
+    def preempt(self, event: ControllerEvent) -> None:
+        event.preempt(self)
+
+    # ------------------------------------------------------------ election
+
+    # Kafka: KafkaController.processStartup
+    def process_startup(self) -> None:
+        self.zk_client.register_znode_change_handler_and_check_existence(self.controller_change_handler)
+        self.elect()
+
+    # Kafka: KafkaController.elect
+    def elect(self) -> None:
+        self.active_controller_id = self._read_controller_id()
+        if self.active_controller_id != -1:
+            self.debug(f"Broker {self.active_controller_id} has been elected as the controller, so stopping the "
+                       f"election process.")
+            return
+        try:
+            epoch, epoch_zk_version = self.zk_client.register_controller_and_increment_controller_epoch(
+                self.config.broker_id)
+            self.controller_context.epoch = epoch
+            self.controller_context.epoch_zk_version = epoch_zk_version
+            self.active_controller_id = self.config.broker_id
+            self.info(f"{self.config.broker_id} successfully elected as the controller. Epoch incremented to "
+                      f"{self.controller_context.epoch} and epoch zk version is now "
+                      f"{self.controller_context.epoch_zk_version}")
+            self.on_controller_failover()
+        except ControllerMovedException as e:
+            self.maybe_resign()
+            if self.active_controller_id != -1:
+                self.debug(f"Broker {self.active_controller_id} was elected as controller instead of broker "
+                           f"{self.config.broker_id}: {e}")
+            else:
+                self.warn(f"A controller has been elected but just resigned, this will result in another round of "
+                          f"election: {e}")
+        except Exception as e:   # noqa: BLE001
+            self.error(f"Error while electing or becoming controller on broker {self.config.broker_id}. Trigger "
+                       f"controller movement immediately", exc_info=e)
+            self.trigger_controller_move()
+
+    # Kafka: KafkaController.maybeResign
+    def maybe_resign(self) -> None:
+        was_active_before_change = self.is_active
+        self.zk_client.register_znode_change_handler_and_check_existence(self.controller_change_handler)
+        self.active_controller_id = self._read_controller_id()
+        if was_active_before_change and not self.is_active:
+            self.on_controller_resignation()
+
+    def _read_controller_id(self) -> int:
+        """Kafka: zkClient.getControllerId.getOrElse(-1) -- also re-arms the watch on /controller."""
+        controller_id = self.zk_client.get_controller_id()
+        return -1 if controller_id is None else controller_id
+
+    # Kafka: KafkaController.triggerControllerMove
+    def trigger_controller_move(self) -> None:
+        self.active_controller_id = self._read_controller_id()
+        if not self.is_active:
+            self.warn("Controller has already moved when trying to trigger controller movement")
+            return
+        try:
+            expected = self.controller_context.epoch_zk_version
+            self.active_controller_id = -1
+            self.on_controller_resignation()
+            self.zk_client.delete_controller(expected)
+        except ControllerMovedException:
+            self.warn("Controller has already moved when trying to trigger controller movement")
+
+    # Kafka: KafkaController.onControllerFailover
+    def on_controller_failover(self) -> None:
+        self.info("Registering handlers")
+        for handler in (self.broker_change_handler, self.topic_change_handler, self.topic_deletion_handler,
+                        self.isr_change_notification_handler):
+            self.zk_client.register_znode_child_change_handler(handler)
+        self.info("Deleting isr change notifications")
+        self.zk_client.delete_isr_change_notifications(None, self.controller_context.epoch_zk_version)
+        self.info("Initializing controller context")
+        self.initialize_controller_context()
+        self.info("Fetching topic deletions in progress")
+        topics_to_be_deleted, topics_ineligible = self.fetch_topic_deletions_in_progress()
+        self.info("Initializing topic deletion manager")
+        self.topic_deletion_manager.init(topics_to_be_deleted, topics_ineligible)
+        # UpdateMetadata first: a broker must know the live brokers before it learns about leaders (KAFKA-5620).
+        self.info("Sending update metadata request")
+        self.send_update_metadata_request(sorted(self.controller_context.live_or_shutting_down_broker_ids), set())
+        self.replica_state_machine.startup()
+        self.partition_state_machine.startup()
+        self.info(f"Ready to serve as the new controller with epoch {self.epoch}")
+        self.topic_deletion_manager.try_topic_deletion()
+
+    # Kafka: KafkaController.onControllerResignation
+    def on_controller_resignation(self) -> None:
+        self.debug("Resigning")
+        for handler in (self.isr_change_notification_handler, self.topic_deletion_handler,
+                        self.topic_change_handler, self.broker_change_handler):
+            self.zk_client.unregister_znode_child_change_handler(handler.path)
+        self.topic_deletion_manager.reset()
+        self.replica_state_machine.shutdown()
+        self.partition_state_machine.shutdown()
+        self.controller_channel_manager.shutdown()
+        self.controller_context.reset_context()
+        self.info("Resigned")
+
+    # Kafka: KafkaController.initializeControllerContext
+    def initialize_controller_context(self) -> None:
+        ctx = self.controller_context
+        ctx.set_live_brokers_and_epochs(self.zk_client.get_all_broker_and_epochs_in_cluster())
+        self.info(f"Initialized broker epochs cache: {ctx.live_broker_id_and_epochs}")
+        ctx.all_topics = self.zk_client.get_all_topics_in_cluster(register_watch=True)
+        for topic, assignment in self.zk_client.get_partition_assignment_for_topics(ctx.all_topics).items():
+            for partition, replicas in assignment.items():
+                ctx.update_partition_replica_assignment(TopicPartition(topic, partition), replicas)
+        ctx.topic_ids.update(self.zk_client.get_topic_ids_for_topics(ctx.all_topics))
+        ctx.partition_leadership_info.clear()
+        ctx.shutting_down_broker_ids.clear()
+        self.update_leader_and_isr_cache()
+        self.controller_channel_manager.startup()
+        self.info(f"Currently active brokers in the cluster: {sorted(ctx.live_broker_ids)}")
+        self.info(f"Currently shutting brokers in the cluster: {sorted(ctx.shutting_down_broker_ids)}")
+        self.info(f"Current list of topics in the cluster: {sorted(ctx.all_topics)}")
+
+    # Kafka: KafkaController.fetchTopicDeletionsInProgress
+    def fetch_topic_deletions_in_progress(self) -> tuple[set[str], set[str]]:
+        ctx = self.controller_context
+        topics_to_be_deleted = set(self.zk_client.get_topic_deletions())
+        topics_with_offline_replicas = {t for t in topics_to_be_deleted
+                                        if any(not ctx.is_replica_online(r.replica, r.topic_partition)
+                                               for r in ctx.replicas_for_topic(t))}
+        self.info(f"List of topics to be deleted: {','.join(sorted(topics_to_be_deleted))}")
+        self.info(f"List of topics ineligible for deletion: {','.join(sorted(topics_with_offline_replicas))}")
+        return topics_to_be_deleted, topics_with_offline_replicas
+
+    # Kafka: KafkaController.updateLeaderAndIsrCache
+    def update_leader_and_isr_cache(self, partitions=None) -> None:
+        partitions = self.controller_context.all_partitions() if partitions is None else partitions
+        for tp, lice in self.zk_client.get_topic_partition_states(partitions).items():
+            self.controller_context.partition_leadership_info[tp] = lice
+
+    # ------------------------------------------------------------ brokers
+
+    # Kafka: KafkaController.processBrokerChange
+    def process_broker_change(self) -> None:
+        if not self.is_active:
+            return
+        ctx = self.controller_context
+        cur_broker_and_epochs = self.zk_client.get_all_broker_and_epochs_in_cluster()
+        cur_epochs = {b.id: e for b, e in cur_broker_and_epochs.items()}
+        cur_ids = set(cur_epochs)
+        known_ids = ctx.live_or_shutting_down_broker_ids
+        new_ids = cur_ids - known_ids
+        dead_ids = known_ids - cur_ids
+        bounced_ids = {i for i in cur_ids & known_ids if cur_epochs[i] > ctx.live_broker_epochs.get(i, -1)}
+        new_brokers = {b: e for b, e in cur_broker_and_epochs.items() if b.id in new_ids}
+        bounced_brokers = {b: e for b, e in cur_broker_and_epochs.items() if b.id in bounced_ids}
+        self.info(f"Newly added brokers: {_ids(new_ids)}, deleted brokers: {_ids(dead_ids)}, bounced brokers: "
+                  f"{_ids(bounced_ids)}, all live brokers: {_ids(cur_ids)}")
+        for broker in new_brokers:
+            self.controller_channel_manager.add_broker(broker)
+        for broker_id in bounced_ids:
+            self.controller_channel_manager.remove_broker(broker_id)
+        for broker in bounced_brokers:
+            self.controller_channel_manager.add_broker(broker)
+        for broker_id in dead_ids:
+            self.controller_channel_manager.remove_broker(broker_id)
+        if new_ids:
+            ctx.add_live_brokers_and_epochs(new_brokers)
+            self.on_broker_startup(sorted(new_ids))
+        if bounced_ids:
+            ctx.remove_live_brokers(bounced_ids)
+            self.on_broker_failure(sorted(bounced_ids))
+            ctx.add_live_brokers_and_epochs(bounced_brokers)
+            self.on_broker_startup(sorted(bounced_ids))
+        if dead_ids:
+            ctx.remove_live_brokers(dead_ids)
+            self.on_broker_failure(sorted(dead_ids))
+        if new_ids or dead_ids or bounced_ids:
+            self.info(f"Updated broker epochs cache: {ctx.live_broker_id_and_epochs}")
+
+    # Kafka: KafkaController.onBrokerStartup
+    def on_broker_startup(self, new_brokers: list[int]) -> None:
+        self.info(f"New broker startup callback for {','.join(map(str, new_brokers))}")
+        ctx = self.controller_context
+        existing = sorted(ctx.live_or_shutting_down_broker_ids - set(new_brokers))
+        # the existing brokers learn about the new broker; the new broker learns about every partition
+        self.send_update_metadata_request(existing, set())
+        self.send_update_metadata_request(new_brokers, set(ctx.partition_leadership_info))
+        all_replicas_on_new_brokers = ctx.replicas_on_brokers(set(new_brokers))
+        self.replica_state_machine.handle_state_changes(_sorted_replicas(all_replicas_on_new_brokers),
+                                                        ReplicaState.OnlineReplica)
+        self.partition_state_machine.trigger_online_partition_state_change()
+        to_be_deleted = {r.topic for r in all_replicas_on_new_brokers
+                         if self.topic_deletion_manager.is_topic_queued_up_for_deletion(r.topic)}
+        if to_be_deleted:
+            self.info(f"Some replicas for topics {sorted(to_be_deleted)} to be deleted were on the new brokers; "
+                      f"resuming their deletion")
+            self.topic_deletion_manager.resume_deletion_for_topics(to_be_deleted)
+
+    # Kafka: KafkaController.onBrokerFailure
+    def on_broker_failure(self, dead_brokers: list[int]) -> None:
+        self.info(f"Broker failure callback for {','.join(map(str, dead_brokers))}")
+        ctx = self.controller_context
+        ctx.shutting_down_broker_ids.difference_update(dead_brokers)
+        self.on_replicas_become_offline(ctx.replicas_on_brokers(set(dead_brokers)))
+
+    # Kafka: KafkaController.onReplicasBecomeOffline
+    def on_replicas_become_offline(self, new_offline_replicas: set[PartitionAndReplica]) -> None:
+        ctx = self.controller_context
+        tdm = self.topic_deletion_manager
+        for_deletion = {r for r in new_offline_replicas if tdm.is_topic_queued_up_for_deletion(r.topic)}
+        not_for_deletion = new_offline_replicas - for_deletion
+        partitions_without_leader = sorted(
+            (tp for tp, lice in ctx.partition_leadership_info.items()
+             if not ctx.is_replica_online(lice.leader_and_isr.leader, tp)
+             and not tdm.is_topic_queued_up_for_deletion(tp.topic)), key=lambda t: (t.topic, t.partition))
+        # partitions whose leader died: Offline, then elect new leaders from the live ISR
+        self.partition_state_machine.handle_state_changes(partitions_without_leader, PartitionState.OfflinePartition)
+        self.partition_state_machine.trigger_online_partition_state_change()
+        # the dead replicas leave the ISRs; the remaining replicas hear about it
+        self.replica_state_machine.handle_state_changes(_sorted_replicas(not_for_deletion), ReplicaState.OfflineReplica)
+        if for_deletion:
+            tdm.fail_replica_deletion(for_deletion)
+        if not partitions_without_leader:
+            self.send_update_metadata_request(sorted(ctx.live_or_shutting_down_broker_ids), set())
+
+    # ------------------------------------------------------------ topics
+
+    # Kafka: KafkaController.processTopicChange
+    def process_topic_change(self) -> None:
+        if not self.is_active:
+            return
+        ctx = self.controller_context
+        topics = self.zk_client.get_all_topics_in_cluster(register_watch=True)
+        new_topics = topics - ctx.all_topics
+        deleted_topics = ctx.all_topics - topics
+        ctx.all_topics = set(topics)
+        added = self.zk_client.get_partition_assignment_for_topics(new_topics)
+        for topic in deleted_topics:
+            ctx.remove_topic(topic)
+        new_partitions = set()
+        for topic, assignment in added.items():
+            for partition, replicas in assignment.items():
+                tp = TopicPartition(topic, partition)
+                ctx.update_partition_replica_assignment(tp, replicas)
+                new_partitions.add(tp)
+        ctx.topic_ids.update(self.zk_client.get_topic_ids_for_topics(new_topics))
+        self.info(f"New topics: [{sorted(new_topics)}], deleted topics: [{sorted(deleted_topics)}], new partition "
+                  f"replica assignment [{added}]")
+        if new_partitions:
+            self.on_new_partition_creation(new_partitions)
+
+    # Kafka: KafkaController.onNewPartitionCreation
+    def on_new_partition_creation(self, new_partitions: set[TopicPartition]) -> None:
+        self.info(f"New partition creation callback for {','.join(str(tp) for tp in _sorted_tps(new_partitions))}")
+        partitions = _sorted_tps(new_partitions)
+        ctx = self.controller_context
+        self.partition_state_machine.handle_state_changes(partitions, PartitionState.NewPartition)
+        self.replica_state_machine.handle_state_changes(ctx.replicas_for_partition(partitions),
+                                                        ReplicaState.NewReplica)
+        self.partition_state_machine.handle_state_changes(partitions, PartitionState.OnlinePartition,
+                                                          OfflinePartitionLeaderElectionStrategy(False))
+        self.replica_state_machine.handle_state_changes(ctx.replicas_for_partition(partitions),
+                                                        ReplicaState.OnlineReplica)
+
+    # Kafka: KafkaController.processTopicDeletion
+    def process_topic_deletion(self) -> None:
+        if not self.is_active:
+            return
+        ctx = self.controller_context
+        topics_to_be_deleted = set(self.zk_client.get_topic_deletions())
+        self.debug(f"Delete topics listener fired for topics {','.join(sorted(topics_to_be_deleted))} to be deleted")
+        non_existent = topics_to_be_deleted - ctx.all_topics
+        if non_existent:
+            self.warn(f"Ignoring request to delete non-existing topics {','.join(sorted(non_existent))}")
+            self.zk_client.delete_topic_deletions(sorted(non_existent), ctx.epoch_zk_version)
+        topics_to_be_deleted -= non_existent
+        if self.config.get("delete.topic.enable"):
+            if topics_to_be_deleted:
+                self.info(f"Starting topic deletion for topics {','.join(sorted(topics_to_be_deleted))}")
+                self.topic_deletion_manager.enqueue_topics_for_deletion(topics_to_be_deleted)
+        else:
+            self.info(f"Removing {sorted(topics_to_be_deleted)} since delete topic is disabled")
+            self.zk_client.delete_topic_deletions(sorted(topics_to_be_deleted), ctx.epoch_zk_version)
+
+    # Kafka: KafkaController.processIsrChangeNotification -- a leader changed an ISR in ZooKeeper
+    def process_isr_change_notification(self) -> None:
+        if not self.is_active:
+            return
+        sequence_numbers = self.zk_client.get_all_isr_change_notifications()
+        try:
+            partitions = self.zk_client.get_partitions_from_isr_change_notifications(sequence_numbers)
+            if partitions:
+                self.update_leader_and_isr_cache(partitions)
+                live = sorted(self.controller_context.live_or_shutting_down_broker_ids)
+                self.debug(f"Sending MetadataRequest to Brokers: {live} for TopicPartitions: {partitions}")
+                self.send_update_metadata_request(live, partitions)
+        finally:
+            self.zk_client.delete_isr_change_notifications(sequence_numbers, self.controller_context.epoch_zk_version)
+
+    # Kafka: KafkaController.sendUpdateMetadataRequest
+    def send_update_metadata_request(self, brokers, partitions) -> None:
+        try:
+            self.broker_request_batch.new_batch()
+            self.broker_request_batch.add_update_metadata_request_for_brokers(brokers, partitions)
+            self.broker_request_batch.send_requests_to_brokers(self.epoch)
+        except RuntimeError as e:   # IllegalStateException: a half-built batch
+            self.error(f"Forcing the controller to resign: {e}")
+            self.broker_request_batch.clear()
+            self.trigger_controller_move()
+
+    # ------------------------------------------------------------ responses from brokers
+
+    # Kafka: KafkaController.processLeaderAndIsrResponseReceived
+    def process_leader_and_isr_response_received(self, response, broker_id: int) -> None:
+        if not self.is_active:
+            return
+        if response.error_code != Errors.NONE.code:
+            self.error(f"Received error {Errors.for_code(response.error_code).name} in LeaderAndIsr response "
+                       f"{response} from broker {broker_id}")
+            return
+        errors = {(e.topic_name, e.partition_index): e.error_code for e in response.partition_errors
+                  if e.error_code != Errors.NONE.code}
+        if errors:
+            self.warn(f"Broker {broker_id} reported errors for partitions {errors} in its LeaderAndIsr response")
+
+    # Kafka: KafkaController.processUpdateMetadataResponseReceived
+    def process_update_metadata_response_received(self, response, broker_id: int) -> None:
+        if not self.is_active:
+            return
+        if response.error_code == Errors.STALE_BROKER_EPOCH.code:
+            self.info(f"Received error {Errors.STALE_BROKER_EPOCH.name} in UpdateMetadata response from broker "
+                      f"{broker_id}")
+        elif response.error_code != Errors.NONE.code:
+            self.error(f"Received error {Errors.for_code(response.error_code).name} in UpdateMetadata response "
+                       f"from broker {broker_id}")
+
+    # Kafka: KafkaController.processTopicDeletionStopReplicaResponseReceived
+    def process_topic_deletion_stop_replica_response_received(self, replica_id: int, response) -> None:
+        if not self.is_active:
+            return
+        self.debug(f"Delete topic callback invoked on StopReplica response received from broker {replica_id}: "
+                   f"{response}")
+        failed, succeeded = set(), set()
+        errors = {(e.topic_name, e.partition_index): e.error_code for e in response.partition_errors}
+        ctx = self.controller_context
+        for (topic, partition), code in errors.items():
+            if not ctx.is_topic_queued_up_for_deletion(topic):
+                continue
+            replica = PartitionAndReplica(TopicPartition(topic, partition), replica_id)
+            if response.error_code != Errors.NONE.code or code != Errors.NONE.code:
+                failed.add(replica)
+            else:
+                succeeded.add(replica)
+        if failed:
+            self.topic_deletion_manager.fail_replica_deletion(failed)
+        if succeeded:
+            self.topic_deletion_manager.complete_replica_deletion(succeeded)
+
+    # Kafka: KafkaController.processRegisterBrokerAndReelect
+    def process_register_broker_and_reelect(self) -> None:
+        if self.broker_info is not None:
+            self._broker_epoch = self.zk_client.register_broker(self.broker_info)
+        self.process_reelect()
+
+    # Kafka: KafkaController.processReelect
+    def process_reelect(self) -> None:
+        self.maybe_resign()
+        self.elect()
+
+    # Kafka: KafkaController.processExpire
+    def process_expire(self) -> None:
+        self.active_controller_id = -1
+        self.on_controller_resignation()
+
+
+def _ids(ids) -> str:
+    return ",".join(map(str, sorted(ids)))
+
+
+def _sorted_tps(tps) -> list[TopicPartition]:
+    return sorted(tps, key=lambda t: (t.topic, t.partition))
+
+
+def _sorted_replicas(replicas) -> list[PartitionAndReplica]:
+    return sorted(replicas, key=lambda r: (r.topic, r.topic_partition.partition, r.replica))
+
+
+# ---------------------------------------------------------------- ZooKeeper handlers (they only enqueue)
+
+class _ControllerStateChangeHandler(StateChangeHandler):
+    """Kafka: the anonymous StateChangeHandler of KafkaController.startup."""
+
+    name = "controller-state-change-handler"
+
+    def __init__(self, controller: KafkaController):
+        self.controller = controller
+
+    def after_initializing_session(self) -> None:
+        self.controller.event_manager.put(RegisterBrokerAndReelect())
+
+    def before_initializing_session(self) -> None:
+        queued = self.controller.event_manager.clear_and_put(Expire())
+        queued.await_processing(30)
+
+
+class ControllerChangeHandler(ZNodeChangeHandler):
+    """Kafka: ControllerChangeHandler -- watches /controller."""
+
+    path = ControllerZNode.path()
+
+    def __init__(self, event_manager: ControllerEventManager):
+        self.event_manager = event_manager
+
+    def handle_creation(self) -> None:
+        self.event_manager.put(ControllerChange())
+
+    def handle_deletion(self) -> None:
+        self.event_manager.put(Reelect())
+
+    def handle_data_change(self) -> None:
+        self.event_manager.put(ControllerChange())
+
+
+class BrokerChangeHandler(ZNodeChildChangeHandler):
+    """Kafka: BrokerChangeHandler -- watches the children of /brokers/ids."""
+
+    path = BrokerIdsZNode.path()
+
+    def __init__(self, event_manager: ControllerEventManager):
+        self.event_manager = event_manager
+
+    def handle_child_change(self) -> None:
+        self.event_manager.put(BrokerChange())
+
+
+class TopicChangeHandler(ZNodeChildChangeHandler):
+    """Kafka: TopicChangeHandler -- watches the children of /brokers/topics."""
+
+    path = TopicsZNode.path()
+
+    def __init__(self, event_manager: ControllerEventManager):
+        self.event_manager = event_manager
+
+    def handle_child_change(self) -> None:
+        self.event_manager.put(TopicChange())
+
+
+class TopicDeletionHandler(ZNodeChildChangeHandler):
+    """Kafka: TopicDeletionHandler -- watches the children of /admin/delete_topics."""
+
+    path = DeleteTopicsZNode.path()
+
+    def __init__(self, event_manager: ControllerEventManager):
+        self.event_manager = event_manager
+
+    def handle_child_change(self) -> None:
+        self.event_manager.put(TopicDeletion())
+
+
+class IsrChangeNotificationHandler(ZNodeChildChangeHandler):
+    """Kafka: IsrChangeNotificationHandler -- watches the children of /isr_change_notification."""
+
+    path = IsrChangeNotificationZNode.path()
+
+    def __init__(self, event_manager: ControllerEventManager):
+        self.event_manager = event_manager
+
+    def handle_child_change(self) -> None:
+        self.event_manager.put(IsrChangeNotification())
+
+
+# ---------------------------------------------------------------- events
+
+class Startup(ControllerEvent):
+    state = ControllerState.ControllerChange
+
+    def process(self, controller) -> None:
+        controller.process_startup()
+
+
+class ControllerChange(ControllerEvent):
+    state = ControllerState.ControllerChange
+
+    def process(self, controller) -> None:
+        controller.maybe_resign()
+
+
+class Reelect(ControllerEvent):
+    state = ControllerState.ControllerChange
+
+    def process(self, controller) -> None:
+        controller.process_reelect()
+
+
+class RegisterBrokerAndReelect(ControllerEvent):
+    state = ControllerState.ControllerChange
+
+    def process(self, controller) -> None:
+        controller.process_register_broker_and_reelect()
+
+
+class Expire(ControllerEvent):
+    state = ControllerState.ControllerChange
+
+    def process(self, controller) -> None:
+        controller.process_expire()
+
+
+class BrokerChange(ControllerEvent):
+    state = ControllerState.BrokerChange
+
+    def process(self, controller) -> None:
+        controller.process_broker_change()
+
+
+class TopicChange(ControllerEvent):
+    state = ControllerState.TopicChange
+
+    def process(self, controller) -> None:
+        controller.process_topic_change()
+
+
+class TopicDeletion(ControllerEvent):
+    state = ControllerState.TopicDeletion
+
+    def process(self, controller) -> None:
+        controller.process_topic_deletion()
+
+
+class IsrChangeNotification(ControllerEvent):
+    state = ControllerState.IsrChange
+
+    def process(self, controller) -> None:
+        controller.process_isr_change_notification()
+
+
+class LeaderAndIsrResponseReceived(ControllerEvent):
+    state = ControllerState.LeaderAndIsrResponseReceived
+
+    def __init__(self, response, broker_id: int):
+        self.response, self.broker_id = response, broker_id
+
+    def process(self, controller) -> None:
+        controller.process_leader_and_isr_response_received(self.response, self.broker_id)
+
+
+class UpdateMetadataResponseReceived(ControllerEvent):
+    state = ControllerState.UpdateMetadataResponseReceived
+
+    def __init__(self, response, broker_id: int):
+        self.response, self.broker_id = response, broker_id
+
+    def process(self, controller) -> None:
+        controller.process_update_metadata_response_received(self.response, self.broker_id)
+
+
+class TopicDeletionStopReplicaResponseReceived(ControllerEvent):
+    state = ControllerState.TopicDeletion
+
+    def __init__(self, replica_id: int, response):
+        self.replica_id, self.response = replica_id, response
+
+    def process(self, controller) -> None:
+        controller.process_topic_deletion_stop_replica_response_received(self.replica_id, self.response)
