@@ -25,7 +25,7 @@ class ImmediateScheduler:
 
     def startup(self): pass
     def shutdown(self): pass
-    def is_started(self): return True
+    is_started = True
 
     def schedule(self, name, fun, delay_ms=0, period_ms=-1):
         if period_ms < 0:

@@ -209,7 +209,7 @@ class GroupMetadataManager(Logging):
     # Kafka: GroupMetadataManager.shutdown
     def shutdown(self) -> None:
         self.shutting_down.set()
-        if self.scheduler.is_started():
+        if self.scheduler.is_started:
             self.scheduler.shutdown()
         with self.partition_lock:
             self.group_metadata_cache.clear()
