@@ -8,6 +8,7 @@ The controller talks to every live broker -- itself included, there is no shortc
 ``RequestSendThread`` per broker (``Controller-<controllerId>-to-broker-<brokerId>-send-thread``), each with its own
 queue and its own ``NetworkClient`` connected to the broker's endpoint for ``control.plane.listener.name`` (or the
 inter-broker listener when no control plane is configured, KIP-291), as registered in ``/brokers/ids/<id>``.
+UpdateMetadata v7 (Kafka 2.8) also carries each topic's id, from the topic znode.
 A send thread takes one request at a time, waits until the broker is reachable, sends it and waits for the
 answer; on failure it reconnects and retries the same request every 100 ms until the broker is removed.
 
@@ -17,7 +18,7 @@ Responses become controller events (``LeaderAndIsrResponseReceived`` ...), put o
 
 Era notes: Kafka 2.4 picks control request versions from ``inter.broker.protocol.version`` and its controller
 NetworkClient does not discover versions. kafkalite negotiates with ApiVersions instead (the newest of
-LeaderAndIsr v4 / UpdateMetadata v6 / StopReplica v2 the broker supports), so the request builders get their
+LeaderAndIsr v4 / UpdateMetadata v7 / StopReplica v2 the broker supports), so the request builders get their
 version from the NetworkClient. Python cannot interrupt a blocked thread: shutting a send thread down wakes its
 queue and its NetworkClient (``initiate_close``).
 Left out: metrics (queue size gauges, request rate), IBP-based version selection, offline log dirs.
@@ -47,6 +48,7 @@ from kafkalite.protocol.messages.update_metadata import (
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.shutdownable_thread import ShutdownableThread
 from kafkalite.utils.time import SYSTEM, Time
+from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
 from kafkalite.zk.zk_data import BrokerInfo, LeaderAndIsr, LeaderIsrAndControllerEpoch
 
 # Kafka: SecurityProtocol ids, as UpdateMetadata endpoints carry them
@@ -270,15 +272,22 @@ class UpdateMetadataRequestBuilder(RequestBuilder):
     """Kafka: UpdateMetadataRequest.Builder."""
 
     def __init__(self, controller_id: int, controller_epoch: int, broker_epoch: int,
-                 partition_states: list[UpdateMetadataPartitionState], live_brokers: list[UpdateMetadataBroker]):
+                 partition_states: list[UpdateMetadataPartitionState], live_brokers: list[UpdateMetadataBroker],
+                 topic_ids: dict[str, str] | None = None):
         super().__init__(ApiKeys.UPDATE_METADATA, oldest_allowed_version=1)
         self.controller_id, self.controller_epoch, self.broker_epoch = controller_id, controller_epoch, broker_epoch
         self.partition_states, self.live_brokers = partition_states, live_brokers
+        self.topic_ids = topic_ids or {}
 
     def build(self, version: int) -> UpdateMetadataRequest:
-        return UpdateMetadataRequest.build(version, [attrs.evolve(s) for s in self.partition_states],
-                                           controller_id=self.controller_id, controller_epoch=self.controller_epoch,
-                                           broker_epoch=self.broker_epoch, live_brokers=list(self.live_brokers))
+        request = UpdateMetadataRequest.build(version, [attrs.evolve(s) for s in self.partition_states],
+                                              controller_id=self.controller_id,
+                                              controller_epoch=self.controller_epoch,
+                                              broker_epoch=self.broker_epoch, live_brokers=list(self.live_brokers))
+        for topic_state in request.topic_states:   # v7 (Kafka 2.8) carries topic ids; older versions drop them
+            if topic_state.topic_name in self.topic_ids:
+                topic_state.topic_id = topic_id_to_uuid(self.topic_ids[topic_state.topic_name])
+        return request
 
 
 class StopReplicaRequestBuilder(RequestBuilder):
@@ -450,7 +459,7 @@ class ControllerBrokerRequestBatch(Logging):
             if broker_id not in ctx.live_or_shutting_down_broker_ids:
                 continue
             builder = UpdateMetadataRequestBuilder(self.controller_id, controller_epoch, self._broker_epoch(broker_id),
-                                                   partition_states, live_brokers)
+                                                   partition_states, live_brokers, ctx.topic_ids)
             self._send_request(broker_id, builder, self._update_metadata_callback(broker_id))
 
     def _update_metadata_callback(self, broker_id: int):

@@ -82,7 +82,6 @@ class KafkaController(Logging):
     # ------------------------------------------------------------ public API
 
     # Kafka: KafkaController.isActive
-    @property
     def is_active(self) -> bool:
         return self.active_controller_id == self.config.broker_id
 
@@ -165,10 +164,10 @@ class KafkaController(Logging):
 
     # Kafka: KafkaController.maybeResign
     def maybe_resign(self) -> None:
-        was_active_before_change = self.is_active
+        was_active_before_change = self.is_active()
         self.zk_client.register_znode_change_handler_and_check_existence(self.controller_change_handler)
         self.active_controller_id = self._read_controller_id()
-        if was_active_before_change and not self.is_active:
+        if was_active_before_change and not self.is_active():
             self.on_controller_resignation()
 
     def _read_controller_id(self) -> int:
@@ -179,7 +178,7 @@ class KafkaController(Logging):
     # Kafka: KafkaController.triggerControllerMove
     def trigger_controller_move(self) -> None:
         self.active_controller_id = self._read_controller_id()
-        if not self.is_active:
+        if not self.is_active():
             self.warn("Controller has already moved when trying to trigger controller movement")
             return
         try:
@@ -264,7 +263,7 @@ class KafkaController(Logging):
 
     # Kafka: KafkaController.processBrokerChange
     def process_broker_change(self) -> None:
-        if not self.is_active:
+        if not self.is_active():
             return
         ctx = self.controller_context
         cur_broker_and_epochs = self.zk_client.get_all_broker_and_epochs_in_cluster()
@@ -350,7 +349,7 @@ class KafkaController(Logging):
 
     # Kafka: KafkaController.processTopicChange
     def process_topic_change(self) -> None:
-        if not self.is_active:
+        if not self.is_active():
             return
         ctx = self.controller_context
         topics = self.zk_client.get_all_topics_in_cluster(register_watch=True)
@@ -367,7 +366,8 @@ class KafkaController(Logging):
                 ctx.update_partition_replica_assignment(tp, replicas)
                 new_partitions.add(tp)
         ctx.topic_ids.update(self.zk_client.get_topic_ids_for_topics(new_topics))
-        self.info(f"New topics: [{sorted(new_topics)}], deleted topics: [{sorted(deleted_topics)}], new partition "
+        self.info(f"New topics: [{','.join(sorted(new_topics))}], deleted topics: [{','.join(sorted(deleted_topics))}], "
+                  f"new partition "
                   f"replica assignment [{added}]")
         if new_partitions:
             self.on_new_partition_creation(new_partitions)
@@ -387,7 +387,7 @@ class KafkaController(Logging):
 
     # Kafka: KafkaController.processTopicDeletion
     def process_topic_deletion(self) -> None:
-        if not self.is_active:
+        if not self.is_active():
             return
         ctx = self.controller_context
         topics_to_be_deleted = set(self.zk_client.get_topic_deletions())
@@ -407,7 +407,7 @@ class KafkaController(Logging):
 
     # Kafka: KafkaController.processIsrChangeNotification -- a leader changed an ISR in ZooKeeper
     def process_isr_change_notification(self) -> None:
-        if not self.is_active:
+        if not self.is_active():
             return
         sequence_numbers = self.zk_client.get_all_isr_change_notifications()
         try:
@@ -435,7 +435,7 @@ class KafkaController(Logging):
 
     # Kafka: KafkaController.processLeaderAndIsrResponseReceived
     def process_leader_and_isr_response_received(self, response, broker_id: int) -> None:
-        if not self.is_active:
+        if not self.is_active():
             return
         if response.error_code != Errors.NONE.code:
             self.error(f"Received error {Errors.for_code(response.error_code).name} in LeaderAndIsr response "
@@ -448,7 +448,7 @@ class KafkaController(Logging):
 
     # Kafka: KafkaController.processUpdateMetadataResponseReceived
     def process_update_metadata_response_received(self, response, broker_id: int) -> None:
-        if not self.is_active:
+        if not self.is_active():
             return
         if response.error_code == Errors.STALE_BROKER_EPOCH.code:
             self.info(f"Received error {Errors.STALE_BROKER_EPOCH.name} in UpdateMetadata response from broker "
@@ -459,7 +459,7 @@ class KafkaController(Logging):
 
     # Kafka: KafkaController.processTopicDeletionStopReplicaResponseReceived
     def process_topic_deletion_stop_replica_response_received(self, replica_id: int, response) -> None:
-        if not self.is_active:
+        if not self.is_active():
             return
         self.debug(f"Delete topic callback invoked on StopReplica response received from broker {replica_id}: "
                    f"{response}")

@@ -13,20 +13,22 @@ import time
 import pytest
 
 from kafkalite.common.topic_partition import TopicPartition
-from kafkalite.controller.controller_channel_manager import ControllerChannelManager
+from kafkalite.controller.controller_channel_manager import ControllerChannelManager, LeaderAndIsrRequestBuilder
 from kafkalite.controller.controller_context import ControllerContext
 from kafkalite.controller.kafka_controller import KafkaController
 from kafkalite.controller.partition_state_machine import PartitionState
 from kafkalite.protocol import schema
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.messages.api_versions import ApiVersion, ApiVersionsResponse
-from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrRequest, LeaderAndIsrResponse
+from kafkalite.protocol.messages.leader_and_isr import (
+    LeaderAndIsrPartitionState, LeaderAndIsrRequest, LeaderAndIsrResponse,
+)
 from kafkalite.protocol.messages.stop_replica import StopReplicaPartitionError, StopReplicaResponse
 from kafkalite.protocol.request_header import RequestHeader
 from kafkalite.protocol.requests import parse_request_body
 from kafkalite.protocol.response_header import ResponseHeader
 from kafkalite.server.kafka_config import KafkaConfig
-from kafkalite.zk.kafka_zk_client import KafkaZkClient
+from kafkalite.zk.kafka_zk_client import KafkaZkClient, topic_id_to_uuid
 from kafkalite.zk.zk_data import BrokerInfo, LeaderAndIsr
 from kafkalite.zookeeper.local_zoo_keeper import LocalZooKeeper
 
@@ -146,7 +148,7 @@ def cluster(tmp_path):
 def test_single_broker_elects_itself_and_bumps_epoch(cluster):
     cluster.register(0)
     controller, channel = cluster.start_controller(0)
-    wait_until(lambda: controller.is_active, "controller 0 elected")
+    wait_until(lambda: controller.is_active(), "controller 0 elected")
     assert controller.controller_id == 0
     assert controller.epoch == 1
     epoch, stat = cluster.admin.get_controller_epoch()
@@ -161,13 +163,13 @@ def test_second_controller_waits_then_takes_over(cluster):
     cluster.register(0)
     cluster.register(1)
     c0, _ = cluster.start_controller(0)
-    wait_until(lambda: c0.is_active, "controller 0 elected")
+    wait_until(lambda: c0.is_active(), "controller 0 elected")
     c1, ch1 = cluster.start_controller(1)
     wait_until(lambda: c1.controller_id == 0, "controller 1 sees controller 0")
-    assert not c1.is_active
+    assert not c1.is_active()
     assert ch1.of(UM) == []
     cluster.kill(0)
-    wait_until(lambda: c1.is_active, "controller 1 takes over")
+    wait_until(lambda: c1.is_active(), "controller 1 takes over")
     assert c1.epoch == 2
     assert cluster.admin.get_controller_epoch()[0] == 2
     # the new controller sees broker 0 gone
@@ -178,7 +180,7 @@ def test_new_topic_partitions_go_online_with_first_live_replica(cluster):
     cluster.register(0)
     cluster.register(2)   # broker 1 is not alive
     controller, channel = cluster.start_controller(0)
-    wait_until(lambda: controller.is_active, "controller elected")
+    wait_until(lambda: controller.is_active(), "controller elected")
     channel.clear()
     cluster.admin.create_topic_assignment("t", {0: [1, 0, 2], 1: [2, 0]})
     tp0, tp1 = TopicPartition("t", 0), TopicPartition("t", 1)
@@ -206,7 +208,7 @@ def test_topic_deletion_sends_stop_replica_then_removes_znodes(cluster):
     cluster.register(0)
     cluster.register(1)
     controller, channel = cluster.start_controller(0)
-    wait_until(lambda: controller.is_active, "controller elected")
+    wait_until(lambda: controller.is_active(), "controller elected")
     cluster.admin.create_topic_assignment("gone", {0: [0, 1]})
     wait_until(lambda: len(channel.of(LAI)) == 2, "topic created")
     channel.clear()
@@ -228,7 +230,7 @@ def test_broker_failure_elects_new_leader_from_isr(cluster):
     cluster.register(1)
     cluster.register(2)
     controller, channel = cluster.start_controller(0)
-    wait_until(lambda: controller.is_active, "controller elected")
+    wait_until(lambda: controller.is_active(), "controller elected")
     tp = TopicPartition("f", 0)
     cluster.admin.create_topic_assignment("f", {0: [1, 2, 0]})
     wait_until(lambda: len(channel.of(LAI)) == 3, "topic created")
@@ -245,17 +247,27 @@ def test_broker_failure_elects_new_leader_from_isr(cluster):
     assert controller.controller_context.live_broker_ids == {0, 2}
 
 
-def test_controller_channel_manager_sends_over_the_network(tmp_path):
-    """The real ControllerChannelManager: one named send thread per broker, ApiVersions first, then
-    LeaderAndIsr at the newest version both sides support (v4), response handed to the callback."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(4)
-    port = server.getsockname()[1]
-    received = []
+class ControlPlaneDouble:
+    """A broker's control-plane socket: answers ApiVersions with the full table and every control request with
+    an empty success response, recording (header, request) pairs."""
 
-    def serve():
-        conn, _ = server.accept()
+    def __init__(self):
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(4)
+        self.port = self.server.getsockname()[1]
+        self.received = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
         with conn:
             while True:
                 head = conn.recv(4, socket.MSG_WAITALL)
@@ -269,22 +281,30 @@ def test_controller_channel_manager_sends_over_the_network(tmp_path):
                         ApiVersion(api_key=a.id, min_version=a.min_version, max_version=a.max_version)
                         for a in ApiKeys])
                 else:
-                    received.append((header, parse_request_body(header, frame, offset)))
-                    body = LeaderAndIsrResponse(error_code=0)
+                    self.received.append((header, parse_request_body(header, frame, offset)))
+                    body = api.response_class(error_code=0)
                 payload = ResponseHeader(correlation_id=header.correlation_id).to_bytes(
                     api.response_header_version(header.api_version)) + schema.write(body, header.api_version)
                 conn.sendall(struct.pack(">i", len(payload)) + payload)
 
-    threading.Thread(target=serve, daemon=True).start()
+    def of(self, api_key):
+        return [(h, r) for h, r in self.received if h.api_key == api_key.id]
+
+    def close(self):
+        self.server.close()
+
+
+def test_controller_channel_manager_sends_over_the_network(tmp_path):
+    """The real ControllerChannelManager: one named send thread per broker, ApiVersions first, then
+    LeaderAndIsr at the newest version both sides support (v4), response handed to the callback."""
+    broker = ControlPlaneDouble()
     ctx = ControllerContext()
-    ctx.add_live_brokers_and_epochs({broker_info(5, port): 42})
+    ctx.add_live_brokers_and_epochs({broker_info(5, broker.port): 42})
     manager = ControllerChannelManager(ctx, make_config(3, tmp_path))
     manager.startup()
     try:
         names = [t.name for t in threading.enumerate()]
         assert "Controller-3-to-broker-5-send-thread" in names
-        from kafkalite.controller.controller_channel_manager import LeaderAndIsrRequestBuilder
-        from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionState
         state = LeaderAndIsrPartitionState(topic_name="t", partition_index=0, controller_epoch=1, leader=5,
                                            leader_epoch=0, isr=[5], zk_version=0, replicas=[5], is_new=True)
         done = threading.Event()
@@ -293,11 +313,41 @@ def test_controller_channel_manager_sends_over_the_network(tmp_path):
                              lambda r: (responses.append(r), done.set()))
         assert done.wait(10)
         assert isinstance(responses[0], LeaderAndIsrResponse)
-        header, request = received[0]
+        header, request = broker.of(LAI)[0]
         assert header.api_version == 4 and header.client_id == "3"
         assert isinstance(request, LeaderAndIsrRequest)
         assert request.broker_epoch == 42 and request.partition_states()[0].topic_name == "t"
     finally:
         manager.shutdown()
-        server.close()
+        broker.close()
     assert "Controller-3-to-broker-5-send-thread" not in [t.name for t in threading.enumerate()]
+
+
+def test_single_broker_controller_sends_to_itself_over_the_network(cluster):
+    """No shortcut: the controller reaches its own broker through its registered endpoint."""
+    broker = ControlPlaneDouble()
+    try:
+        cluster.register(0, port=broker.port)
+        zk = cluster.zk_clients[0]
+        controller = KafkaController(make_config(0, cluster.tmp_path), zk, broker_info=broker_info(0, broker.port))
+        cluster.controllers[0] = controller
+        controller.startup()
+        wait_until(lambda: controller.is_active(), "controller elected")
+        wait_until(lambda: broker.of(UM), "UpdateMetadata over the socket")
+        cluster.admin.create_topic_assignment("net", {0: [0]})
+        wait_until(lambda: broker.of(LAI), "LeaderAndIsr over the socket")
+        header, request = broker.of(LAI)[0]
+        assert header.api_version == 4
+        [state] = request.partition_states()
+        assert (state.topic_name, state.partition_index, state.leader, state.is_new) == ("net", 0, 0, True)
+        wait_until(lambda: any(s.topic_name == "net" for _, r in broker.of(UM) for s in r.partition_states()),
+                   "UpdateMetadata with the new topic")
+        um_header, um = broker.of(UM)[-1]
+        assert um_header.api_version == ApiKeys.UPDATE_METADATA.max_version
+        if um_header.api_version >= 7:   # topic ids travel from the topic znode to the broker
+            [topic_state] = [t for t in um.topic_states if t.topic_name == "net"]
+            assert topic_state.topic_id == topic_id_to_uuid(cluster.admin.get_topic_ids_for_topics(["net"])["net"])
+        assert "Controller-0-to-broker-0-send-thread" in [t.name for t in threading.enumerate()]
+    finally:
+        cluster.kill(0)
+        broker.close()
