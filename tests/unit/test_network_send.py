@@ -72,7 +72,7 @@ def recv_exact(sock, n) -> bytes:
     return bytes(out)
 
 
-def write_all(send, transport, reader=None, max_rounds=100_000):
+def write_all(send, transport, max_rounds=100_000):
     rounds = 0
     while not send.completed():
         send.write_to(transport)
