@@ -37,12 +37,11 @@ def group_broker(broker_factory):
 def create_topic(bootstrap, name, partitions):
     """Through auto-creation (num.partitions=6): send one metadata request and wait for the leaders."""
     assert partitions == 6
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    producer = KafkaProducer(bootstrap_servers=bootstrap, max_block_ms=30_000)
     try:
-        wait_until(lambda: consumer.partitions_for_topic(name) == set(range(6)), timeout=30,
-                   message=f"topic {name} auto-created")
+        assert producer.partitions_for(name) == set(range(6))   # blocks until the leaders are known
     finally:
-        consumer.close()
+        producer.close()
 
 
 def produce(bootstrap, topic, count, partitions):
