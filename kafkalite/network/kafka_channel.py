@@ -153,6 +153,11 @@ class KafkaChannel:
     def socket_description(self) -> str:
         return self.transport_layer.socket_description()
 
+    # Kafka: KafkaChannel.disconnect -- stop selecting on the socket, keep it open for now.
+    def disconnect(self) -> None:
+        self.disconnected = True
+        self.transport_layer.disconnect()
+
     # Kafka: KafkaChannel.close
     def close(self) -> None:
         self.disconnected = True

@@ -314,7 +314,7 @@ class Selector:
 
     # Kafka: Selector.close(KafkaChannel, CloseMode)
     def _close(self, channel: KafkaChannel, close_mode: CloseMode) -> None:
-        channel.disconnected = True
+        channel.disconnect()
         if channel.id in self.connected:
             self.connected.remove(channel.id)
         deque = self.staged_receives.get(channel)

@@ -31,6 +31,7 @@ from kafkalite.network.kafka_channel import ChannelMuteEvent
 from kafkalite.network.request_channel import (CloseConnectionAction, NoOpAction, Request, RequestChannel,
                                                RequestContext, SendAction)
 from kafkalite.network.selector import Selector
+from kafkalite.protocol.errors import InvalidRequestException
 from kafkalite.protocol.request_header import RequestHeader
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM
@@ -358,7 +359,7 @@ class Acceptor(AbstractServerThread):
         except (BlockingIOError, InterruptedError):
             return None
         try:
-            self.connection_quotas.inc(self.end_point.listener_name, addr[0])
+            self.connection_quotas.inc(self.end_point.listener_name, addr[0], lambda: self.is_running)
         except TooManyConnectionsException as e:
             self.info(f"Rejected connection from {e.ip}, address already has the configured maximum of "
                       f"{e.count} connections.")
@@ -507,7 +508,7 @@ class Processor(AbstractServerThread):
                 if channel is None:
                     raise RuntimeError(f"Channel {connection_id} removed from selector before processing completed receive")
                 payload = receive.payload()
-                header, body_offset = RequestHeader.parse(payload)
+                header, body_offset = self.parse_request_header(payload)
                 context = RequestContext(header, connection_id, connection_id.split("-")[1].rsplit(":", 1)[0],
                                          self.listener_name, self.security_protocol)
                 request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,
@@ -517,6 +518,16 @@ class Processor(AbstractServerThread):
                 self.handle_channel_mute_event(connection_id, ChannelMuteEvent.REQUEST_RECEIVED)
             except Exception as e:  # noqa: BLE001 -- an unparseable request closes this connection only (S17)
                 self.process_channel_exception(connection_id, f"Exception while processing request from {connection_id}", e)
+
+    # Kafka: Processor.parseRequestHeader
+    @staticmethod
+    def parse_request_header(payload: memoryview):
+        try:
+            return RequestHeader.parse(payload)
+        except InvalidRequestException as e:
+            best_guess = int.from_bytes(payload[:2], "big", signed=True) if len(payload) >= 2 else None
+            raise InvalidRequestException(f"Error parsing request header. Our best guess of the apiKey is: "
+                                          f"{best_guess}: {e}") from e
 
     # Kafka: Processor.processCompletedSends -- the response is out: read the next request (S16).
     def process_completed_sends(self) -> None:
@@ -653,9 +664,9 @@ class ConnectionQuotas:
         return self.max_connections_per_ip_overrides.get(address, self.default_max_connections_per_ip)
 
     # Kafka: ConnectionQuotas.inc
-    def inc(self, listener_name: str, address: str) -> None:
+    def inc(self, listener_name: str, address: str, still_running=lambda: True) -> None:
         with self._cond:
-            self._wait_for_connection_slot(listener_name)
+            self._wait_for_connection_slot(listener_name, still_running)
             count = self.counts.get(address, 0) + 1
             limit = self.max_connections_per_ip(address)
             if count > limit:
@@ -663,15 +674,15 @@ class ConnectionQuotas:
             self.counts[address] = count
             self.listener_counts[listener_name] = self.listener_counts.get(listener_name, 0) + 1
 
-    # Kafka: ConnectionQuotas.waitForConnectionSlot -- bounded here so shutdown is never stuck.
-    def _wait_for_connection_slot(self, listener_name: str) -> None:
+    # Kafka: ConnectionQuotas.waitForConnectionSlot -- the Acceptor waits until a connection closes
+    # (checking every half second that it is still running, so shutdown is never stuck).
+    def _wait_for_connection_slot(self, listener_name: str, still_running) -> None:
         if listener_name == self.inter_broker_listener_name and len(self.listener_counts) > 1:
-            return   # the protected listener
-        total = sum(self.listener_counts.values())
-        if total >= self.broker_max_connections:
-            self._cond.wait_for(lambda: sum(self.listener_counts.values()) < self.broker_max_connections, 0.5)
-            if sum(self.listener_counts.values()) >= self.broker_max_connections:
+            return   # the protected listener: brokers can always reach each other
+        while sum(self.listener_counts.values()) >= self.broker_max_connections:
+            if not still_running():
                 raise TooManyConnectionsException(f"listener {listener_name}", self.broker_max_connections)
+            self._cond.wait(0.5)
 
     # Kafka: ConnectionQuotas.dec
     def dec(self, listener_name: str, address: str) -> None:

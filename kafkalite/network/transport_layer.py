@@ -83,6 +83,8 @@ class PlaintextTransportLayer(TransportLayer):
             self._apply()
 
     def _apply(self) -> None:
+        if self._disconnected:
+            return
         if self.interest_ops:
             if self._registered:
                 self._selector.modify(self.socket_channel, self.interest_ops, self.attachment)
@@ -92,6 +94,20 @@ class PlaintextTransportLayer(TransportLayer):
         elif self._registered:
             self._selector.unregister(self.socket_channel)
             self._registered = False
+
+    # Kafka: PlaintextTransportLayer.disconnect -- cancel the selection key; the socket stays open
+    # until the channel is finally closed (its staged requests may still be handed out).
+    def disconnect(self) -> None:
+        if self._registered:
+            try:
+                self._selector.unregister(self.socket_channel)
+            except (KeyError, ValueError):
+                pass
+            self._registered = False
+        self.interest_ops = 0
+        self._disconnected = True
+
+    _disconnected = False
 
     def has_pending_writes(self) -> bool:
         return False

@@ -122,11 +122,12 @@ def _int_range(lo=None, hi=None):
 
 
 def _one_of(*allowed):
+    # Kafka: ValidString / ValidList -- a list is checked element by element, naming the bad one.
     def check(name, value):
         values = value if isinstance(value, list) else [value]
         for v in values:
             if v not in allowed:
-                raise ConfigException(name, value, f"String must be one of: {', '.join(allowed)}")
+                raise ConfigException(name, v, f"String must be one of: {', '.join(allowed)}")
     return check
 
 
@@ -166,6 +167,7 @@ def parse_type(name: str, value, type_: str):
 
 
 _D = Defaults
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 # name: (type, default, validator)
 CONFIG_DEF: dict[str, tuple] = {
     "broker.id": (INT, _D.BrokerId, None),
@@ -176,7 +178,7 @@ CONFIG_DEF: dict[str, tuple] = {
     "advertised.listeners": (STRING, None, None),
     "listener.security.protocol.map": (STRING, _D.ListenerSecurityProtocolMap, None),
     "inter.broker.listener.name": (STRING, None, None),
-    "security.inter.broker.protocol": (STRING, "PLAINTEXT", _one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")),
+    "security.inter.broker.protocol": (STRING, "PLAINTEXT", _one_of(*SECURITY_PROTOCOLS)),
     "control.plane.listener.name": (STRING, None, None),
     "num.network.threads": (INT, _D.NumNetworkThreads, _int_range(1)),
     "num.io.threads": (INT, _D.NumIoThreads, _int_range(1)),
@@ -323,13 +325,14 @@ class KafkaConfig:
         # Kafka: logDirs -- log.dirs wins over log.dir
         dirs = v["log.dirs"] if v["log.dirs"] is not None else v["log.dir"]
         self.log_dirs = [d.strip() for d in dirs.split(",") if d.strip()]
-        # Kafka: logRetentionTimeMillis -- ms, else minutes, else hours
+        # Kafka: logRetentionTimeMillis -- ms, else minutes, else hours; any negative value is -1 (forever)
         if v["log.retention.ms"] is not None:
-            self.log_retention_time_millis = v["log.retention.ms"]
+            millis = v["log.retention.ms"]
         elif v["log.retention.minutes"] is not None:
-            self.log_retention_time_millis = v["log.retention.minutes"] * 60_000
+            millis = v["log.retention.minutes"] * 60_000
         else:
-            self.log_retention_time_millis = v["log.retention.hours"] * 3_600_000
+            millis = v["log.retention.hours"] * 3_600_000
+        self.log_retention_time_millis = -1 if millis < 0 else millis
         self.log_roll_time_millis = v["log.roll.ms"] if v["log.roll.ms"] is not None else v["log.roll.hours"] * 3_600_000
         self.log_flush_interval_ms = (v["log.flush.interval.ms"] if v["log.flush.interval.ms"] is not None
                                       else v["log.flush.scheduler.interval.ms"])
@@ -340,10 +343,17 @@ class KafkaConfig:
         v = self.values
         self.listener_security_protocol_map = {k.upper(): val for k, val in _parse_map(
             "listener.security.protocol.map", v["listener.security.protocol.map"]).items()}
+        for name, proto in self.listener_security_protocol_map.items():
+            if proto.upper() not in SECURITY_PROTOCOLS:
+                raise ConfigException("listener.security.protocol.map", v["listener.security.protocol.map"],
+                                      f"Invalid security protocol `{proto}` defined in listener.security.protocol.map")
         self.listeners = self._parse_endpoints("listeners", v["listeners"])
         adv = v["advertised.listeners"]
         self.advertised_listeners = self._parse_endpoints("advertised.listeners", adv) if adv else list(self.listeners)
         ibl = v["inter.broker.listener.name"]
+        if ibl is not None and "security.inter.broker.protocol" in self.originals:
+            raise ConfigException("inter.broker.listener.name", ibl, "Only one of inter.broker.listener.name and "
+                                  "security.inter.broker.protocol should be set.")
         if ibl is not None:
             self.inter_broker_listener_name = ibl.upper()
         else:
@@ -362,6 +372,9 @@ class KafkaConfig:
         names = [ep.listener_name for ep in endpoints]
         if len(set(names)) != len(names):
             raise ConfigException(name, raw, "Each listener must have a different name")
+        ports = [ep.port for ep in endpoints if ep.port != 0]
+        if len(set(ports)) != len(ports):
+            raise ConfigException(name, raw, "Each listener must have a different port")
         return endpoints
 
     # Kafka: KafkaConfig.controlPlaneListener
@@ -384,6 +397,19 @@ class KafkaConfig:
         v = self.values
         if self.broker_id < -1:
             raise ConfigException("broker.id", self.broker_id, "Value must be at least -1")
+        if v["broker.id.generation.enable"] and self.broker_id > v["reserved.broker.max.id"]:
+            raise ConfigException("broker.id", self.broker_id, "broker.id must be equal or greater than -1 and not "
+                                  "greater than reserved.broker.max.id")
+        if self.log_retention_time_millis == 0:
+            raise ConfigException("log.retention.ms", 0, "log.retention.ms must be unlimited (-1) or, equal or "
+                                  "greater than 1")
+        if self.max_connections_per_ip == 0 and not self.max_connections_per_ip_overrides:
+            raise ConfigException("max.connections.per.ip", 0, "max.connections.per.ip can be set to zero only if "
+                                  "max.connections.per.ip.overrides property is set.")
+        for ep in self.advertised_listeners:
+            if ep.host == "0.0.0.0":
+                raise ConfigException("advertised.listeners", ep.connection_string(), "advertised.listeners cannot use "
+                                      "the nonroutable meta-address 0.0.0.0. Use a routable IP address.")
         if not self.log_dirs:
             raise ConfigException("log.dirs", v["log.dirs"], "At least one log directory must be defined")
         if not self.listeners:
@@ -408,6 +434,10 @@ class KafkaConfig:
             if cp not in listener_names:
                 raise ConfigException("control.plane.listener.name", cp,
                                       "control.plane.listener.name must be a listener name defined in listeners")
+            if cp not in adv_names:
+                raise ConfigException("control.plane.listener.name", cp,
+                                      "control.plane.listener.name must be a listener name defined in "
+                                      "advertised.listeners")
             if cp == self.inter_broker_listener_name:
                 raise ConfigException("control.plane.listener.name", cp,
                                       "control.plane.listener.name, when defined, should have a different value "

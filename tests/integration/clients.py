@@ -129,8 +129,12 @@ class AioKafkaAdmin:
     def __init__(self, bootstrap: str):
         from aiokafka.admin import AIOKafkaAdminClient
         self.loop = asyncio.new_event_loop()
-        self.admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000,
-                                         client_id="kafkalite-test-aiokafka")
+
+        async def make():   # aiokafka objects must be created inside the loop that runs them
+            return AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000,
+                                       client_id="kafkalite-test-aiokafka")
+
+        self.admin = self.run(make())
         self.run(self.admin.start())
 
     def run(self, coro):
@@ -212,3 +216,264 @@ class KafkaJsAdmin:
 
 
 ADMIN_CLIENTS = [KafkaPythonAdmin, ConfluentAdmin, AioKafkaAdmin, KafkaJsAdmin]
+
+
+# --- issue 3: produce with each real client, read back by assigning partitions ----------------
+#
+# Every producer takes a list of ``Produced`` records (each names its partition, so the order in
+# each partition is known) and every reader returns ``Consumed`` records. Readers never join a
+# group: they assign partitions and start at offset 0, as a replay tool or a test would.
+
+import attrs  # noqa: E402  (kept next to the functions that use it)
+
+
+@attrs.frozen
+class Produced:
+    partition: int
+    key: bytes
+    value: bytes
+    headers: tuple = ()            # ((name: str, value: bytes), ...)
+    timestamp: int | None = None   # CreateTime in ms; None = the client's clock
+
+
+@attrs.frozen
+class Consumed:
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple
+    timestamp: int
+    timestamp_type: str            # "create" or "log_append"
+
+
+def make_records(count: int, partitions: int = 1, timestamp_base: int | None = None,
+                 headers: bool = True) -> list[Produced]:
+    """``count`` keyed ASCII records spread round-robin over ``partitions``; values vary in length."""
+    out = []
+    for i in range(count):
+        hdrs = (("h-index", str(i).encode()), ("h-const", b"kafkalite")) if headers else ()
+        out.append(Produced(partition=i % partitions, key=f"key-{i:05d}".encode(),
+                            value=(f"value-{i}-" + "abcdefghij"[i % 10] * (i % 97)).encode(),
+                            headers=hdrs, timestamp=None if timestamp_base is None else timestamp_base + i))
+    return out
+
+
+def create_topic(bootstrap: str, name: str, partitions: int = 1, config: dict | None = None) -> None:
+    """CreateTopics through confluent-kafka's AdminClient, then wait until every partition has a leader."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 10000})
+    futures = admin.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=1,
+                                            config={k: str(v) for k, v in (config or {}).items()})],
+                                  operation_timeout=10, request_timeout=15)
+    futures[name].result(timeout=20)
+    import time
+    deadline = time.monotonic() + 15
+    while True:
+        md = admin.list_topics(topic=name, timeout=10).topics.get(name)
+        if md is not None and md.error is None and len(md.partitions) == partitions and \
+                all(p.leader >= 0 for p in md.partitions.values()):
+            return
+        assert time.monotonic() < deadline, f"topic {name} has no leaders yet: {md and md.partitions}"
+        time.sleep(0.05)
+
+
+def produce_kafka_python(bootstrap: str, topic: str, records: list[Produced], **config) -> None:
+    from kafka import KafkaProducer
+    producer = KafkaProducer(bootstrap_servers=bootstrap, request_timeout_ms=15000, **config)
+    try:
+        futures = [producer.send(topic, key=r.key, value=r.value, partition=r.partition,
+                                 headers=list(r.headers), timestamp_ms=r.timestamp) for r in records]
+        producer.flush(60)
+        for f in futures:
+            f.get(timeout=1)   # raises the Kafka error a failed batch got
+    finally:
+        producer.close(10)
+
+
+def produce_confluent(bootstrap: str, topic: str, records: list[Produced], config: dict | None = None) -> None:
+    from confluent_kafka import Producer
+    errors = []
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, **(config or {})})
+
+    def delivered(err, _msg):
+        if err is not None:
+            errors.append(err)
+
+    for r in records:
+        while True:
+            try:
+                producer.produce(topic, key=r.key, value=r.value, partition=r.partition,
+                                 headers=list(r.headers), timestamp=r.timestamp or 0, on_delivery=delivered)
+                break
+            except BufferError:       # local queue full: let deliveries drain
+                producer.poll(0.1)
+        producer.poll(0)
+    left = producer.flush(60)
+    assert left == 0, f"{left} records still undelivered after 60 s"
+    assert not errors, f"{len(errors)} delivery errors, first: {errors[0]}"
+
+
+def produce_aiokafka(bootstrap: str, topic: str, records: list[Produced], **config) -> None:
+    from aiokafka import AIOKafkaProducer
+
+    async def run():
+        producer = AIOKafkaProducer(bootstrap_servers=bootstrap, request_timeout_ms=15000, **config)
+        await producer.start()
+        try:
+            futures = [await producer.send(topic, key=r.key, value=r.value, partition=r.partition,
+                                           headers=list(r.headers), timestamp_ms=r.timestamp) for r in records]
+            await producer.flush()
+            for f in futures:
+                await f        # raises the Kafka error a failed batch got
+        finally:
+            await producer.stop()
+
+    asyncio.run(asyncio.wait_for(run(), 120))
+
+
+def produce_kcat(bootstrap: str, topic: str, records: list[Produced], workdir: Path,
+                 header: str = "h-const=kafkalite", extra: tuple = ()) -> None:
+    """``kcat -P -K: -H k=v`` from a file, one ``key:value`` line per record. kcat sends no
+    per-record partition (use a 1-partition topic), timestamp or headers: ``header`` goes on all."""
+    assert all(r.partition == records[0].partition for r in records), "kcat writes to one partition here"
+    path = Path(workdir) / f"{topic}.kcat-input"
+    path.write_bytes(b"".join(r.key + b":" + r.value + b"\n" for r in records))
+    proc = subprocess.run(["kcat", "-P", "-b", bootstrap, "-t", topic, "-p", str(records[0].partition),
+                           "-K:", "-H", header, "-X", "message.timeout.ms=30000", *extra, "-l", str(path)],
+                          capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, f"kcat -P exited {proc.returncode}: {proc.stderr[-3000:]}"
+
+
+def produce_kafkajs(bootstrap: str, topic: str, records: list[Produced], workdir: Path,
+                    acks: int = -1, compression: str = "none", idempotent: bool = False) -> None:
+    import base64
+    enc = lambda b: base64.b64encode(b).decode()  # noqa: E731
+    path = Path(workdir) / f"{topic}.kafkajs-input.json"
+    path.write_text(json.dumps([{"partition": r.partition, "key": enc(r.key), "value": enc(r.value),
+                                 "headers": {k: enc(v) for k, v in r.headers}, "timestamp": r.timestamp}
+                                for r in records]))
+    out = _run_produce_consume_js(bootstrap, "produce", topic, path, acks, compression, int(idempotent))
+    assert out["result"]["sent"] == len(records)
+
+
+def _run_produce_consume_js(bootstrap, *args) -> dict:
+    proc = subprocess.run(["node", str(JS_DIR / "produce_consume.js"), bootstrap, *map(str, args)],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, f"produce_consume.js {args[:2]} exited {proc.returncode}: {proc.stderr[-2000:]}"
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["ok"], f"kafkajs failed: {out['error']} {proc.stderr[-2000:]}"
+    return out
+
+
+def read_kafka_python(bootstrap: str, topic: str, partitions, count: int, timeout: float = 60) -> list[Consumed]:
+    import time
+    from kafka import KafkaConsumer, TopicPartition as KpTp
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
+                             request_timeout_ms=30000)
+    try:
+        tps = [KpTp(topic, p) for p in partitions]
+        consumer.assign(tps)
+        for tp in tps:
+            consumer.seek(tp, 0)
+        out, deadline = [], time.monotonic() + timeout
+        while len(out) < count and time.monotonic() < deadline:
+            for batch in consumer.poll(timeout_ms=500).values():
+                out += [Consumed(m.partition, m.offset, m.key, m.value, tuple(m.headers or ()), m.timestamp,
+                                 "create" if m.timestamp_type == 0 else "log_append") for m in batch]
+        return out
+    finally:
+        consumer.close()
+
+
+def read_confluent(bootstrap: str, topic: str, partitions, count: int, timeout: float = 60,
+                   config: dict | None = None) -> list[Consumed]:
+    import time
+    from confluent_kafka import TIMESTAMP_CREATE_TIME, Consumer, TopicPartition as CkTp
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "kafkalite-assign-only-reader",
+                         "enable.auto.commit": False, "enable.auto.offset.store": False, **(config or {})})
+    try:
+        consumer.assign([CkTp(topic, p, 0) for p in partitions])
+        out, deadline = [], time.monotonic() + timeout
+        while len(out) < count and time.monotonic() < deadline:
+            for m in consumer.consume(num_messages=1000, timeout=0.5):
+                assert m.error() is None, m.error()
+                ts_type, ts = m.timestamp()
+                out.append(Consumed(m.partition(), m.offset(), m.key(), m.value(), tuple(m.headers() or ()), ts,
+                                    "create" if ts_type == TIMESTAMP_CREATE_TIME else "log_append"))
+        return out
+    finally:
+        consumer.close()
+
+
+def read_aiokafka(bootstrap: str, topic: str, partitions, count: int, timeout: float = 60) -> list[Consumed]:
+    from aiokafka import AIOKafkaConsumer, TopicPartition as AioTp
+
+    async def run():
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
+        await consumer.start()
+        try:
+            tps = [AioTp(topic, p) for p in partitions]
+            consumer.assign(tps)
+            for tp in tps:
+                consumer.seek(tp, 0)
+            out = []
+            while len(out) < count:
+                for batch in (await consumer.getmany(timeout_ms=500)).values():
+                    out += [Consumed(m.partition, m.offset, m.key, m.value, tuple(m.headers or ()), m.timestamp,
+                                     "create" if m.timestamp_type == 0 else "log_append") for m in batch]
+            return out
+        finally:
+            await consumer.stop()
+
+    return asyncio.run(asyncio.wait_for(run(), timeout))
+
+
+def read_kcat(bootstrap: str, topic: str, count: int) -> list[Consumed]:
+    """``kcat -C -J -o beginning -e``: every partition to its end, as JSON lines."""
+    proc = subprocess.run(["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-J", "-q",
+                           "-c", str(count), "-X", "check.crcs=true"],
+                          capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, f"kcat -C exited {proc.returncode}: {proc.stderr[-3000:]}"
+    out = []
+    for line in proc.stdout.splitlines():
+        m = json.loads(line)
+        flat = m.get("headers") or []
+        headers = tuple((flat[i], flat[i + 1].encode()) for i in range(0, len(flat), 2))
+        out.append(Consumed(m["partition"], m["offset"], None if m["key"] is None else m["key"].encode(),
+                            None if m["payload"] is None else m["payload"].encode(), headers, m["ts"],
+                            {"create": "create", "logappend": "log_append"}.get(m["tstype"], m["tstype"])))
+    return out
+
+
+def read_kafkajs(bootstrap: str, topic: str, partitions, count: int) -> list[Consumed]:
+    import base64
+    dec = lambda s: None if s is None else base64.b64decode(s)  # noqa: E731
+    out = _run_produce_consume_js(bootstrap, "consume", topic, ",".join(map(str, partitions)), count)
+    return [Consumed(r["partition"], r["offset"], dec(r["key"]), dec(r["value"]),
+                     tuple((k, dec(v)) for k, v in r["headers"].items()), r["timestamp"], r["timestampType"])
+            for r in out["result"]["records"]]
+
+
+# --- issue 3: raw requests built with kafkalite.protocol -------------------------------------
+
+def raw_request(conn, api_key: int, api_version: int, body, correlation_id: int = 1,
+                expect_response: bool = True):
+    """Send ``body`` (a kafkalite.protocol message) on a harness ``RawConnection``; return the
+    parsed response body (or None when ``expect_response`` is False, e.g. acks=0)."""
+    from kafkalite.protocol.request_header import RequestHeader
+    from kafkalite.protocol.requests import parse_response, serialize_request
+    header = RequestHeader(api_key=api_key, api_version=api_version, correlation_id=correlation_id,
+                           client_id="kafkalite-raw-test")
+    conn.send_frame(serialize_request(header, body))
+    if not expect_response:
+        return None
+    corr, response = parse_response(api_key, api_version, conn.recv_frame())
+    assert corr == correlation_id, f"correlation id {corr}, expected {correlation_id}"
+    return response
+
+
+def segment_sizes(log_dirs: Path, topic: str, partition: int) -> dict[str, int]:
+    """{file name: size} of the partition's ``.log`` segment files under ``log_dirs``."""
+    d = Path(log_dirs) / f"{topic}-{partition}"
+    return {p.name: p.stat().st_size for p in sorted(d.glob("*.log"))}

@@ -421,10 +421,6 @@ def test_no_idle_expiry_by_default(h):
     assert h.selector.NO_IDLE_TIMEOUT_MS == -1
 
 
-@pytest.mark.xfail(strict=True, reason="Selector._close (selector.py:317) only sets channel.disconnected; it does not "
-                   "cancel the socket's registration as Kafka's channel.disconnect() -> key.cancel() does, so a "
-                   "closing channel's EOF keeps select() returning at once: poll() busy-spins while the Processor "
-                   "has the channel muted")
 def test_muted_closing_channel_does_not_make_poll_spin(h):
     peer = h.accept("c1")
     peer.sendall(frame(b"a") + frame(b"b"))
