@@ -43,7 +43,7 @@ class ProducerIdManager(Logging):
     def get_new_producer_id_block(self) -> None:
         while True:
             data, version = self.zk_client.get_data_and_version(PRODUCER_ID_BLOCK_PATH)
-            if data is None:
+            if not data:   # no node yet, or a node without a block
                 block = ProducerIdBlock(self.broker_id, 0, PID_BLOCK_SIZE - 1)
             else:
                 current = json.loads(data)
@@ -53,7 +53,7 @@ class ProducerIdManager(Logging):
                 block = ProducerIdBlock(self.broker_id, end + 1, end + PID_BLOCK_SIZE)
             payload = json.dumps({"version": 1, "broker": block.broker_id, "block_start": str(block.block_start_id),
                                   "block_end": str(block.block_end_id)}, separators=(",", ":")).encode()
-            if data is None:
+            if version < 0:
                 try:
                     self.zk_client.create_recursive(PRODUCER_ID_BLOCK_PATH, payload)
                     ok = True
