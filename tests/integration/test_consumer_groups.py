@@ -94,9 +94,13 @@ def confluent_member(bootstrap, topic, group):
 
 def aiokafka_member(bootstrap, topic, group):
     loop = asyncio.new_event_loop()
-    c = aiokafka.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
-                                  auto_offset_reset="earliest", session_timeout_ms=6000,
-                                  heartbeat_interval_ms=500, loop=None)
+
+    async def make():   # aiokafka objects must be created inside the loop that runs them
+        return aiokafka.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
+                                         auto_offset_reset="earliest", session_timeout_ms=6000,
+                                         heartbeat_interval_ms=500)
+
+    c = loop.run_until_complete(make())
     started = []
 
     def poll():
