@@ -18,6 +18,7 @@ codecs are backed by cramjam; kafkajs ships gzip only; kcat 1.7.1 uses librdkafk
   kcat            1     off          snappy       1
   kafkajs         all   off          gzip         3
 """
+import struct
 import time
 
 import pytest
@@ -43,6 +44,21 @@ def check_read_back(produced, consumed, partitions, exact_timestamps=True, windo
                 assert have.timestamp == want.timestamp, f"timestamp at {p}/{have.offset}"
             else:
                 assert window[0] <= have.timestamp <= window[1], f"timestamp {have.timestamp} outside {window}"
+
+
+CODEC_IDS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+
+
+def stored_codecs(log_dirs, topic) -> set[int]:
+    """The compression ids in the attributes of the batches stored for partition 0 (a client may
+    leave a batch uncompressed when compressing would not make it smaller, as kafka-python does)."""
+    data = (log_dirs / f"{topic}-0" / "00000000000000000000.log").read_bytes()
+    codecs, pos = set(), 0
+    while pos + 23 <= len(data):
+        (length,) = struct.unpack_from(">i", data, pos + 8)
+        codecs.add(struct.unpack_from(">h", data, pos + 21)[0] & 0x07)
+        pos += 12 + length
+    return codecs
 
 
 def _kafka_python_codecs():
@@ -84,6 +100,7 @@ def test_produce_and_read_back(broker, unique_topic, tmp_path, client, partition
         after = int(time.time() * 1000)
         consumed = clients.read_kcat(broker.bootstrap, unique_topic, COUNT)
         check_read_back(records, consumed, 1, exact_timestamps=False, window=(before - 1000, after + 1000))
+        assert CODEC_IDS[settings["codec"]] in stored_codecs(broker.log_dirs, unique_topic)
         return
 
     records = make_records(COUNT, partitions, timestamp_base=now - 3_600_000)
@@ -100,6 +117,9 @@ def test_produce_and_read_back(broker, unique_topic, tmp_path, client, partition
         clients.produce_kafkajs(broker.bootstrap, unique_topic, records, tmp_path, **settings)
         consumed = clients.read_kafkajs(broker.bootstrap, unique_topic, all_partitions, COUNT)
     check_read_back(records, consumed, partitions)
+    codec = next((v for k, v in settings.items() if k in ("compression_type", "compression.type", "compression")),
+                 "none")
+    assert CODEC_IDS[codec] in stored_codecs(broker.log_dirs, unique_topic), "no batch was stored with the codec"
 
 
 def test_kafka_python_acks0_gets_no_response_and_connection_survives(broker, unique_topic):
