@@ -477,3 +477,48 @@ def segment_sizes(log_dirs: Path, topic: str, partition: int) -> dict[str, int]:
     """{file name: size} of the partition's ``.log`` segment files under ``log_dirs``."""
     d = Path(log_dirs) / f"{topic}-{partition}"
     return {p.name: p.stat().st_size for p in sorted(d.glob("*.log"))}
+
+
+def build_batch(values, keys=None, timestamp: int | None = None, compression=None) -> bytearray:
+    """One magic-2 record batch (base offset 0) built with kafkalite's MemoryRecordsBuilder."""
+    import time
+    from kafkalite.record.compression_type import CompressionType
+    from kafkalite.record.memory_records import MemoryRecordsBuilder
+    builder = MemoryRecordsBuilder(compression_type=compression or CompressionType.NONE)
+    ts = int(time.time() * 1000) if timestamp is None else timestamp
+    for i, value in enumerate(values):
+        builder.append(ts + i, None if keys is None else keys[i], value)
+    return bytearray(builder.build().buffer)
+
+
+def raw_produce(conn, topic: str, batches: dict, version: int = 7, acks: int = 1, correlation_id: int = 1,
+                timeout_ms: int = 10000) -> dict:
+    """Produce ``{partition: batch bytes}`` with a raw ProduceRequest; return {partition: response}."""
+    from kafkalite.protocol.messages.produce import PartitionProduceData, ProduceRequest, TopicProduceData
+    body = ProduceRequest(transactional_id=None, acks=acks, timeout_ms=timeout_ms, topic_data=[
+        TopicProduceData(name=topic, partition_data=[PartitionProduceData(index=p, records=bytes(b))
+                                                     for p, b in batches.items()])])
+    response = raw_request(conn, 0, version, body, correlation_id, expect_response=acks != 0)
+    if response is None:
+        return {}
+    [t] = response.responses
+    assert t.name == topic
+    return {p.index: p for p in t.partition_responses}
+
+
+def raw_fetch_body(topic: str, partitions, max_wait_ms: int, min_bytes: int, fetch_offset: int = 0):
+    """A session-less consumer FetchRequest (any version 4-12) for ``partitions`` of ``topic``."""
+    from kafkalite.protocol.messages.fetch import FetchPartition, FetchRequest, FetchTopic
+    return FetchRequest(replica_id=-1, max_wait_ms=max_wait_ms, min_bytes=min_bytes, max_bytes=1 << 20,
+                        isolation_level=0, session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="",
+                        topics=[FetchTopic(topic=topic, partitions=[
+                            FetchPartition(partition=p, fetch_offset=fetch_offset, partition_max_bytes=1 << 20)
+                            for p in partitions])])
+
+
+def fetched_values(partition_data) -> list[bytes]:
+    """The record values in one FetchResponse partition (decoded with kafkalite's MemoryRecords)."""
+    from kafkalite.record.memory_records import MemoryRecords
+    if not partition_data.records:
+        return []
+    return [bytes(r.value) for r in MemoryRecords(bytearray(partition_data.records)).records()]
