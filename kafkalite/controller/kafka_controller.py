@@ -37,6 +37,7 @@ from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
 from kafkalite.zk.zk_data import (
     BrokerIdsZNode, BrokerInfo, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, TopicsZNode,
+    TopicZNode,
 )
 from kafkalite.zookeeper.zoo_keeper_client import StateChangeHandler, ZNodeChangeHandler, ZNodeChildChangeHandler
 
@@ -77,6 +78,7 @@ class KafkaController(Logging):
         self.topic_change_handler = TopicChangeHandler(self.event_manager)
         self.topic_deletion_handler = TopicDeletionHandler(self.event_manager)
         self.isr_change_notification_handler = IsrChangeNotificationHandler(self.event_manager)
+        self.partition_modifications_handlers: dict[str, PartitionModificationsHandler] = {}
         self.active_controller_id = -1
 
     # ------------------------------------------------------------ public API
@@ -217,6 +219,7 @@ class KafkaController(Logging):
         for handler in (self.isr_change_notification_handler, self.topic_deletion_handler,
                         self.topic_change_handler, self.broker_change_handler):
             self.zk_client.unregister_znode_child_change_handler(handler.path)
+        self.unregister_partition_modifications_handlers(list(self.partition_modifications_handlers))
         self.topic_deletion_manager.reset()
         self.replica_state_machine.shutdown()
         self.partition_state_machine.shutdown()
@@ -234,6 +237,7 @@ class KafkaController(Logging):
             for partition, replicas in assignment.items():
                 ctx.update_partition_replica_assignment(TopicPartition(topic, partition), replicas)
         ctx.topic_ids.update(self.zk_client.get_topic_ids_for_topics(ctx.all_topics))
+        self.register_partition_modifications_handlers(ctx.all_topics)
         ctx.partition_leadership_info.clear()
         ctx.shutting_down_broker_ids.clear()
         self.update_leader_and_isr_cache()
@@ -356,9 +360,11 @@ class KafkaController(Logging):
         new_topics = topics - ctx.all_topics
         deleted_topics = ctx.all_topics - topics
         ctx.all_topics = set(topics)
+        self.register_partition_modifications_handlers(new_topics)
         added = self.zk_client.get_partition_assignment_for_topics(new_topics)
         for topic in deleted_topics:
             ctx.remove_topic(topic)
+            self.unregister_partition_modifications_handlers([topic])
         new_partitions = set()
         for topic, assignment in added.items():
             for partition, replicas in assignment.items():
@@ -384,6 +390,40 @@ class KafkaController(Logging):
                                                           OfflinePartitionLeaderElectionStrategy(False))
         self.replica_state_machine.handle_state_changes(ctx.replicas_for_partition(partitions),
                                                         ReplicaState.OnlineReplica)
+
+    # Kafka: KafkaController.registerPartitionModificationsHandlers -- watch each topic's assignment znode
+    def register_partition_modifications_handlers(self, topics) -> None:
+        for topic in topics:
+            handler = PartitionModificationsHandler(self.event_manager, topic)
+            self.partition_modifications_handlers[topic] = handler
+            self.zk_client.register_znode_change_handler_and_check_existence(handler)
+
+    # Kafka: KafkaController.unregisterPartitionModificationsHandlers
+    def unregister_partition_modifications_handlers(self, topics) -> None:
+        for topic in topics:
+            handler = self.partition_modifications_handlers.pop(topic, None)
+            if handler is not None:
+                self.zk_client.unregister_znode_change_handler(handler.path)
+
+    # Kafka: KafkaController.processPartitionModifications -- partitions added to an existing topic
+    # (CreatePartitions) come to life like the partitions of a new topic.
+    def process_partition_modifications(self, topic: str) -> None:
+        if not self.is_active():
+            return
+        ctx = self.controller_context
+        assignment = self.zk_client.get_partition_assignment_for_topic(topic)   # also re-arms the watch
+        to_add = {TopicPartition(topic, p): replicas for p, replicas in assignment.items()
+                  if not ctx.partition_replica_assignment(TopicPartition(topic, p))}
+        if self.topic_deletion_manager.is_topic_queued_up_for_deletion(topic):
+            if to_add:
+                self.warn(f"Skipping adding partitions {','.join(map(str, _sorted_tps(to_add)))} for topic {topic} "
+                          f"since it is currently being deleted")
+            return
+        if to_add:
+            self.info(f"New partitions to be added {{{', '.join(f'{tp}: {r}' for tp, r in to_add.items())}}}")
+            for tp, replicas in to_add.items():
+                ctx.update_partition_replica_assignment(tp, replicas)
+            self.on_new_partition_creation(set(to_add))
 
     # Kafka: KafkaController.processTopicDeletion
     def process_topic_deletion(self) -> None:
@@ -568,6 +608,18 @@ class TopicChangeHandler(ZNodeChildChangeHandler):
         self.event_manager.put(TopicChange())
 
 
+class PartitionModificationsHandler(ZNodeChangeHandler):
+    """Kafka: PartitionModificationsHandler -- watches /brokers/topics/<topic> for added partitions."""
+
+    def __init__(self, event_manager: ControllerEventManager, topic: str):
+        self.event_manager = event_manager
+        self.topic = topic
+        self.path = TopicZNode.path(topic)
+
+    def handle_data_change(self) -> None:
+        self.event_manager.put(PartitionModifications(self.topic))
+
+
 class TopicDeletionHandler(ZNodeChildChangeHandler):
     """Kafka: TopicDeletionHandler -- watches the children of /admin/delete_topics."""
 
@@ -641,6 +693,16 @@ class TopicChange(ControllerEvent):
 
     def process(self, controller) -> None:
         controller.process_topic_change()
+
+
+class PartitionModifications(ControllerEvent):
+    state = ControllerState.TopicChange
+
+    def __init__(self, topic: str):
+        self.topic = topic
+
+    def process(self, controller) -> None:
+        controller.process_partition_modifications(self.topic)
 
 
 class TopicDeletion(ControllerEvent):

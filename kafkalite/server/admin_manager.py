@@ -151,6 +151,48 @@ class AdminManager(Logging):
             delayed = DelayedCreatePartitions(timeout_ms, metadata, self, respond)
             self.topic_purgatory.try_complete_else_watch(delayed, [TopicKey(m.topic) for m in metadata])
 
+    # Kafka: AdminManager.createPartitions
+    def create_partitions(self, timeout_ms: int, new_partitions: list, validate_only: bool, response_callback) -> None:
+        """``new_partitions``: CreatePartitionsTopic requests. Calls back with {topic: (Errors, message)}."""
+        brokers = self.zk_client.get_sorted_broker_list()
+        metadata: list[CreatePartitionsMetadata] = []
+        for req in new_partitions:
+            topic = req.name
+            try:
+                existing = self.zk_client.get_partition_assignment_for_topic(topic)
+                if not existing:
+                    raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"The topic '{topic}' does not exist.")
+                old = len(existing)
+                if req.count < old:
+                    raise Errors.INVALID_PARTITIONS.exception(
+                        f"Topic currently has {old} partitions, which is higher than the requested {req.count}.")
+                if req.count == old:
+                    raise Errors.INVALID_PARTITIONS.exception(f"Topic already has {old} partitions.")
+                assignment = None
+                if req.assignments is not None:
+                    if len(req.assignments) != req.count - old:
+                        raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
+                            f"Increasing the number of partitions by {req.count - old} but {len(req.assignments)} "
+                            "assignments provided.")
+                    assignment = {old + i: list(a.broker_ids) for i, a in enumerate(req.assignments)}
+                updated = self.admin_zk_client.add_partitions(topic, existing, brokers, req.count, assignment,
+                                                              validate_only)
+                metadata.append(CreatePartitionsMetadata(topic, sorted(updated)))
+                if not validate_only:
+                    self.info(f"Creating {req.count - old} partitions for '{topic}' with the following replica "
+                              f"assignment: { {p: r for p, r in updated.items() if p >= old} }.")
+            except ApiException as e:
+                metadata.append(CreatePartitionsMetadata(topic, [], e.error, str(e)))
+
+        def respond(results):
+            response_callback(results)
+
+        if timeout_ms <= 0 or validate_only or not any(m.error is Errors.NONE for m in metadata):
+            respond({m.topic: (m.error, m.message) for m in metadata})
+        else:
+            delayed = DelayedCreatePartitions(timeout_ms, metadata, self, respond)
+            self.topic_purgatory.try_complete_else_watch(delayed, [TopicKey(m.topic) for m in metadata])
+
     # Kafka: AdminManager.deleteTopics
     def delete_topics(self, timeout_ms: int, to_delete: list[str], response_callback) -> None:
         results = []

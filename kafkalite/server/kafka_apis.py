@@ -19,7 +19,7 @@ from kafkalite.common import topic as Topic
 from kafkalite.network.request_channel import CloseConnectionAction, NoOpAction, Response
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import ApiException, Errors
-from kafkalite.protocol.messages import (api_versions, create_topics, delete_topics, describe_cluster,
+from kafkalite.protocol.messages import (api_versions, create_partitions, create_topics, delete_topics, describe_cluster,
                                          leader_and_isr, metadata, stop_replica, update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
 from kafkalite.utils.logging import Logging
@@ -332,6 +332,30 @@ class KafkaApis(DataApis, GroupApis, Logging):
             respond(pre)
 
         self.admin_manager.delete_topics(body.timeout_ms, to_delete, callback)
+
+    # Kafka: KafkaApis.handleCreatePartitionsRequest
+    def handle_create_partitions_request(self, request) -> None:
+        body = request.body
+        names = [t.name for t in body.topics]
+        dups = {n for n in names if names.count(n) > 1}
+
+        def respond(results: dict):
+            self.send_response(request, create_partitions.CreatePartitionsResponse(results=[
+                create_partitions.CreatePartitionsTopicResult(name=n, error_code=results[n][0].code,
+                                                              error_message=results[n][1])
+                for n in dict.fromkeys(names)]))
+
+        if self.controller is None or not self.controller.is_active():
+            respond({n: (Errors.NOT_CONTROLLER, None) for n in names})
+            return
+        results = {n: (Errors.INVALID_REQUEST, "Duplicate topic in request.") for n in dups}
+
+        def callback(created: dict):
+            results.update(created)
+            respond(results)
+
+        self.admin_manager.create_partitions(body.timeout_ms, [t for t in body.topics if t.name not in dups],
+                                             body.validate_only, callback)
 
     # ------------------------------------------------------------------ control plane (S25)
     def is_broker_epoch_stale(self, broker_epoch_in_request: int) -> bool:

@@ -98,6 +98,36 @@ class AdminZkClient:
             raise
         return topic_id
 
+    # Kafka: AdminZkClient.addPartitions -- new partitions continue the placement of partition 0.
+    def add_partitions(self, topic: str, existing_assignment: dict[int, list[int]], all_brokers: list[int],
+                       num_partitions: int, replica_assignment: dict[int, list[int]] | None = None,
+                       validate_only: bool = False) -> dict[int, list[int]]:
+        existing_zero = existing_assignment.get(0)
+        if existing_zero is None:
+            raise Errors.INVALID_PARTITIONS.exception(f"Unexpected existing replica assignment for topic '{topic}', "
+                                                      "partition id 0 is missing.")
+        to_add = num_partitions - len(existing_assignment)
+        if replica_assignment is None:
+            start = all_brokers.index(existing_zero[0]) if existing_zero[0] in all_brokers else 0
+            new_assignment = assign_replicas_to_brokers(all_brokers, to_add, len(existing_zero), start,
+                                                        len(existing_assignment))
+        else:
+            new_assignment = replica_assignment
+            for p, replicas in new_assignment.items():
+                unknown = set(replicas) - set(all_brokers)
+                if unknown:
+                    raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
+                        f"Unknown broker(s) in replica assignment: {','.join(map(str, sorted(unknown)))}.")
+                if len(replicas) != len(existing_zero):
+                    raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
+                        f"Inconsistent replication factor between partitions, partition 0 has {len(existing_zero)} "
+                        f"while partition {p} has replication factor {len(replicas)}.")
+        merged = dict(existing_assignment)
+        merged.update(new_assignment)
+        if not validate_only:
+            self.zk_client.set_topic_assignment(topic, merged)
+        return merged
+
     # Kafka: AdminZkClient.deleteTopic
     def delete_topic(self, topic: str) -> None:
         if not self.zk_client.topic_exists(topic):
