@@ -121,12 +121,7 @@ class PlaintextTransportLayer(TransportLayer):
 
     # Kafka: PlaintextTransportLayer.close
     def close(self) -> None:
-        if self._registered:
-            try:
-                self._selector.unregister(self.socket_channel)
-            except (KeyError, ValueError):
-                pass
-            self._registered = False
+        self.disconnect()
         try:
             self.socket_channel.close()
         except OSError:

@@ -171,31 +171,28 @@ class ReplicaManager(Logging):
 
     # Kafka: ReplicaManager.makeLeaders
     def make_leaders(self, controller_id, partition_states, correlation_id, errors) -> list[Partition]:
-        made = []
-        for partition, st in partition_states:
-            try:
-                if partition.make_leader(controller_id, st, correlation_id):
-                    made.append(partition)
-                errors[partition.topic_partition] = Errors.NONE
-            except Exception as e:  # noqa: BLE001
-                self.error(f"Error while making broker the leader for partition {partition.topic_partition}: {e}",
-                           exc_info=True)
-                errors[partition.topic_partition] = Errors.for_exception(e) if isinstance(e, ApiException) \
-                    else Errors.KAFKA_STORAGE_ERROR
-        return made
+        return self._change_roles(partition_states, errors, "the leader",
+                                  lambda p, st: p.make_leader(controller_id, st, correlation_id))
 
     # Kafka: ReplicaManager.makeFollowers
     def make_followers(self, controller_id, partition_states, correlation_id, errors) -> list[Partition]:
-        made = []
+        return self._change_roles(partition_states, errors, "a follower",
+                                  lambda p, st: p.make_follower(controller_id, st, correlation_id))
+
+    def _change_roles(self, partition_states, errors, role: str, change) -> list[Partition]:
+        """Apply ``change`` to each partition; return those whose role really changed, record errors."""
+        changed = []
         for partition, st in partition_states:
             try:
-                if partition.make_follower(controller_id, st, correlation_id):
-                    made.append(partition)
+                if change(partition, st):
+                    changed.append(partition)
                 errors[partition.topic_partition] = Errors.NONE
-            except Exception as e:  # noqa: BLE001
-                self.error(f"Error while making broker a follower for partition {partition.topic_partition}: {e}")
-                errors[partition.topic_partition] = Errors.KAFKA_STORAGE_ERROR
-        return made
+            except Exception as e:  # noqa: BLE001 -- one bad partition must not fail the others
+                self.error(f"Error while making broker {role} for partition {partition.topic_partition}: {e}",
+                           exc_info=True)
+                errors[partition.topic_partition] = e.error if isinstance(e, ApiException) \
+                    else Errors.KAFKA_STORAGE_ERROR
+        return changed
 
     # Kafka: ReplicaManager.maybeUpdateMetadataCache
     def maybe_update_metadata_cache(self, correlation_id: int, request) -> list[TopicPartition]:
