@@ -29,7 +29,7 @@ import threading
 
 from kafkalite.network.kafka_channel import ChannelMuteEvent
 from kafkalite.network.request_channel import (CloseConnectionAction, NoOpAction, Request, RequestChannel,
-                                               RequestContext, SendAction)
+                                               RequestContext, SendAction, request_logger)
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.errors import InvalidRequestException
 from kafkalite.protocol.request_header import RequestHeader
@@ -63,6 +63,8 @@ class SocketServer(Logging):
         self.connection_quotas: ConnectionQuotas | None = None
         self.stopped_processing_requests = False
         self._lock = threading.RLock()
+        if config.values.get("kafkalite.request.trace"):   # the request trace (request_channel.py)
+            request_logger.setLevel(logging.DEBUG)
 
     # Kafka: SocketServer.startup -- binds every listener; processors start now or later (S23).
     def startup(self, start_processing_requests: bool = True) -> None:
@@ -404,6 +406,7 @@ class Processor(AbstractServerThread):
                                  log_context=self.log_ident)
         self._next_connection_index = 0
         self.idle_nanos = 0   # for NetworkProcessorAvgIdlePercent
+        self.accept_trace: dict = {}   # the request trace's "accepted" hop, until the connection's first request
         self.started_nanos = time.nanoseconds()
 
     # Kafka: Processor.run -- the six phases of S3, in Kafka's order, forever.
@@ -427,6 +430,8 @@ class Processor(AbstractServerThread):
 
     # Kafka: Processor.accept (<= 2.1) -- queue the socket and wake the selector (S10).
     def accept(self, sock: socket.socket) -> None:
+        if request_logger.isEnabledFor(logging.DEBUG):
+            self.accept_trace[sock] = (threading.current_thread().name, self.time.nanoseconds())
         self.new_connections.append(sock)
         self.wakeup()
 
@@ -438,6 +443,8 @@ class Processor(AbstractServerThread):
                 connection_id = self.connection_id(sock)
                 self.debug(f"Processor {self.id} listening to new connection from {connection_id}")
                 self.selector.register(connection_id, sock)
+                if self.accept_trace:
+                    self.accept_trace[connection_id] = self.accept_trace.pop(sock, None)
             except Exception as e:  # noqa: BLE001
                 self.error(f"Processor {self.id} closed connection: {e}")
                 self._close_socket(sock)
@@ -459,6 +466,7 @@ class Processor(AbstractServerThread):
                 return
             connection_id = response.request.context.connection_id
             response.request.response_dequeue_time_nanos = self.time.nanoseconds()
+            response.request.record_hop("response-dequeued", f"Processor {self.id}, {response.response_action.name}")
             try:
                 action = response.response_action
                 if action is NoOpAction:
@@ -513,6 +521,11 @@ class Processor(AbstractServerThread):
                                          self.listener_name, self.security_protocol)
                 request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,
                                   from_control_plane=self.control_plane)
+                if request.hops is not None:
+                    accepted = self.accept_trace.pop(connection_id, None)
+                    if accepted is not None:
+                        request.record_hop("accepted", "connection's first request", *accepted)
+                    request.record_hop("read", f"Processor {self.id}", at_nanos=request.start_time_nanos)
                 self.request_channel.send_request(request)
                 self.selector.mute(connection_id)
                 self.handle_channel_mute_event(connection_id, ChannelMuteEvent.REQUEST_RECEIVED)
@@ -584,6 +597,7 @@ class Processor(AbstractServerThread):
             self.debug(f"Closing selector connection {connection_id}")
             self.selector.close_connection(connection_id)
             self.inflight_responses.pop(connection_id, None)
+            self.accept_trace.pop(connection_id, None)
             remote_host = connection_id.split("-")[1].rsplit(":", 1)[0]
             self.connection_quotas.dec(self.listener_name, remote_host)
 
@@ -598,6 +612,7 @@ class Processor(AbstractServerThread):
     # Kafka: Processor.enqueueResponse -- called by handler threads; wakes this Processor.
     def enqueue_response(self, response) -> None:
         response.request.response_complete_time_nanos = self.time.nanoseconds()
+        response.request.record_hop("response-queued", f"Processor {self.id}'s response queue")
         self.response_queue.append(response)
         self.wakeup()
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP
+from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
+from kafkalite.network.request_channel import traced_purgatory_callback
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages import (delete_records, describe_configs, fetch, init_producer_id, list_offsets,
                                          offset_for_leader_epoch, produce)
@@ -56,6 +58,11 @@ class DataApis:
                     entries[tp] = MemoryRecords(p.records)
 
         def send_response_callback(response_status: dict) -> None:
+            for tp, status in response_status.items():   # Kafka marks these in ReplicaManager.appendToLocalLog
+                if status.error is Errors.NONE and tp in entries:
+                    records = entries[tp]
+                    BROKER_TOPIC_STATS.update_bytes_and_messages_in(
+                        tp.topic, records.size_in_bytes(), sum(b.count for b in records.batches()))
             merged = dict(response_status)
             merged.update(errors)
             if body.acks == 0:
@@ -73,8 +80,10 @@ class DataApis:
         if not entries:
             send_response_callback({})
             return
+        callback = traced_purgatory_callback("Produce", send_response_callback)
         self.replica_manager.append_records(body.timeout_ms, body.acks, internal_topics_allowed, True, entries,
-                                            send_response_callback)
+                                            callback)
+        getattr(callback, "after_call", lambda: None)()
 
     @staticmethod
     def produce_response(body, statuses: dict) -> produce.ProduceResponse:
@@ -133,6 +142,8 @@ class DataApis:
                     records = d.records
                     if records is None or isinstance(records, MemoryRecords):
                         records = bytes(records.buffer) if records is not None else b""
+                    BROKER_TOPIC_STATS.update_bytes_out(topic.topic, body.replica_id >= 0,
+                                                        len(records) if isinstance(records, bytes) else records.size_in_bytes())
                     parts.append(fetch.PartitionData(
                         partition_index=p.partition, error_code=d.error.code, high_watermark=d.high_watermark,
                         last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
@@ -144,9 +155,10 @@ class DataApis:
             process_response_callback([])
             return
         fetch_max_bytes = min(body.max_bytes, self.config.get("fetch.max.bytes"))
+        callback = traced_purgatory_callback("Fetch", process_response_callback)
         self.replica_manager.fetch_messages(body.max_wait_ms, body.replica_id, body.min_bytes, fetch_max_bytes,
-                                            version <= 2, fetch_infos, process_response_callback,
-                                            body.isolation_level)
+                                            version <= 2, fetch_infos, callback, body.isolation_level)
+        getattr(callback, "after_call", lambda: None)()
 
     # ------------------------------------------------------------------ ListOffsets
     # Kafka: KafkaApis.handleListOffsetRequest (handleListOffsetRequestV1AndAbove)

@@ -258,6 +258,8 @@ CONFIG_DEF: dict[str, tuple] = {
     "producer.id.expiration.ms": (INT, _D.ProducerIdExpirationMs, _int_range(1)),
     # kafkalite's own: the Prometheus metrics endpoint (0 = off)
     "kafkalite.metrics.port": (INT, _D.MetricsPort, _int_range(0, 65535)),
+    # kafkalite's own: log every request's trip through the threads (sets kafka.request.logger to DEBUG)
+    "kafkalite.request.trace": (BOOLEAN, False, None),
 }
 
 
@@ -428,9 +430,8 @@ class KafkaConfig:
         if cp is not None:
             # S20: the control plane listener must be in the protocol map and in listeners
             if cp not in self.listener_security_protocol_map:
-                raise ConfigException("control.plane.listener.name", cp,
-                                      f"No security protocol defined for control plane listener {cp} in "
-                                      "listener.security.protocol.map")
+                raise ConfigException(f"Listener with {cp} defined in control.plane.listener.name not found in "
+                                      "listener.security.protocol.map.")   # Kafka 2.4's words
             if cp not in listener_names:
                 raise ConfigException("control.plane.listener.name", cp,
                                       "control.plane.listener.name must be a listener name defined in listeners")
