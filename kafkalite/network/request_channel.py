@@ -252,8 +252,9 @@ class RequestChannel:
 
     # Kafka: RequestChannel.sendRequest -- blocks while the queue is full (back-pressure).
     def send_request(self, request: Request) -> None:
-        request.record_hop("queued", f"{self.metric_name_prefix or 'data-plane '}RequestChannel, "
-                                     f"{self.request_queue.qsize()}/{self.queue_size} before it")
+        if getattr(request, "hops", None) is not None:
+            request.record_hop("queued", f"{self.metric_name_prefix or 'data-plane '}RequestChannel, "
+                                         f"{self.request_queue.qsize()}/{self.queue_size} before it")
         self.request_queue.put(request)
 
     # Kafka: RequestChannel.sendResponse -- route to the Processor that owns the connection.

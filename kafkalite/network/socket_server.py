@@ -466,7 +466,8 @@ class Processor(AbstractServerThread):
                 return
             connection_id = response.request.context.connection_id
             response.request.response_dequeue_time_nanos = self.time.nanoseconds()
-            response.request.record_hop("response-dequeued", f"Processor {self.id}, {response.response_action.name}")
+            if getattr(response.request, "hops", None) is not None:
+                response.request.record_hop("response-dequeued", f"Processor {self.id}, {response.response_action.name}")
             try:
                 action = response.response_action
                 if action is NoOpAction:
@@ -612,7 +613,8 @@ class Processor(AbstractServerThread):
     # Kafka: Processor.enqueueResponse -- called by handler threads; wakes this Processor.
     def enqueue_response(self, response) -> None:
         response.request.response_complete_time_nanos = self.time.nanoseconds()
-        response.request.record_hop("response-queued", f"Processor {self.id}'s response queue")
+        if getattr(response.request, "hops", None) is not None:
+            response.request.record_hop("response-queued", f"Processor {self.id}'s response queue")
         self.response_queue.append(response)
         self.wakeup()
 
