@@ -1,0 +1,15 @@
+"""No Kafka counterpart: kafkalite's benchmark harness (issue 7), run as ``python -m bench``.
+
+Kafka measures itself with JVM tools (kafka-producer-perf-test.sh, kafka-consumer-perf-test.sh,
+EndToEndLatency); kafkalite measures itself against a peer broker (Tansu) and this machine's own
+limits in one interleaved run. Modules:
+
+- ``brokers``   start/stop kafkalite and Tansu by PID; /proc CPU and RSS; raw wire probes
+- ``workers``   load generators, each run as its own process (``python -m bench.workers``)
+- ``machine``   the machine-limit loops: socket -> file, sendfile -> socket
+- ``profiling`` py-spy on the produce and fetch paths
+- ``report``    the Markdown table and the PNG plot
+- ``__main__``  the one command: install, start, run interleaved, stop, report
+
+Figures live here, never in timed tests (DESIGN section 5).
+"""

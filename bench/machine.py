@@ -1,0 +1,118 @@
+"""No Kafka counterpart: this machine's own limits, the trivial Python loops of issue 7 item 3.
+
+- ``socket_to_file``: a forked sender ``sendall``s length-prefixed 1 MiB frames over loopback; the
+  receiver ``recv_into``s each frame into one reused buffer and ``os.write``s it to a fresh file
+  (what a produce path does at best: no protocol, no CRC, no index).
+- ``sendfile_to_socket``: a forked sender ``os.sendfile``s a page-cached file to a socket; the
+  receiver ``recv_into``s and discards (what a fetch path does at best).
+
+Both are timed at the receiver, first byte to last, and return MB/s (MB = 2**20 bytes).
+"""
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import time
+
+MB = 1 << 20
+FRAME = 1 << 20
+
+
+def _pair():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    return srv
+
+
+def _recv_exact(sock, view) -> bool:
+    got, n = 0, len(view)
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if k == 0:
+            return False
+        got += k
+    return True
+
+
+def socket_to_file(workdir: str, total_mb: int = 512) -> float:
+    srv = _pair()
+    port = srv.getsockname()[1]
+    pid = os.fork()
+    if pid == 0:  # sender
+        try:
+            s = socket.create_connection(("127.0.0.1", port))
+            payload = memoryview(struct.pack(">i", FRAME) + os.urandom(FRAME))
+            for _ in range(total_mb):
+                s.sendall(payload)
+            s.close()
+        finally:
+            os._exit(0)
+    conn, _ = srv.accept()
+    path = os.path.join(workdir, "machine-limit.seg")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    size_buf = bytearray(4)
+    buf = bytearray(FRAME)
+    view = memoryview(buf)
+    t0 = None
+    n = 0
+    try:
+        while _recv_exact(conn, memoryview(size_buf)):
+            if t0 is None:
+                t0 = time.perf_counter()
+            size = struct.unpack(">i", size_buf)[0]
+            _recv_exact(conn, view[:size])
+            os.write(fd, view[:size])
+            n += size
+        dt = time.perf_counter() - t0
+    finally:
+        os.close(fd)
+        os.unlink(path)
+        conn.close()
+        srv.close()
+        os.waitpid(pid, 0)
+    return n / MB / dt
+
+
+def sendfile_to_socket(workdir: str, total_mb: int = 256) -> float:
+    path = os.path.join(workdir, "machine-limit-src.seg")
+    with open(path, "wb") as f:
+        chunk = os.urandom(MB)
+        for _ in range(total_mb):
+            f.write(chunk)
+    with open(path, "rb") as f:  # into the page cache, as a recently written log is
+        while f.read(8 * MB):
+            pass
+    srv = _pair()
+    port = srv.getsockname()[1]
+    pid = os.fork()
+    if pid == 0:  # sender
+        try:
+            s = socket.create_connection(("127.0.0.1", port))
+            fd = os.open(path, os.O_RDONLY)
+            off, end = 0, total_mb * MB
+            while off < end:
+                off += os.sendfile(s.fileno(), fd, off, min(FRAME, end - off))
+            s.close()
+        finally:
+            os._exit(0)
+    conn, _ = srv.accept()
+    buf = bytearray(FRAME)
+    t0 = None
+    n = 0
+    try:
+        while True:
+            k = conn.recv_into(buf)
+            if k == 0:
+                break
+            if t0 is None:
+                t0 = time.perf_counter()
+            n += k
+        dt = time.perf_counter() - t0
+    finally:
+        conn.close()
+        srv.close()
+        os.waitpid(pid, 0)
+        os.unlink(path)
+    return n / MB / dt
