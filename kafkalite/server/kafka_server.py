@@ -93,6 +93,9 @@ class KafkaServer(Logging):
         self.cluster_id = self.get_or_generate_cluster_id()
         self.info(f"Cluster ID = {self.cluster_id}")
         self.broker_id = self.get_broker_id()
+        # Kafka: config.brokerId = getOrGenerateBrokerId(...) -- every component built below sees the real id
+        cfg.broker_id = self.broker_id
+        cfg.values["broker.id"] = self.broker_id
         self.log_ident = f"[KafkaServer id={self.broker_id}] "
         # 2. background scheduler
         self.kafka_scheduler = KafkaScheduler(cfg.get("background.threads"))
