@@ -1,0 +1,365 @@
+"""Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/clients/consumer/internals/Fetcher.java
+
+Classes: CompletedFetch, PartitionRecords, Fetcher.
+
+``send_fetches`` builds **one Fetch request per broker** holding every fetchable partition that broker
+leads (and that has no data buffered and no fetch in flight), each from its ``position``. Responses
+are queued per partition as ``CompletedFetch``; ``fetched_records`` turns them into ConsumerRecords at
+most ``max.poll.records`` at a time, decoding the stored batches with ``DefaultRecordBatch`` (S45 read
+backwards), and advances each position past what it hands out. A completed fetch whose offset no longer
+matches the position (the user seeked meanwhile) is dropped.
+
+Errors per partition: NOT_LEADER / UNKNOWN_TOPIC_OR_PARTITION ask for a metadata update and retry;
+OFFSET_OUT_OF_RANGE resets the position by the ``auto.offset.reset`` policy (or raises
+OffsetOutOfRangeException with ``none``). ``reset_offsets_if_needed`` sends ListOffsets (-2 earliest,
+-1 latest) grouped by leader for the partitions awaiting a reset.
+
+``isolation.level=read_committed``: the broker only returns data below the last stable offset and lists
+the aborted transactions of the range; batches of an aborted transaction are skipped by following the
+aborted producer ids from their first offset to their ABORT marker, as Kafka's PartitionRecords does.
+Control batches are never returned.
+
+Era notes: no incremental fetch sessions (KIP-227): every request is a full fetch (session id 0, epoch
+-1), which brokers accept. Left out: metrics (FetchManagerMetrics), offset validation with leader epochs
+(KIP-320), preferred read replicas (KIP-392), offsetsForTimes.
+"""
+from __future__ import annotations
+
+import collections
+import logging
+
+from kafkalite.clients.consumer.consumer_record import ConsumerRecord
+from kafkalite.clients.consumer.internals.subscription_state import OffsetResetStrategy
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.protocol.api_keys import ApiKeys
+from kafkalite.protocol.errors import Errors, OffsetOutOfRangeException
+from kafkalite.protocol.messages.fetch import FetchPartition, FetchRequest, FetchTopic
+from kafkalite.protocol.messages.list_offsets import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
+from kafkalite.record.memory_records import MemoryRecords
+
+log = logging.getLogger("kafka.clients.consumer.internals.Fetcher")
+
+EARLIEST_TIMESTAMP = -2   # Kafka: ListOffsetRequest.EARLIEST_TIMESTAMP
+LATEST_TIMESTAMP = -1     # Kafka: ListOffsetRequest.LATEST_TIMESTAMP
+READ_UNCOMMITTED, READ_COMMITTED = 0, 1
+
+
+class CompletedFetch:
+    """Kafka: Fetcher.CompletedFetch -- one partition's slice of a Fetch response, not yet parsed."""
+
+    def __init__(self, partition: TopicPartition, fetch_offset: int, partition_data):
+        self.partition = partition
+        self.fetch_offset = fetch_offset
+        self.partition_data = partition_data
+        # the response buffer may be reused by the network layer: keep our own copy of the records
+        records = partition_data.records
+        self.records = bytes(records) if records is not None else b""
+
+
+class PartitionRecords:
+    """Kafka: Fetcher.PartitionRecords -- the decoded records of one CompletedFetch, drained in pieces."""
+
+    def __init__(self, partition: TopicPartition, records: list[ConsumerRecord], next_fetch_offset: int):
+        self.partition = partition
+        self.records = collections.deque(records)
+        self.next_fetch_offset = next_fetch_offset
+
+    # Kafka: PartitionRecords.fetchRecords
+    def fetch_records(self, max_records: int) -> list[ConsumerRecord]:
+        out = []
+        while self.records and len(out) < max_records:
+            out.append(self.records.popleft())
+        return out
+
+    def is_fetched(self) -> bool:
+        return not self.records
+
+
+class Fetcher:
+    """Kafka: Fetcher."""
+
+    def __init__(self, client, metadata, subscriptions, fetch_min_bytes: int = 1, fetch_max_bytes: int = 52428800,
+                 fetch_max_wait_ms: int = 500, max_partition_fetch_bytes: int = 1048576, max_poll_records: int = 500,
+                 key_deserializer=None, value_deserializer=None, isolation_level: int = READ_UNCOMMITTED,
+                 request_timeout_ms: int = 30000):
+        self.client = client
+        self.metadata = metadata
+        self.subscriptions = subscriptions
+        self.min_bytes = fetch_min_bytes
+        self.max_bytes = fetch_max_bytes
+        self.max_wait_ms = fetch_max_wait_ms
+        self.fetch_size = max_partition_fetch_bytes
+        self.max_poll_records = max_poll_records
+        self.key_deserializer = key_deserializer
+        self.value_deserializer = value_deserializer
+        self.isolation_level = isolation_level
+        self.request_timeout_ms = request_timeout_ms
+        self.completed_fetches: collections.deque[CompletedFetch] = collections.deque()
+        self.next_in_line_records: PartitionRecords | None = None
+        self.nodes_with_pending_fetch_requests: set[int] = set()
+        self.pending_resets: set[TopicPartition] = set()
+
+    # ------------------------------------------------------------------ fetching
+
+    # Kafka: Fetcher.sendFetches -- one request per leader; returns how many were sent
+    def send_fetches(self) -> int:
+        fetch_requests = self.prepare_fetch_requests()
+        for node, partitions in fetch_requests.items():
+            by_topic: dict[str, list[FetchPartition]] = {}
+            for tp, offset in partitions.items():
+                by_topic.setdefault(tp.topic, []).append(FetchPartition(
+                    partition=tp.partition, fetch_offset=offset, partition_max_bytes=self.fetch_size))
+            request = FetchRequest(replica_id=-1, max_wait_ms=self.max_wait_ms, min_bytes=self.min_bytes,
+                                   max_bytes=self.max_bytes, isolation_level=self.isolation_level,
+                                   session_id=0, session_epoch=-1,
+                                   topics=[FetchTopic(topic=t, partitions=ps) for t, ps in by_topic.items()])
+            log.debug("Sending %s fetch for partitions %s to broker %s", self.isolation_level, list(partitions), node)
+            self.nodes_with_pending_fetch_requests.add(node.id)
+            future = self.client.send(node, ApiKeys.FETCH, request)
+            future.add_listener(
+                lambda response, n=node, p=partitions: self._handle_fetch_response(n, p, response),
+                lambda e, n=node: self._handle_fetch_failure(n, e))
+        return len(fetch_requests)
+
+    def _handle_fetch_response(self, node, partitions: dict[TopicPartition, int], response) -> None:
+        self.nodes_with_pending_fetch_requests.discard(node.id)
+        if response.error_code != Errors.NONE.code:
+            log.info("Fetch from node %s failed: %s", node.id, Errors.for_code(response.error_code).name)
+            self.metadata.request_update()
+            return
+        for topic in response.responses:
+            for data in topic.partitions:
+                tp = TopicPartition(topic.topic, data.partition_index)
+                if tp in partitions:
+                    self.completed_fetches.append(CompletedFetch(tp, partitions[tp], data))
+
+    def _handle_fetch_failure(self, node, e: BaseException) -> None:
+        self.nodes_with_pending_fetch_requests.discard(node.id)
+        log.debug("Fetch request to node %s failed: %s", node.id, e)
+        self.metadata.request_update()
+
+    # Kafka: Fetcher.prepareFetchRequests
+    def prepare_fetch_requests(self) -> dict:
+        buffered = {cf.partition for cf in self.completed_fetches}
+        if self.next_in_line_records is not None and not self.next_in_line_records.is_fetched():
+            buffered.add(self.next_in_line_records.partition)
+        requests: dict = {}
+        for tp in self.subscriptions.fetchable_partitions():
+            node = self.metadata.leader_for(tp)
+            if node is None:
+                self.metadata.request_update()
+            elif self.client.is_unavailable(node):
+                pass   # in backoff after a failed connect
+            elif node.id in self.nodes_with_pending_fetch_requests or tp in buffered:
+                pass
+            else:
+                requests.setdefault(node, {})[tp] = self.subscriptions.position(tp)
+        return requests
+
+    # Kafka: Fetcher.hasCompletedFetches
+    def has_completed_fetches(self) -> bool:
+        return bool(self.completed_fetches) or (
+            self.next_in_line_records is not None and not self.next_in_line_records.is_fetched())
+
+    # Kafka: Fetcher.fetchedRecords -- at most max.poll.records, positions advanced
+    def fetched_records(self) -> dict[TopicPartition, list[ConsumerRecord]]:
+        fetched: dict[TopicPartition, list[ConsumerRecord]] = {}
+        records_remaining = self.max_poll_records
+        while records_remaining > 0:
+            if self.next_in_line_records is None or self.next_in_line_records.is_fetched():
+                if not self.completed_fetches:
+                    break
+                self.next_in_line_records = self.initialize_completed_fetch(self.completed_fetches.popleft())
+                if self.next_in_line_records is None:
+                    continue
+            part = self.next_in_line_records
+            records = self.fetch_records(part, records_remaining)
+            if records:
+                fetched.setdefault(part.partition, []).extend(records)
+                records_remaining -= len(records)
+        return fetched
+
+    # Kafka: Fetcher.fetchRecords -- hand out records only if the position still matches
+    def fetch_records(self, part: PartitionRecords, max_records: int) -> list[ConsumerRecord]:
+        tp = part.partition
+        if not self.subscriptions.is_assigned(tp) or not self.subscriptions.is_fetchable(tp):
+            part.records.clear()
+            return []
+        position = self.subscriptions.position(tp)
+        if part.records and part.records[0].offset < position:
+            while part.records and part.records[0].offset < position:
+                part.records.popleft()
+        records = part.fetch_records(max_records)
+        if records:
+            self.subscriptions.seek(tp, records[-1].offset + 1)
+        if part.is_fetched() and part.next_fetch_offset > self.subscriptions.position(tp):
+            self.subscriptions.seek(tp, part.next_fetch_offset)   # past trailing control records
+        return records
+
+    # Kafka: Fetcher.initializeCompletedFetch
+    def initialize_completed_fetch(self, completed: CompletedFetch) -> PartitionRecords | None:
+        tp = completed.partition
+        data = completed.partition_data
+        error = Errors.for_code(data.error_code)
+        if not self.subscriptions.is_assigned(tp) or not self.subscriptions.is_fetchable(tp):
+            return None
+        if self.subscriptions.position(tp) != completed.fetch_offset:
+            log.debug("Discarding stale fetch response for partition %s", tp)
+            return None
+        if error is Errors.NONE:
+            self.subscriptions.update_high_watermark(tp, data.high_watermark)
+            if data.last_stable_offset >= 0:
+                self.subscriptions.update_last_stable_offset(tp, data.last_stable_offset)
+            if data.log_start_offset >= 0:
+                self.subscriptions.update_log_start_offset(tp, data.log_start_offset)
+            records, next_offset = self.parse_records(tp, completed)
+            return PartitionRecords(tp, records, next_offset)
+        if error in (Errors.NOT_LEADER_FOR_PARTITION, Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.FENCED_LEADER_EPOCH,
+                     Errors.KAFKA_STORAGE_ERROR, Errors.UNKNOWN_LEADER_EPOCH, Errors.REPLICA_NOT_AVAILABLE):
+            log.debug("Error %s in fetch for partition %s; updating metadata", error.name, tp)
+            self.metadata.request_update()
+            return None
+        if error is Errors.OFFSET_OUT_OF_RANGE:
+            if not self.subscriptions.has_default_offset_reset_policy():
+                raise OffsetOutOfRangeException(
+                    f"Fetch position {completed.fetch_offset} is out of range for partition {tp}")
+            log.info("Fetch offset %d is out of range for partition %s, resetting offset",
+                     completed.fetch_offset, tp)
+            self.subscriptions.request_offset_reset(tp)
+            return None
+        raise error.exception(f"Unexpected error code {error.code} while fetching from partition {tp}")
+
+    # Kafka: Fetcher.PartitionRecords.nextFetchedRecord (+ the aborted-transaction bookkeeping)
+    def parse_records(self, tp: TopicPartition, completed: CompletedFetch) -> tuple[list[ConsumerRecord], int]:
+        records: list[ConsumerRecord] = []
+        next_offset = completed.fetch_offset
+        aborted = sorted(completed.partition_data.aborted_transactions or [], key=lambda a: a.first_offset)
+        aborted_producer_ids: set[int] = set()
+        for batch in MemoryRecords(completed.records).batches():
+            if batch.last_offset < completed.fetch_offset:
+                continue
+            next_offset = batch.next_offset
+            if self.isolation_level == READ_COMMITTED and batch.has_producer_id():
+                while aborted and aborted[0].first_offset <= batch.last_offset:
+                    aborted_producer_ids.add(aborted.pop(0).producer_id)
+                if batch.is_control_batch:
+                    aborted_producer_ids.discard(batch.producer_id)   # the transaction's end marker
+                    continue
+                if batch.is_transactional and batch.producer_id in aborted_producer_ids:
+                    continue   # Kafka: skipping aborted record batch
+            if batch.is_control_batch:
+                continue
+            for record in batch:
+                if record.offset < completed.fetch_offset:
+                    continue
+                records.append(self.parse_record(tp, batch, record))
+        return records, next_offset
+
+    # Kafka: Fetcher.parseRecord
+    def parse_record(self, tp: TopicPartition, batch, record) -> ConsumerRecord:
+        key = _deserialize(self.key_deserializer, tp.topic, record.key)
+        value = _deserialize(self.value_deserializer, tp.topic, record.value)
+        return ConsumerRecord(tp.topic, tp.partition, record.offset, record.timestamp, batch.timestamp_type,
+                              key, value, list(record.headers),
+                              -1 if record.key is None else len(record.key),
+                              -1 if record.value is None else len(record.value))
+
+    # Kafka: Fetcher.clearBufferedDataForUnassignedPartitions
+    def clear_buffered_data_for_unassigned_partitions(self, assigned: set[TopicPartition]) -> None:
+        self.completed_fetches = collections.deque(cf for cf in self.completed_fetches if cf.partition in assigned)
+        if self.next_in_line_records is not None and self.next_in_line_records.partition not in assigned:
+            self.next_in_line_records = None
+
+    # ------------------------------------------------------------------ offsets
+
+    # Kafka: Fetcher.resetOffsetsIfNeeded -- ListOffsets for every partition awaiting a reset
+    def reset_offsets_if_needed(self) -> None:
+        needing = {tp: s for tp, s in self.subscriptions.partitions_needing_reset().items()
+                   if tp not in self.pending_resets}
+        by_node: dict = {}
+        for tp, strategy in needing.items():
+            node = self.metadata.leader_for(tp)
+            if node is None:
+                self.metadata.request_update()
+                continue
+            timestamp = EARLIEST_TIMESTAMP if strategy is OffsetResetStrategy.EARLIEST else LATEST_TIMESTAMP
+            by_node.setdefault(node, {})[tp] = timestamp
+        for node, timestamps in by_node.items():
+            self.pending_resets.update(timestamps)
+            future = self.send_list_offsets_request(node, timestamps)
+            future.add_listener(lambda result, ts=timestamps: self._on_reset(ts, result),
+                                lambda e, ts=timestamps: self._on_reset_failure(ts, e))
+
+    def _on_reset(self, timestamps: dict, result: dict) -> None:
+        self.pending_resets.difference_update(timestamps)
+        for tp, (offset, error) in result.items():
+            if error is not Errors.NONE:
+                self.metadata.request_update()
+            elif self.subscriptions.is_assigned(tp) and self.subscriptions.is_offset_reset_needed(tp):
+                log.info("Resetting offset for partition %s to offset %d.", tp, offset)
+                self.subscriptions.seek(tp, offset)
+
+    def _on_reset_failure(self, timestamps: dict, e: BaseException) -> None:
+        self.pending_resets.difference_update(timestamps)
+        self.metadata.request_update()
+
+    # Kafka: Fetcher.sendListOffsetRequest -- the future yields {tp: (offset, Errors)}
+    def send_list_offsets_request(self, node, timestamps: dict[TopicPartition, int]):
+        by_topic: dict[str, list] = {}
+        for tp, ts in timestamps.items():
+            by_topic.setdefault(tp.topic, []).append(ListOffsetsPartition(partition_index=tp.partition, timestamp=ts))
+        request = ListOffsetsRequest(replica_id=-1, isolation_level=self.isolation_level,
+                                     topics=[ListOffsetsTopic(name=t, partitions=ps) for t, ps in by_topic.items()])
+        from kafkalite.clients.consumer.internals.request_future import RequestFuture
+        result_future = RequestFuture()
+
+        def on_response(response):
+            result = {}
+            for topic in response.topics:
+                for p in topic.partitions:
+                    result[TopicPartition(topic.name, p.partition_index)] = (p.offset, Errors.for_code(p.error_code))
+            result_future.complete(result)
+
+        self.client.send(node, ApiKeys.LIST_OFFSETS, request).add_listener(on_response, result_future.raise_)
+        return result_future
+
+    # Kafka: Fetcher.beginningOffsets / endOffsets (fetchOffsetsByTimes) -- blocking
+    def fetch_offsets_by_times(self, timestamps: dict[TopicPartition, int], timeout_ms: int) -> dict[TopicPartition, int]:
+        deadline = self.client.time.milliseconds() + timeout_ms
+        result: dict[TopicPartition, int] = {}
+        remaining = dict(timestamps)
+        while remaining:
+            if self.client.time.milliseconds() >= deadline:
+                raise Errors.REQUEST_TIMED_OUT.exception(f"Failed to get offsets by times in {timeout_ms}ms")
+            if any(self.metadata.leader_for(tp) is None for tp in remaining) or self.metadata.update_requested():
+                self.metadata.topics |= {tp.topic for tp in remaining}
+                self.client.await_metadata_update(self.metadata, max(0, deadline - self.client.time.milliseconds()))
+            by_node: dict = {}
+            for tp, ts in remaining.items():
+                node = self.metadata.leader_for(tp)
+                if node is not None:
+                    by_node.setdefault(node, {})[tp] = ts
+            futures = [self.send_list_offsets_request(node, ts) for node, ts in by_node.items()]
+            for future in futures:
+                self.client.poll_future(future, max(0, deadline - self.client.time.milliseconds()))
+                if future.succeeded():
+                    for tp, (offset, error) in future.value().items():
+                        if error is Errors.NONE:
+                            result[tp] = offset
+                            remaining.pop(tp, None)
+                        elif not error.retriable:
+                            raise error.exception(f"ListOffsets for {tp} failed")
+                        else:
+                            self.metadata.request_update()
+            if remaining:
+                self.client.poll(50)
+        return result
+
+
+def _deserialize(deserializer, topic: str, data):
+    """Kafka: Deserializer.deserialize(topic, data); a plain callable taking the bytes works too."""
+    if deserializer is None or data is None:
+        return data
+    if hasattr(deserializer, "deserialize"):
+        return deserializer.deserialize(topic, data)
+    return deserializer(data)
