@@ -19,8 +19,7 @@ class Logging:
 
     @property
     def logger(self) -> logging.Logger:
-        name = self.logger_name or ("kafka." + type(self).__name__)
-        return logging.getLogger(name)
+        return logging.getLogger(self.logger_name or kafka_logger_name(type(self)))
 
     def _msg(self, msg: str) -> str:
         return f"{self.log_ident}{msg}"
@@ -39,6 +38,13 @@ class Logging:
 
     def error(self, msg: str, *args, exc_info=None) -> None:
         self.logger.error(self._msg(msg), *args, exc_info=exc_info)
+
+
+def kafka_logger_name(cls: type) -> str:
+    """Kafka's logger for a class is its full name: ``kafkalite.network.socket_server.Processor`` logs as
+    ``kafka.network.Processor``, as log4j names it in Kafka (the module's file name is dropped)."""
+    package = cls.__module__.split(".")[1:-1]   # kafkalite.<package...>.<module>
+    return ".".join(["kafka", *package, cls.__name__])
 
 
 logging.addLevelName(5, "TRACE")
