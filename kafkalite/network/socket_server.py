@@ -157,6 +157,19 @@ class SocketServer(Logging):
                          self.connection_quotas, self.config.connections_max_idle_ms, listener_name,
                          security_protocol, self.config.broker_id, control_plane)
 
+    # Kafka: SocketServer.reconfigurableConfigs / reconfigure (BrokerReconfigurable, S24)
+    reconfigurable_configs = frozenset({"max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides"})
+
+    def validate_reconfiguration(self, new_config) -> None:
+        pass
+
+    def reconfigure(self, old_config, new_config) -> None:
+        self.info(f"Updating connection quotas: max.connections.per.ip={new_config.max_connections_per_ip}, "
+                  f"overrides={new_config.max_connections_per_ip_overrides}, max.connections={new_config.max_connections}")
+        self.connection_quotas.update_max_connections_per_ip(new_config.max_connections_per_ip)
+        self.connection_quotas.update_max_connections_per_ip_override(new_config.max_connections_per_ip_overrides)
+        self.connection_quotas.update_broker_max_connections(new_config.max_connections)
+
     # Kafka: SocketServer.boundPort
     def bound_port(self, listener_name: str) -> int:
         for endpoint, acceptor in self.data_plane_acceptors.items():

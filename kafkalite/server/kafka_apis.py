@@ -32,6 +32,12 @@ except ImportError:   # pragma: no cover - until that module lands
         pass
 
 try:
+    from kafkalite.server.kafka_apis_config import ConfigApis
+except ImportError:   # pragma: no cover
+    class ConfigApis:  # type: ignore[no-redef]
+        pass
+
+try:
     from kafkalite.server.kafka_apis_data import DataApis
 except ImportError:   # pragma: no cover
     class DataApis:  # type: ignore[no-redef]
@@ -74,7 +80,7 @@ HANDLERS = {
 }
 
 
-class KafkaApis(DataApis, GroupApis, Logging):
+class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
     """Kafka: KafkaApis(requestChannel, replicaManager, adminManager, groupCoordinator, txnCoordinator,
     controller, zkClient, brokerId, config, metadataCache, ...)."""
 

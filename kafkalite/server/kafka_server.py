@@ -7,7 +7,7 @@ LogManager, MetadataCache, SocketServer (bound, not yet processing), ReplicaMana
 registration, KafkaController, AdminManager and GroupCoordinator, then KafkaApis and the request
 handler pools, and only at the very end the Processors start reading requests -- control plane
 first (S23). ``shutdown()`` runs the same list backwards.
-Omitted: controlled shutdown (single broker), dynamic config manager, token/credential caches,
+Omitted: controlled shutdown (single broker), token/credential caches,
 the transaction coordinator.
 """
 from __future__ import annotations
@@ -21,6 +21,8 @@ from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_manager import LogManager
 from kafkalite.network.socket_server import SocketServer
 from kafkalite.server.admin_manager import AdminManager
+from kafkalite.server.dynamic_broker_config import DynamicLogConfig, dynamic_config_of
+from kafkalite.server.dynamic_config_manager import BrokerConfigHandler, DynamicConfigManager, TopicConfigHandler
 from kafkalite.server.kafka_apis import KafkaApis
 from kafkalite.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafkalite.server.metadata_cache import MetadataCache
@@ -77,6 +79,7 @@ class KafkaServer(Logging):
         self.control_plane_request_processor = None
         self.control_plane_request_handler_pool = None
         self.metrics_reporter = None
+        self.dynamic_config_manager = None
         self._shutdown_latch = threading.Event()
         self._started = False
 
@@ -90,6 +93,7 @@ class KafkaServer(Logging):
         # 1. ZooKeeper (or the in-process stand-in), cluster id, broker id
         self.zk_client = KafkaZkClient.create(cfg.zk_connect, cfg.zk_session_timeout_ms, cfg.log_dirs[0], self.time)
         self.zk_client.create_top_level_paths()
+        dynamic_config_of(cfg).initialize(self.zk_client)   # Kafka: config.dynamicConfig.initialize(zkClient)
         self.cluster_id = self.get_or_generate_cluster_id()
         self.info(f"Cluster ID = {self.cluster_id}")
         self.broker_id = self.get_broker_id()
@@ -141,6 +145,13 @@ class KafkaServer(Logging):
                 self.broker_id, self.socket_server.control_plane_request_channel_opt,
                 self.control_plane_request_processor, self.time, 1,
                 "ControlPlaneRequestHandlerAvgIdlePercent", "control-plane")
+        # 12. dynamic configs (S24): who reconfigures what, and the /config/changes listener
+        dynamic = dynamic_config_of(cfg)
+        dynamic.add_reconfigurable(DynamicLogConfig(self.log_manager, self))
+        dynamic.add_reconfigurable(self.socket_server)
+        self.dynamic_config_manager = DynamicConfigManager(self.zk_client, {
+            "topics": TopicConfigHandler(self.log_manager), "brokers": BrokerConfigHandler(cfg, dynamic)})
+        self.dynamic_config_manager.startup()
         self.start_metrics_reporter()
         # 13. now the processors read requests
         self.socket_server.start_processing_requests()
@@ -274,6 +285,8 @@ class KafkaServer(Logging):
                 pool.shutdown()
         if self.metrics_reporter is not None:
             self.metrics_reporter.stop()
+        if self.dynamic_config_manager is not None:
+            self.dynamic_config_manager.shutdown()
         if self.group_coordinator is not None:
             self.group_coordinator.shutdown()
         if self.admin_manager is not None:

@@ -1,0 +1,132 @@
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/server/DynamicConfigManager.scala
+(with ConfigHandler.scala's TopicConfigHandler and BrokerConfigHandler, and the part of
+common/ZkNodeChangeNotificationListener.scala it uses)
+
+Classes: ConfigHandler, TopicConfigHandler, BrokerConfigHandler, DynamicConfigManager.
+
+Whoever changes an entity's config in ZooKeeper (``/config/topics/<t>``, ``/config/brokers/<id>``,
+``/config/brokers/<default>``) also creates a sequential znode ``/config/changes/config_change_<n>``
+holding ``{"version":2,"entity_path":"topics/<t>"}``. Every broker watches ``/config/changes``; on a
+change its event thread ("/config/changes-event-process-thread") reads the notifications newer than
+the last one it processed, reads the entity's whole config and hands it to the handler of the
+entity type: TopicConfigHandler → ``LogManager.update_topic_config``; BrokerConfigHandler →
+``DynamicBrokerConfig.update_broker_config`` / ``update_default_config``.
+
+Left out: client/user quota handlers, purging notifications older than 15 minutes, version-1
+notifications.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+
+from kafkalite.server.dynamic_broker_config import DEFAULT_ENTITY
+from kafkalite.utils.logging import Logging
+from kafkalite.zk.zk_data import ConfigEntityChangeNotificationSequenceZNode, ConfigEntityChangeNotificationZNode
+from kafkalite.zookeeper.zoo_keeper_client import ZNodeChildChangeHandler
+
+SEQUENCE_PREFIX = ConfigEntityChangeNotificationSequenceZNode.SEQUENCE_NUMBER_PREFIX
+
+
+class ConfigHandler:
+    """Kafka: ConfigHandler -- applies one entity's new config."""
+
+    def process_config_changes(self, entity_name: str, value: dict) -> None:
+        raise NotImplementedError
+
+
+class TopicConfigHandler(ConfigHandler, Logging):
+    """Kafka: TopicConfigHandler(logManager, kafkaConfig, quotas)."""
+
+    def __init__(self, log_manager):
+        self.log_manager = log_manager
+
+    # Kafka: TopicConfigHandler.processConfigChanges
+    def process_config_changes(self, topic: str, topic_config: dict) -> None:
+        self.info(f"Processing override for entityPath: topics/{topic} with config: {topic_config}")
+        self.log_manager.update_topic_config(topic, topic_config)
+
+
+class BrokerConfigHandler(ConfigHandler, Logging):
+    """Kafka: BrokerConfigHandler(brokerConfig, quotaManagers)."""
+
+    def __init__(self, broker_config, dynamic_config):
+        self.broker_config = broker_config
+        self.dynamic_config = dynamic_config
+
+    # Kafka: BrokerConfigHandler.processConfigChanges -- the default entity, or this broker's own
+    def process_config_changes(self, broker_id: str, properties: dict) -> None:
+        if broker_id == DEFAULT_ENTITY:
+            self.dynamic_config.update_default_config(properties)
+        elif broker_id.strip() == str(self.broker_config.broker_id):
+            self.dynamic_config.update_broker_config(self.broker_config.broker_id, properties)
+
+
+class _ConfigChangeHandler(ZNodeChildChangeHandler):
+    """Kafka: ZkNodeChangeNotificationListener.ChangeNotificationHandler."""
+
+    def __init__(self, manager: "DynamicConfigManager"):
+        self.path = ConfigEntityChangeNotificationZNode.path()
+        self.manager = manager
+
+    def handle_child_change(self) -> None:
+        self.manager.queue.put("change")
+
+
+class DynamicConfigManager(Logging):
+    """Kafka: DynamicConfigManager(zkClient, configHandlers) -- its listener reads /config/changes."""
+
+    def __init__(self, zk_client, config_handlers: dict[str, ConfigHandler]):
+        self.zk_client = zk_client
+        self.config_handlers = config_handlers
+        self.last_executed_change = -1
+        self.queue: queue.Queue = queue.Queue()
+        self.handler = _ConfigChangeHandler(self)
+        self.thread = threading.Thread(target=self._run, name=f"{self.handler.path}-event-process-thread", daemon=True)
+        self._stopped = threading.Event()
+
+    # Kafka: DynamicConfigManager.startup -> ZkNodeChangeNotificationListener.init
+    def startup(self) -> None:
+        self.zk_client.make_sure_persistent_path_exists(self.handler.path)
+        self.zk_client.register_znode_child_change_handler(self.handler)
+        self.thread.start()
+        self.queue.put("startup")   # process what is already there (and set the watch)
+
+    def shutdown(self) -> None:
+        self._stopped.set()
+        self.queue.put(None)
+        self.zk_client.unregister_znode_child_change_handler(self.handler.path)
+        if self.thread.is_alive():
+            self.thread.join(10)
+
+    # Kafka: ChangeEventProcessThread.doWork
+    def _run(self) -> None:
+        while not self._stopped.is_set():
+            item = self.queue.get()
+            if item is None:
+                return
+            try:
+                self.process_notifications()
+            except Exception as e:  # noqa: BLE001 -- keep listening
+                self.error(f"Error processing config change notifications: {e}", exc_info=True)
+
+    # Kafka: ZkNodeChangeNotificationListener.processNotifications -- newest after the last one done
+    def process_notifications(self) -> None:
+        children = self.zk_client._get_children(self.handler.path)   # Kafka: zkClient.getChildren (watch set)
+        for child in sorted(children):
+            seq = int(child[len(SEQUENCE_PREFIX):])
+            if seq <= self.last_executed_change:
+                continue
+            data, _ = self.zk_client.get_data_and_version(f"{self.handler.path}/{child}")
+            if data is not None:
+                self.process_entity_config_change(ConfigEntityChangeNotificationSequenceZNode.decode(data))
+            self.last_executed_change = seq
+
+    # Kafka: ConfigChangedNotificationHandler.processEntityConfigChangeVersion2
+    def process_entity_config_change(self, entity_path: str) -> None:
+        entity_type, _, entity_name = entity_path.partition("/")
+        handler = self.config_handlers.get(entity_type)
+        if handler is None:
+            self.debug(f"Ignoring config change of {entity_path}: no handler for {entity_type}")
+            return
+        handler.process_config_changes(entity_name, self.zk_client.get_entity_configs(entity_type, entity_name))
