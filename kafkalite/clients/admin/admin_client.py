@@ -1,0 +1,333 @@
+"""Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/clients/admin/KafkaAdminClient.java
+
+Classes: KafkaAdminClient.
+
+    admin = KafkaAdminClient({"bootstrap.servers": "localhost:9092"})
+    admin.create_topics([NewTopic("orders", 3, 1)])
+    admin.describe_topics(["orders"])["orders"].partitions
+
+Every call sends its requests to the broker Kafka's admin client would pick -- CreateTopics, DeleteTopics
+and CreatePartitions to the controller; group requests to the group's coordinator (FindCoordinator
+first); DescribeConfigs/IncrementalAlterConfigs for a broker to that broker, for topics to any broker;
+the rest to the least loaded broker -- waits for the answer, and returns plain objects
+(``admin_types``). A per-item error raises the matching ``kafkalite.protocol.errors`` exception
+(e.g. TopicExistsException), as ``KafkaFuture.get()`` would after unwrapping.
+
+Era notes: Kafka's admin client runs its own I/O thread and returns KafkaFutures; kafkalite's is
+synchronous on the caller's thread, over the consumer's ConsumerNetworkClient. ``list_offsets`` is Kafka
+2.5's (KIP-396); 2.4's tools asked a KafkaConsumer. Left out: ACLs, quotas, reassignments, log dirs,
+delegation tokens, retries of a whole call after a controller move (a NOT_CONTROLLER error refreshes the
+metadata and is retried once).
+"""
+from __future__ import annotations
+
+import logging
+
+from kafkalite.clients.admin.admin_types import (
+    AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource,
+    ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic, TopicDescription,
+    TopicListing, TopicPartitionInfo,
+)
+from kafkalite.clients.client_request import RequestBuilder
+from kafkalite.clients.consumer.consumer_record import OffsetAndMetadata
+from kafkalite.clients.consumer.internals.consumer_metadata import ConsumerMetadata
+from kafkalite.clients.consumer.internals.consumer_network_client import ConsumerNetworkClient
+from kafkalite.clients.network_client import NetworkClient
+from kafkalite.clients.node import Node
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.network.selector import Selector
+from kafkalite.protocol.api_keys import ApiKeys
+from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.messages import (
+    create_partitions as cp, create_topics as ct, delete_groups as dg, delete_topics as dt,
+    describe_configs as dc, describe_groups as dgr, find_coordinator as fc, incremental_alter_configs as iac,
+    list_groups as lg, list_offsets as lo, offset_commit as oc, offset_fetch as of,
+)
+from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
+from kafkalite.utils.time import SYSTEM
+
+log = logging.getLogger("kafka.clients.admin.KafkaAdminClient")
+
+
+def _raise_for(error_code: int, message: str | None, what: str) -> None:
+    error = Errors.for_code(error_code)
+    if error is not Errors.NONE:
+        raise error.exception(message or f"{what}: {error.name}")
+
+
+class DeleteTopicsRequestBuilder(RequestBuilder):
+    """Kafka: DeleteTopicsRequest.Builder -- topic names up to v5, topic states from v6 (KIP-516)."""
+
+    def __init__(self, names: list[str], timeout_ms: int):
+        super().__init__(ApiKeys.DELETE_TOPICS)
+        self.names, self.timeout_ms = names, timeout_ms
+
+    def build(self, version: int) -> dt.DeleteTopicsRequest:
+        if version >= 6:
+            return dt.DeleteTopicsRequest(topics=[dt.DeleteTopicState(name=n) for n in self.names],
+                                          timeout_ms=self.timeout_ms)
+        return dt.DeleteTopicsRequest(topic_names=self.names, timeout_ms=self.timeout_ms)
+
+
+class KafkaAdminClient:
+    """Kafka: KafkaAdminClient."""
+
+    def __init__(self, configs: dict | None = None, time=SYSTEM, **kwargs):
+        config = {"client.id": "adminclient-1", "request.timeout.ms": 30000, "default.api.timeout.ms": 60000}
+        config.update(configs or {})
+        config.update({k.replace("_", "."): v for k, v in kwargs.items()})
+        self.time = time
+        self.timeout_ms = int(config["default.api.timeout.ms"])
+        log_context = f"[AdminClient clientId={config['client.id']}] "
+        self.metadata = ConsumerMetadata(config["bootstrap.servers"], include_internal_topics=True,
+                                         allow_auto_topic_creation=False)
+        network_client = NetworkClient(Selector(time=time, log_context=log_context), None,
+                                       client_id=config["client.id"],
+                                       request_timeout_ms=int(config["request.timeout.ms"]), time=time,
+                                       log_context=log_context)
+        self.client = ConsumerNetworkClient(network_client, time, int(config["request.timeout.ms"]))
+
+    # ---------------------------------------------------------------- plumbing
+
+    def _call(self, node: Node, api_key: ApiKeys, request, version: int | None = None):
+        """Kafka: KafkaAdminClient.Call -- send one request and wait for its response."""
+        future = self.client.send(node, api_key, request, version)
+        if not self.client.poll_future(future, self.timeout_ms):
+            raise Errors.REQUEST_TIMED_OUT.exception(
+                f"Timed out waiting for a node assignment. Call: {api_key.api_name}")
+        if future.failed():
+            raise future.exception()
+        return future.value()
+
+    def _refresh(self, all_topics: bool = True) -> None:
+        if not self.client.await_metadata_update(self.metadata, self.timeout_ms, all_topics=all_topics):
+            raise Errors.REQUEST_TIMED_OUT.exception("Timed out waiting for metadata")
+
+    def _any_node(self) -> Node:
+        if not self.metadata.nodes:
+            self._refresh()
+        return self.client.least_loaded_node(self.metadata.fetch_nodes()) or self.metadata.fetch_nodes()[0]
+
+    def _controller(self) -> Node:
+        self._refresh()
+        return self.metadata.controller or self._any_node()
+
+    def _coordinator(self, group_id: str) -> Node:
+        deadline = self.time.milliseconds() + self.timeout_ms
+        while True:   # the coordinator may still be loading, or __consumer_offsets being created
+            response = self._call(self._any_node(), ApiKeys.FIND_COORDINATOR,
+                                  fc.FindCoordinatorRequest(key=group_id))
+            error = Errors.for_code(response.error_code)
+            if error is Errors.NONE:
+                return Node(response.node_id, response.host, response.port)
+            if not error.retriable or self.time.milliseconds() >= deadline:
+                _raise_for(response.error_code, response.error_message, f"FindCoordinator for group {group_id}")
+            self.client.poll(100)
+
+    # ---------------------------------------------------------------- topics
+
+    # Kafka: KafkaAdminClient.createTopics
+    def create_topics(self, new_topics: list[NewTopic], timeout_ms: int = 30000, validate_only: bool = False) -> None:
+        topics = []
+        for t in new_topics:
+            assignments = [ct.CreatableReplicaAssignment(partition_index=p, broker_ids=list(b))
+                           for p, b in sorted((t.replica_assignments or {}).items())]
+            topics.append(ct.CreatableTopic(
+                name=t.name, num_partitions=-1 if assignments else t.num_partitions,
+                replication_factor=-1 if assignments else t.replication_factor, assignments=assignments,
+                configs=[ct.CreatableTopicConfig(name=k, value=v) for k, v in t.configs.items()]))
+        response = self._call(self._controller(), ApiKeys.CREATE_TOPICS,
+                              ct.CreateTopicsRequest(topics=topics, timeout_ms=timeout_ms, validate_only=validate_only))
+        for result in response.topics:
+            _raise_for(result.error_code, result.error_message, f"Create topic {result.name}")
+
+    # Kafka: KafkaAdminClient.deleteTopics
+    def delete_topics(self, names: list[str], timeout_ms: int = 30000) -> None:
+        builder = DeleteTopicsRequestBuilder(list(names), timeout_ms)
+        response = self._call(self._controller(), ApiKeys.DELETE_TOPICS, builder)
+        for result in response.responses:
+            _raise_for(result.error_code, result.error_message, f"Delete topic {result.name}")
+
+    # Kafka: KafkaAdminClient.listTopics
+    def list_topics(self, list_internal: bool = False) -> dict[str, TopicListing]:
+        self._refresh()
+        return {name: TopicListing(name, name in self.metadata.internal_topics)
+                for name in sorted(self.metadata.partitions_by_topic)
+                if list_internal or name not in self.metadata.internal_topics}
+
+    # Kafka: KafkaAdminClient.describeTopics
+    def describe_topics(self, names: list[str]) -> dict[str, TopicDescription]:
+        self.metadata.topics = set(names)
+        self._refresh(all_topics=False)
+        out = {}
+        for name in names:
+            error = self.metadata.topic_errors.get(name)
+            if error is not None:
+                raise error.exception(f"Topic '{name}': {error.name}" if error is not
+                                      Errors.UNKNOWN_TOPIC_OR_PARTITION else
+                                      "This server does not host this topic-partition.")
+            out[name] = TopicDescription(name, name in self.metadata.internal_topics, tuple(
+                TopicPartitionInfo(p.partition, p.leader, p.replicas, p.in_sync_replicas)
+                for p in self.metadata.partitions_for_topic(name)))
+        return out
+
+    # Kafka: KafkaAdminClient.createPartitions -- {topic: new total count}
+    def create_partitions(self, new_partitions: dict[str, int], timeout_ms: int = 30000,
+                          validate_only: bool = False) -> None:
+        request = cp.CreatePartitionsRequest(
+            topics=[cp.CreatePartitionsTopic(name=t, count=n, assignments=None) for t, n in new_partitions.items()],
+            timeout_ms=timeout_ms, validate_only=validate_only)
+        response = self._call(self._controller(), ApiKeys.CREATE_PARTITIONS, request)
+        for result in response.results:
+            _raise_for(result.error_code, result.error_message, f"Create partitions for {result.name}")
+
+    # Kafka 2.5: KafkaAdminClient.listOffsets -- spec -2 earliest, -1 latest, or a timestamp
+    def list_offsets(self, specs: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
+        self.metadata.topics = {tp.topic for tp in specs}
+        self._refresh(all_topics=False)
+        by_leader: dict[Node, dict[str, list]] = {}
+        for tp, ts in specs.items():
+            leader = self.metadata.leader_for(tp)
+            if leader is None:
+                raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"No leader for {tp}")
+            by_leader.setdefault(leader, {}).setdefault(tp.topic, []).append(
+                lo.ListOffsetsPartition(partition_index=tp.partition, timestamp=ts))
+        out = {}
+        for leader, topics in by_leader.items():
+            response = self._call(leader, ApiKeys.LIST_OFFSETS, lo.ListOffsetsRequest(
+                replica_id=-1, topics=[lo.ListOffsetsTopic(name=t, partitions=ps) for t, ps in topics.items()]))
+            for topic in response.topics:
+                for p in topic.partitions:
+                    _raise_for(p.error_code, None, f"ListOffsets for {topic.name}-{p.partition_index}")
+                    out[TopicPartition(topic.name, p.partition_index)] = p.offset
+        return out
+
+    # ---------------------------------------------------------------- configs
+
+    def _config_node(self, resource: ConfigResource) -> Node:
+        if resource.type in (ConfigResourceType.BROKER, ConfigResourceType.BROKER_LOGGER) and resource.name:
+            self._any_node()
+            node = self.metadata.node_by_id(int(resource.name))
+            if node is None:
+                raise Errors.INVALID_REQUEST.exception(f"Broker {resource.name} is not in the cluster")
+            return node
+        return self._any_node()
+
+    # Kafka: KafkaAdminClient.describeConfigs
+    def describe_configs(self, resources: list[ConfigResource], include_synonyms: bool = False
+                         ) -> dict[ConfigResource, list[ConfigEntry]]:
+        out = {}
+        for resource in resources:
+            request = dc.DescribeConfigsRequest(resources=[dc.DescribeConfigsResource(
+                resource_type=resource.type.value, resource_name=resource.name, configuration_keys=None)],
+                include_synonyms=include_synonyms)
+            response = self._call(self._config_node(resource), ApiKeys.DESCRIBE_CONFIGS, request)
+            for result in response.results:
+                _raise_for(result.error_code, result.error_message, f"Describe configs of {resource.name}")
+                out[resource] = [ConfigEntry(
+                    c.name, c.value, ConfigSource(c.config_source) if c.config_source >= 0 else ConfigSource.UNKNOWN,
+                    c.is_sensitive, c.read_only,
+                    tuple(ConfigSynonym(s.name, s.value, ConfigSource(s.source)) for s in c.synonyms))
+                    for c in result.configs]
+        return out
+
+    # Kafka: KafkaAdminClient.incrementalAlterConfigs
+    def incremental_alter_configs(self, configs: dict[ConfigResource, list[AlterConfigOp]],
+                                  validate_only: bool = False) -> None:
+        for resource, ops in configs.items():
+            request = iac.IncrementalAlterConfigsRequest(resources=[iac.AlterConfigsResource(
+                resource_type=resource.type.value, resource_name=resource.name,
+                configs=[iac.AlterableConfig(name=o.name, config_operation=o.op_type.value, value=o.value)
+                         for o in ops])], validate_only=validate_only)
+            response = self._call(self._config_node(resource), ApiKeys.INCREMENTAL_ALTER_CONFIGS, request)
+            for result in response.responses:
+                _raise_for(result.error_code, result.error_message, f"Alter configs of {resource.name}")
+
+    # ---------------------------------------------------------------- groups
+
+    # Kafka: KafkaAdminClient.listConsumerGroups -- asks every broker
+    def list_consumer_groups(self) -> list[ConsumerGroupListing]:
+        self._refresh()
+        out = []
+        for node in self.metadata.fetch_nodes():
+            response = self._call(node, ApiKeys.LIST_GROUPS, lg.ListGroupsRequest())
+            _raise_for(response.error_code, None, f"ListGroups on broker {node.id}")
+            for g in response.groups:
+                if g.protocol_type in ("consumer", ""):
+                    out.append(ConsumerGroupListing(g.group_id, g.protocol_type == "", g.group_state or None))
+        return out
+
+    # Kafka: KafkaAdminClient.describeConsumerGroups
+    def describe_consumer_groups(self, group_ids: list[str]) -> dict[str, ConsumerGroupDescription]:
+        out = {}
+        for group_id in group_ids:
+            coordinator = self._coordinator(group_id)
+            response = self._call(coordinator, ApiKeys.DESCRIBE_GROUPS, dgr.DescribeGroupsRequest(groups=[group_id]))
+            for g in response.groups:
+                _raise_for(g.error_code, None, f"Describe group {g.group_id}")
+                members = []
+                for m in g.members:
+                    assignment = frozenset()
+                    if g.protocol_type == "consumer" and m.member_assignment:
+                        a = deserialize_assignment(m.member_assignment)
+                        assignment = frozenset(TopicPartition(t.topic, p) for t in a.assigned_partitions
+                                               for p in t.partitions)
+                    members.append(MemberDescription(m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                                                     assignment))
+                out[group_id] = ConsumerGroupDescription(g.group_id, g.protocol_type == "", tuple(members),
+                                                         g.protocol_data, g.group_state, coordinator)
+        return out
+
+    # Kafka: KafkaAdminClient.deleteConsumerGroups
+    def delete_consumer_groups(self, group_ids: list[str]) -> None:
+        for group_id in group_ids:
+            response = self._call(self._coordinator(group_id), ApiKeys.DELETE_GROUPS,
+                                  dg.DeleteGroupsRequest(groups_names=[group_id]))
+            for r in response.results:
+                _raise_for(r.error_code, None, f"Delete group {r.group_id}")
+
+    # Kafka: KafkaAdminClient.listConsumerGroupOffsets
+    def list_consumer_group_offsets(self, group_id: str) -> dict[TopicPartition, OffsetAndMetadata]:
+        response = self._call(self._coordinator(group_id), ApiKeys.OFFSET_FETCH,
+                              of.OffsetFetchRequest(group_id=group_id, topics=None))
+        _raise_for(response.error_code, None, f"OffsetFetch for group {group_id}")
+        out = {}
+        for t in response.topics:
+            for p in t.partitions:
+                if p.error_code == 0 and p.committed_offset >= 0:
+                    out[TopicPartition(t.name, p.partition_index)] = OffsetAndMetadata(p.committed_offset,
+                                                                                      p.metadata or "")
+        return out
+
+    # Kafka: KafkaAdminClient.alterConsumerGroupOffsets (an OffsetCommit outside any generation)
+    def alter_consumer_group_offsets(self, group_id: str, offsets: dict[TopicPartition, int | OffsetAndMetadata]
+                                     ) -> None:
+        by_topic: dict[str, list] = {}
+        for tp, om in offsets.items():
+            om = om if isinstance(om, OffsetAndMetadata) else OffsetAndMetadata(int(om))
+            by_topic.setdefault(tp.topic, []).append(oc.OffsetCommitRequestPartition(
+                partition_index=tp.partition, committed_offset=om.offset, committed_metadata=om.metadata))
+        request = oc.OffsetCommitRequest(group_id=group_id, generation_id=-1, member_id="", topics=[
+            oc.OffsetCommitRequestTopic(name=t, partitions=ps) for t, ps in by_topic.items()])
+        response = self._call(self._coordinator(group_id), ApiKeys.OFFSET_COMMIT, request)
+        for t in response.topics:
+            for p in t.partitions:
+                _raise_for(p.error_code, None, f"Alter offset of {t.name}-{p.partition_index}")
+
+    # ---------------------------------------------------------------- cluster
+
+    # Kafka: KafkaAdminClient.describeCluster (from Metadata, as 2.4 does)
+    def describe_cluster(self) -> ClusterDescription:
+        self._refresh()
+        return ClusterDescription(tuple(sorted(self.metadata.nodes.values(), key=lambda n: n.id)),
+                                  self.metadata.controller, self.metadata.cluster_id)
+
+    # Kafka: KafkaAdminClient.close
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,160 @@
+"""Mirrors Kafka 2.4: the value classes of clients/src/main/java/org/apache/kafka/clients/admin/
+(NewTopic.java, NewPartitions.java, TopicListing.java, TopicDescription.java, ../common/TopicPartitionInfo.java,
+Config.java, ConfigEntry.java, AlterConfigOp.java, ../common/config/ConfigResource.java,
+ConsumerGroupListing.java, ConsumerGroupDescription.java, MemberDescription.java, MemberAssignment.java,
+DescribeClusterResult.java's values).
+
+Classes: NewTopic, TopicListing, TopicPartitionInfo, TopicDescription, ConfigResource, ConfigSource,
+ConfigSynonym, ConfigEntry, AlterConfigOp, ConsumerGroupListing, MemberDescription,
+ConsumerGroupDescription, ClusterDescription.
+
+Plain attrs classes: what KafkaAdminClient's futures resolve to, without the futures.
+Left out: authorized operations, topic ids.
+"""
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+from kafkalite.clients.node import Node
+from kafkalite.common.topic_partition import TopicPartition
+
+
+@attrs.define
+class NewTopic:
+    """Kafka: NewTopic -- ``num_partitions``/``replication_factor`` -1 take the broker defaults."""
+    name: str
+    num_partitions: int = -1
+    replication_factor: int = -1
+    replica_assignments: dict[int, list[int]] | None = None
+    configs: dict[str, str] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class TopicListing:
+    """Kafka: TopicListing."""
+    name: str
+    is_internal: bool
+
+
+@attrs.frozen
+class TopicPartitionInfo:
+    """Kafka: org.apache.kafka.common.TopicPartitionInfo."""
+    partition: int
+    leader: Node | None
+    replicas: tuple[Node, ...]
+    isr: tuple[Node, ...]
+
+
+@attrs.frozen
+class TopicDescription:
+    """Kafka: TopicDescription."""
+    name: str
+    is_internal: bool
+    partitions: tuple[TopicPartitionInfo, ...]
+
+
+class ConfigResourceType(enum.Enum):
+    """Kafka: ConfigResource.Type (wire ids)."""
+    UNKNOWN = 0
+    TOPIC = 2
+    BROKER = 4
+    BROKER_LOGGER = 8
+
+
+@attrs.frozen
+class ConfigResource:
+    """Kafka: org.apache.kafka.common.config.ConfigResource."""
+    type: ConfigResourceType
+    name: str
+
+
+class ConfigSource(enum.Enum):
+    """Kafka: ConfigEntry.ConfigSource (wire ids); ``str()`` is the Java name kafka-configs prints."""
+    UNKNOWN = 0
+    DYNAMIC_TOPIC_CONFIG = 1
+    DYNAMIC_BROKER_CONFIG = 2
+    DYNAMIC_DEFAULT_BROKER_CONFIG = 3
+    STATIC_BROKER_CONFIG = 4
+    DEFAULT_CONFIG = 5
+    DYNAMIC_BROKER_LOGGER_CONFIG = 6
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@attrs.frozen
+class ConfigSynonym:
+    """Kafka: ConfigEntry.ConfigSynonym."""
+    name: str
+    value: str | None
+    source: ConfigSource
+
+
+@attrs.frozen
+class ConfigEntry:
+    """Kafka: ConfigEntry."""
+    name: str
+    value: str | None
+    source: ConfigSource = ConfigSource.UNKNOWN
+    is_sensitive: bool = False
+    is_read_only: bool = False
+    synonyms: tuple[ConfigSynonym, ...] = ()
+
+    # Kafka: ConfigEntry.isDefault
+    def is_default(self) -> bool:
+        return self.source is ConfigSource.DEFAULT_CONFIG
+
+
+class OpType(enum.Enum):
+    """Kafka: AlterConfigOp.OpType (wire ids)."""
+    SET = 0
+    DELETE = 1
+    APPEND = 2
+    SUBTRACT = 3
+
+
+@attrs.frozen
+class AlterConfigOp:
+    """Kafka: AlterConfigOp."""
+    name: str
+    value: str | None
+    op_type: OpType = OpType.SET
+
+
+@attrs.frozen
+class ConsumerGroupListing:
+    """Kafka: ConsumerGroupListing."""
+    group_id: str
+    is_simple_consumer_group: bool
+    state: str | None = None
+
+
+@attrs.frozen
+class MemberDescription:
+    """Kafka: MemberDescription (with MemberAssignment's partitions inline)."""
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    host: str
+    assignment: frozenset[TopicPartition]
+
+
+@attrs.frozen
+class ConsumerGroupDescription:
+    """Kafka: ConsumerGroupDescription."""
+    group_id: str
+    is_simple_consumer_group: bool
+    members: tuple[MemberDescription, ...]
+    partition_assignor: str
+    state: str
+    coordinator: Node | None
+
+
+@attrs.frozen
+class ClusterDescription:
+    """Kafka: DescribeClusterResult's three values."""
+    nodes: tuple[Node, ...]
+    controller: Node | None
+    cluster_id: str | None
