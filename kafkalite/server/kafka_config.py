@@ -65,6 +65,7 @@ class Defaults:
     LogRetentionHours = 24 * 7
     LogRetentionBytes = -1
     LogCleanupIntervalMs = 5 * 60 * 1000
+    LogInitialTaskDelayMs = 30 * 1000
     LogCleanupPolicy = "delete"
     LogIndexSizeMaxBytes = 10 * 1024 * 1024
     LogIndexIntervalBytes = 4096
@@ -209,6 +210,7 @@ CONFIG_DEF: dict[str, tuple] = {
     "log.retention.ms": (LONG, None, None),
     "log.retention.bytes": (LONG, _D.LogRetentionBytes, None),
     "log.retention.check.interval.ms": (LONG, _D.LogCleanupIntervalMs, _int_range(1)),
+    "log.initial.task.delay.ms": (LONG, _D.LogInitialTaskDelayMs, _int_range(0)),   # Kafka 3.6+
     "log.cleanup.policy": (LIST, _D.LogCleanupPolicy, _one_of("compact", "delete")),
     "log.index.size.max.bytes": (INT, _D.LogIndexSizeMaxBytes, _int_range(4)),
     "log.index.interval.bytes": (INT, _D.LogIndexIntervalBytes, _int_range(0)),

@@ -110,7 +110,8 @@ class KafkaServer(Logging):
             time=self.time, flush_check_ms=cfg.log_flush_interval_ms if cfg.log_flush_interval_ms < 2**62 else 60_000,
             retention_check_ms=cfg.get("log.retention.check.interval.ms"),
             flush_recovery_offset_checkpoint_ms=cfg.get("log.flush.offset.checkpoint.interval.ms"),
-            flush_start_offset_checkpoint_ms=cfg.get("log.flush.start.offset.checkpoint.interval.ms"))
+            flush_start_offset_checkpoint_ms=cfg.get("log.flush.start.offset.checkpoint.interval.ms"),
+            initial_task_delay_ms=cfg.get("log.initial.task.delay.ms"))
         self.log_manager.startup()
         # 4. metadata cache
         self.metadata_cache = MetadataCache(self.broker_id)

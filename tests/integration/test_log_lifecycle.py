@@ -5,9 +5,9 @@ LogOffsetTest/ListOffsetsRequestTest with its own clients): the life of a log on
   files named after their base offsets (S30), and reading across them gives offsets 0..n-1.
 - Retention (``retention.ms``, checked every ``log.retention.check.interval.ms``) deletes the
   segments whose newest record is too old and moves the log start offset, which ListOffsets
-  (earliest) reports to confluent-kafka and kafka-python alike. Kafka's LogManager waits 30 s
-  (``InitialTaskDelayMs``) before its first retention run, and kafkalite keeps that, so this
-  test is marked slow.
+  (earliest) reports to confluent-kafka and kafka-python alike. The LogManager waits
+  ``log.initial.task.delay.ms`` (Kafka's default 30 s) before its first retention run; the test
+  sets it to 5 s.
 - ListOffsets by timestamp (``offsets_for_times``) finds the first offset whose timestamp is at
   or after the target, through the time index of the right segment (S32).
 """
@@ -52,10 +52,9 @@ def test_segments_roll_at_segment_bytes(broker, unique_topic):
     assert set(bases) <= {c.offset for c in consumed}, "a segment is not named after an offset it starts at"
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(150)
 def test_retention_deletes_old_segments_and_moves_log_start_offset(broker_factory, unique_topic):
-    b = broker_factory({"log.retention.check.interval.ms": 300})
+    b = broker_factory({"log.retention.check.interval.ms": 300, "log.initial.task.delay.ms": 5000})
     clients.create_topic(b.bootstrap, unique_topic, 1, {"segment.bytes": SEGMENT_BYTES, "retention.ms": 60_000})
     now = int(time.time() * 1000)
     old = records_with_timestamps(1500, now - 3_600_000, prefix="old")     # an hour old: past retention
@@ -73,8 +72,8 @@ def test_retention_deletes_old_segments_and_moves_log_start_offset(broker_factor
             assert high == total
             return low
         assert earliest() == 0
-        # The first retention run comes 30 s after start-up (Kafka's InitialTaskDelayMs).
-        low = wait_until(lambda: earliest() or None, 90, "retention to move the log start offset")
+        # The first retention run comes log.initial.task.delay.ms after start-up.
+        low = wait_until(lambda: earliest() or None, 60, "retention to move the log start offset")
     finally:
         consumer.close()
 
