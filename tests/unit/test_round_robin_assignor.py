@@ -1,0 +1,50 @@
+"""Scenarios of Kafka's RoundRobinAssignorTest (clients/src/test/java/org/apache/kafka/clients/consumer/RoundRobinAssignorTest.java)."""
+from kafkalite.clients.consumer.consumer_partition_assignor import Subscription
+from kafkalite.clients.consumer.round_robin_assignor import RoundRobinAssignor
+from kafkalite.common.topic_partition import TopicPartition as TP
+
+
+def assign(counts, subs):
+    return RoundRobinAssignor().assign_partitions(counts, {m: Subscription(t) for m, t in subs.items()})
+
+
+def tps(topic, *parts):
+    return [TP(topic, p) for p in parts]
+
+
+def test_one_consumer_no_topic():
+    assert assign({}, {"c": []}) == {"c": []}
+
+
+def test_one_consumer_nonexistent_topic():
+    assert assign({}, {"c": ["t"]}) == {"c": []}
+
+
+def test_one_consumer_one_topic():
+    assert assign({"t": 3}, {"c": ["t"]}) == {"c": tps("t", 0, 1, 2)}
+
+
+def test_only_assigns_partitions_from_subscribed_topics():
+    assert assign({"t": 3, "other": 3}, {"c": ["t"]}) == {"c": tps("t", 0, 1, 2)}
+
+
+def test_one_consumer_multiple_topics():
+    assert assign({"t1": 1, "t2": 2}, {"c": ["t1", "t2"]}) == {"c": tps("t1", 0) + tps("t2", 0, 1)}
+
+
+def test_two_consumers_one_topic_one_partition():
+    assert assign({"t": 1}, {"c1": ["t"], "c2": ["t"]}) == {"c1": tps("t", 0), "c2": []}
+
+
+def test_two_consumers_one_topic_two_partitions():
+    assert assign({"t": 2}, {"c1": ["t"], "c2": ["t"]}) == {"c1": tps("t", 0), "c2": tps("t", 1)}
+
+
+def test_multiple_consumers_mixed_topics():
+    result = assign({"t1": 3, "t2": 2}, {"c1": ["t1"], "c2": ["t1", "t2"], "c3": ["t1"]})
+    assert result == {"c1": tps("t1", 0), "c2": tps("t1", 1) + tps("t2", 0, 1), "c3": tps("t1", 2)}
+
+
+def test_two_consumers_two_topics_six_partitions():
+    result = assign({"t1": 3, "t2": 3}, {"c1": ["t1", "t2"], "c2": ["t1", "t2"]})
+    assert result == {"c1": tps("t1", 0, 2) + tps("t2", 1), "c2": tps("t1", 1) + tps("t2", 0, 2)}
