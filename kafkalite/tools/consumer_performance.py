@@ -34,10 +34,10 @@ _JAVA_TO_PY = [("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", 
 def format_date(ms: int, java_format: str) -> str:
     """Kafka: SimpleDateFormat.format, for the letters the tool's default uses."""
     dt = datetime.fromtimestamp(ms / 1000.0)
-    fmt = java_format.replace("SSS", "\0")
+    fmt = java_format.replace("SSS", "@@@")
     for java, py in _JAVA_TO_PY:
         fmt = fmt.replace(java, py)
-    return dt.strftime(fmt).replace("\0", f"{ms % 1000:03d}")
+    return dt.strftime(fmt).replace("@@@", f"{ms % 1000:03d}")
 
 
 def summary_line(start_ms: int, end_ms: int, total_bytes: int, total_messages: int, join_ms: int,
