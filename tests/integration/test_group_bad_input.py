@@ -3,7 +3,8 @@
 
 Kafka 2.4's GroupCoordinator answers, and changes nothing:
 - Heartbeat from a member with another generation: ILLEGAL_GENERATION; from a member id the
-  group does not hold: UNKNOWN_MEMBER_ID (``handleHeartbeat``).
+  group does not hold: UNKNOWN_MEMBER_ID (``handleHeartbeat``); JoinGroup, SyncGroup and
+  OffsetCommit check the same (``doJoinGroup``, ``doSyncGroup``, ``doCommitOffsets``).
 - JoinGroup with a session timeout below ``group.min.session.timeout.ms`` or above
   ``group.max.session.timeout.ms``: INVALID_SESSION_TIMEOUT, checked before the group is even
   looked up, so no group is created and a known member stays as it was (``handleJoinGroup``).
@@ -151,9 +152,24 @@ def test_heartbeat_with_wrong_generation_or_unknown_member(gbroker, topic, conn)
     assert heartbeat(raw, group, member_id, generation - 1) is Errors.ILLEGAL_GENERATION
     assert heartbeat(raw, group, "no-such-member", generation) is Errors.UNKNOWN_MEMBER_ID
     assert heartbeat(raw, "no-such-group", member_id, generation) is Errors.UNKNOWN_MEMBER_ID
+    # the same checks guard JoinGroup, SyncGroup and OffsetCommit
+    assert Errors.for_code(join(raw, group, topic, member_id="no-such-member").error_code) is Errors.UNKNOWN_MEMBER_ID
+    sync = raw(SYNC_GROUP, 3, SyncGroupRequest(group_id=group, generation_id=generation + 1, member_id=member_id,
+                                               assignments=[]))
+    assert Errors.for_code(sync.error_code) is Errors.ILLEGAL_GENERATION
+    for bad_generation, bad_member, error in [(generation + 1, member_id, Errors.ILLEGAL_GENERATION),
+                                              (generation, "no-such-member", Errors.UNKNOWN_MEMBER_ID)]:
+        r = raw(OFFSET_COMMIT, 7, OffsetCommitRequest(
+            group_id=group, generation_id=bad_generation, member_id=bad_member, topics=[OffsetCommitRequestTopic(
+                name=topic, partitions=[OffsetCommitRequestPartition(partition_index=0, committed_offset=5,
+                                                                     committed_metadata="")])]))
+        assert Errors.for_code(r.topics[0].partitions[0].error_code) is error
     # nothing changed: the member is still in, in the same generation
     assert describe(raw, group) == ("Stable", [member_id])
     assert heartbeat(raw, group, member_id, generation) is Errors.NONE
+    fetched = raw(OFFSET_FETCH, 5, OffsetFetchRequest(
+        group_id=group, topics=[OffsetFetchRequestTopic(name=topic, partition_indexes=[0])]))
+    assert fetched.topics[0].partitions[0].committed_offset == -1   # no rejected commit was stored
 
     left = raw(LEAVE_GROUP, 3, LeaveGroupRequest(group_id=group, members=[MemberIdentity(member_id=member_id)]))
     assert (left.error_code, [m.error_code for m in left.members]) == (0, [0])
