@@ -6,7 +6,7 @@ scenario interleaved (kafkalite, tansu, kafkalite, tansu, ...) for ``--reps`` re
 kafkalite's produce and fetch paths with py-spy, stops every process it started by PID, and writes
 ``bench/results/results.{md,json,png}`` plus the raw py-spy stacks.
 
-    python -m bench                  # the full run (about 10 minutes on 2 vCPUs)
+    python -m bench                  # the full run (about 10 minutes on 2 busy vCPUs)
     python -m bench --smoke          # seconds: one tiny produce scenario, no install, no plot
     python -m bench --only produce --reps 5 --kl-override num.io.threads=2
 """
@@ -49,11 +49,14 @@ def scenarios(scale: float, perf_test: bool, kcat: bool) -> list[dict]:
         for acks in ("1", "all"):
             for parts in (1, 6):
                 out.append(_produce(f"produce-{size}B-acks{acks}-p{parts}", size, acks, parts, n(recs)))
-    out.append(_produce("produce-16KiB-large-batch", 16384, "1", 1, n(16_000), ", batch 1 MiB, linger 20 ms",
-                        batch_size=1 << 20, linger_ms=20))
+    out.append(_produce("produce-16KiB-large-batch", 16384, "1", 1, n(16_000), ", batch 1 MB, linger 20 ms",
+                        batch_size=1_000_000, linger_ms=20))
     if kcat:
         out.append({**_produce("kcat-100B-acks1-p1", 100, "1", 1, n(400_000)), "kind": "kcat",
                     "label": "kcat -P 100 B, acks=1, 1 partition"})
+        out.append({**_produce("kcat-16KiB-large-batch", 16384, "1", 1, n(16_000), batch_size=1_000_000,
+                               linger_ms=20), "kind": "kcat",
+                    "label": "kcat -P 16 KiB, acks=1, 1 partition, batch 1 MB, linger 20 ms"})
     if perf_test:
         out.append({**_produce("perftest-100B-acks1-p1", 100, "1", 1, n(100_000)), "kind": "perftest",
                     "label": "kafka-producer-perf-test 100 B, acks=1, 1 partition"})
@@ -63,6 +66,9 @@ def scenarios(scale: float, perf_test: bool, kcat: bool) -> list[dict]:
                              f"{parts} partition{'s' if parts > 1 else ''}",
                     "metric": "mb_per_s", "unit": "MB/s", "higher": True, "goal": "ratio>=1",
                     "extra": ["records_per_s"], "params": dict(records=n(recs), size=size, partitions=parts)})
+    if kcat:
+        out.append({**out[-1], "id": "kcat-consume-1024B-p6", "kind": "kcat_consume",
+                    "label": "kcat -C 1 KiB, 6 partitions"})
     out.append({"id": "latency-1000ps", "group": "latency", "kind": "latency", "label": "1,000 msg/s of 100 B",
                 "metric": "p99_ms", "unit": "ms", "higher": False, "goal": "ratio<=1.5",
                 "extra": ["p50_ms", "p999_ms", "max_ms"],
@@ -106,7 +112,7 @@ def measured(broker, kind: str, params: dict) -> dict:
     broker_cpu = cpu1 - cpu0
     run = {"result": result, "broker_cpu_s": broker_cpu, "wall_s": wall,
            "foreign_cores": max(0.0, (busy1 - busy0 - broker_cpu - worker_cpu) / wall)}
-    if result.get("bytes"):
+    if result.get("bytes") and not result.get("errors"):
         run["cpu_s_per_gb"] = broker_cpu / (result["bytes"] / GB)
     return run
 
@@ -114,12 +120,16 @@ def measured(broker, kind: str, params: dict) -> dict:
 def run_scenario(sc: dict, broker, rep: int, filled: dict) -> dict:
     p = dict(sc["params"])
     topic = f"{sc['id']}-{rep}"
-    if sc["kind"] == "consume":
+    if sc["kind"] in ("consume", "kcat_consume"):
         topic = f"{sc['id']}-fill"
         if (broker.name, topic) not in filled:
             run_worker("produce", dict(bootstrap=broker.bootstrap, topic=topic, records=p["records"],
                                        size=p["size"], acks="1", partitions=p["partitions"]))
             filled[(broker.name, topic)] = True
+        if sc["kind"] == "kcat_consume":
+            return measured(broker, "kcat_consume", dict(bootstrap=broker.bootstrap, topic=topic,
+                                                         records=p["records"], size=p["size"],
+                                                         partitions=p["partitions"]))
         return measured(broker, "consume", dict(bootstrap=broker.bootstrap, topic=topic, records=p["records"],
                                                 partitions=p["partitions"]))
     if sc["kind"] == "idle":
@@ -130,7 +140,7 @@ def run_scenario(sc: dict, broker, rep: int, filled: dict) -> dict:
 
 
 def topics_of(sc: dict, reps: int) -> list[str]:
-    if sc["kind"] == "consume":
+    if sc["kind"] in ("consume", "kcat_consume"):
         return [f"{sc['id']}-fill"]
     return [f"{sc['id']}-{r}" for r in range(reps)]
 
@@ -182,7 +192,7 @@ def tansu_version(binary):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply record counts")
     ap.add_argument("--only", default="", help="comma-separated substrings of scenario ids")
     ap.add_argument("--smoke", action="store_true", help="tiny: one produce scenario, 1 rep, no install/plot/profile")
@@ -238,10 +248,14 @@ def main(argv=None) -> int:
         for r in range(args.reps):
             s2f.append(machine.socket_to_file(workdir))
             sf.append(machine.sendfile_to_socket(workdir))
-        limits = [{"loop": "socket → file (1 MiB frames, recv_into + os.write)", "values": s2f,
-                   "median": statistics.median(s2f), "against_id": "produce-16KiB-large-batch"},
-                  {"loop": "sendfile → socket (page-cached file)", "values": sf,
-                   "median": statistics.median(sf), "against_id": "consume-1024B-p6"}]
+        limits = [{"loop": "socket → file (1 MiB frames, recv_into + os.write)", "values": [v for v, _ in s2f],
+                   "median": statistics.median(v for v, _ in s2f),
+                   "cpu_s_per_gb": statistics.median(c for _, c in s2f),
+                   "against_id": "kcat-16KiB-large-batch" if has_kcat else "produce-16KiB-large-batch"},
+                  {"loop": "sendfile → socket (page-cached file)", "values": [v for v, _ in sf],
+                   "median": statistics.median(v for v, _ in sf),
+                   "cpu_s_per_gb": statistics.median(c for _, c in sf),
+                   "against_id": "kcat-consume-1024B-p6" if has_kcat else "consume-1024B-p6"}]
         log(f"machine limit: socket→file {limits[0]['median']:.0f} MB/s, sendfile {limits[1]['median']:.0f} MB/s")
 
     runs, brokers, profile = [], [], {}
@@ -250,8 +264,11 @@ def main(argv=None) -> int:
         brokers.append(kl)
         if tansu_bin:
             brokers.append(Tansu(workdir, tansu_bin))
+        meta["broker_pids"] = {}
         for b in brokers:
-            log(f"{b.name} up on {b.bootstrap} in {b.start():.2f}s (pid {b.pid})")
+            took = b.start()
+            meta["broker_pids"][b.name] = b.pid
+            log(f"{b.name} up on {b.bootstrap} in {took:.2f}s (pid {b.pid})")
         for sc in scs:
             filled = {}
             for rep in range(args.reps):
@@ -273,8 +290,9 @@ def main(argv=None) -> int:
                     run.update(scenario=sc["id"], broker=b.name, rep=rep)
                     runs.append(run)
                     res = run["result"]
+                    value = res.get(sc["metric"])
                     log(f"  {sc['id']:<28} {b.name:<9} rep {rep}: {sc['metric']}="
-                        f"{res.get(sc['metric'], float('nan')):.3f} errors={res.get('errors', 0)}"
+                        f"{'failed' if value is None else format(value, '.3f')} errors={res.get('errors', 0)}"
                         + (f" cpu/GB={run['cpu_s_per_gb']:.2f}" if "cpu_s_per_gb" in run else "")
                         + f" foreign={run.get('foreign_cores', 0):.2f}")
             for b in brokers:  # free the peer's memory and kafkalite's page cache between scenarios
@@ -288,10 +306,14 @@ def main(argv=None) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
     rows = report.summarise(scs, runs)
+    meta["failures"] = sorted({f"{r['scenario']} on {r['broker']}: " + " ".join(str(
+        r["result"].get("failure") or r["result"].get("first_error") or r["result"].get("stderr")
+        or f"{r['result']['errors']} errors").split())[:240] for r in runs if r["result"].get("errors")})
     for lim in limits:
         row = next((r for r in rows if r["id"] == lim["against_id"]), None)
         lim["against"] = row["label"] if row else lim["against_id"]
         lim["kafkalite"] = row["brokers"].get("kafkalite", {}).get("median") if row else None
+        lim["kafkalite_cpu_s_per_gb"] = row["brokers"].get("kafkalite", {}).get("cpu_s_per_gb") if row else None
         lim["fraction"] = lim["kafkalite"] / lim["median"] if lim["kafkalite"] and lim["median"] else None
     machine_desc = describe_machine()
     if meta["peer"]:
@@ -307,18 +329,18 @@ def main(argv=None) -> int:
 
 
 def run_profiles(kl, out_dir: str, log) -> dict:
-    """py-spy on kafkalite: 1 KiB produce to 6 partitions, then three full reads of a 1 KiB topic."""
+    """py-spy on kafkalite: 100 B produce to 6 partitions, then three full reads of a 1 KiB topic."""
     prof = {}
     produce_path = os.path.join(out_dir, "profile-produce.txt")
     profiling.record(kl.pid, produce_path, lambda: run_worker("produce", dict(
-        bootstrap=kl.bootstrap, topic="profile-produce", records=300_000, size=1024, acks="1", partitions=6)))
-    prof["produce (1 KiB records, acks=1, 6 partitions)"] = profiling.summarise(produce_path)
-    run_worker("produce", dict(bootstrap=kl.bootstrap, topic="profile-fetch", records=200_000, size=1024,
+        bootstrap=kl.bootstrap, topic="profile-produce", records=1_500_000, size=100, acks="1", partitions=6)))
+    prof["produce (100 B records, acks=1, 6 partitions, 1.5 M records)"] = profiling.summarise(produce_path)
+    run_worker("produce", dict(bootstrap=kl.bootstrap, topic="profile-fetch", records=300_000, size=1024,
                                acks="1", partitions=6))
     fetch_path = os.path.join(out_dir, "profile-fetch.txt")
     profiling.record(kl.pid, fetch_path, lambda: [run_worker("consume", dict(
-        bootstrap=kl.bootstrap, topic="profile-fetch", records=200_000, partitions=6)) for _ in range(3)])
-    prof["fetch (consume 1 KiB records from the beginning, 6 partitions, 3 passes)"] = profiling.summarise(fetch_path)
+        bootstrap=kl.bootstrap, topic="profile-fetch", records=300_000, partitions=6)) for _ in range(3)])
+    prof["fetch (consume 300k 1 KiB records from the beginning, 6 partitions, 3 passes)"] = profiling.summarise(fetch_path)
     log("profiled: " + ", ".join(f"{k}: {v['samples']} samples" for k, v in prof.items()))
     return prof
 

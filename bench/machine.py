@@ -6,11 +6,14 @@
 - ``sendfile_to_socket``: a forked sender ``os.sendfile``s a page-cached file to a socket; the
   receiver ``recv_into``s and discards (what a fetch path does at best).
 
-Both are timed at the receiver, first byte to last, and return MB/s (MB = 2**20 bytes).
+Both are timed at the receiver, first byte to last, and return ``(MB/s, CPU-s/GB)``: MB = 2**20 bytes,
+and the CPU is both processes' (receiver: getrusage of this process; sender: wait4 of the child), the
+figure to set beside a broker's CPU-s/GB on a machine that others share.
 """
 from __future__ import annotations
 
 import os
+import resource
 import socket
 import struct
 import time
@@ -26,6 +29,18 @@ def _pair():
     return srv
 
 
+def _cpu_self() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _finish(pid, n, dt, cpu0):
+    cpu = _cpu_self() - cpu0
+    _, _, child = os.wait4(pid, 0)
+    cpu += child.ru_utime + child.ru_stime
+    return n / MB / dt, cpu / (n / (1 << 30))
+
+
 def _recv_exact(sock, view) -> bool:
     got, n = 0, len(view)
     while got < n:
@@ -36,7 +51,7 @@ def _recv_exact(sock, view) -> bool:
     return True
 
 
-def socket_to_file(workdir: str, total_mb: int = 512) -> float:
+def socket_to_file(workdir: str, total_mb: int = 512) -> tuple[float, float]:
     srv = _pair()
     port = srv.getsockname()[1]
     pid = os.fork()
@@ -49,6 +64,7 @@ def socket_to_file(workdir: str, total_mb: int = 512) -> float:
             s.close()
         finally:
             os._exit(0)
+    cpu0 = _cpu_self()
     conn, _ = srv.accept()
     path = os.path.join(workdir, "machine-limit.seg")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -71,11 +87,10 @@ def socket_to_file(workdir: str, total_mb: int = 512) -> float:
         os.unlink(path)
         conn.close()
         srv.close()
-        os.waitpid(pid, 0)
-    return n / MB / dt
+    return _finish(pid, n, dt, cpu0)
 
 
-def sendfile_to_socket(workdir: str, total_mb: int = 256) -> float:
+def sendfile_to_socket(workdir: str, total_mb: int = 256) -> tuple[float, float]:
     path = os.path.join(workdir, "machine-limit-src.seg")
     with open(path, "wb") as f:
         chunk = os.urandom(MB)
@@ -97,6 +112,7 @@ def sendfile_to_socket(workdir: str, total_mb: int = 256) -> float:
             s.close()
         finally:
             os._exit(0)
+    cpu0 = _cpu_self()
     conn, _ = srv.accept()
     buf = bytearray(FRAME)
     t0 = None
@@ -113,6 +129,5 @@ def sendfile_to_socket(workdir: str, total_mb: int = 256) -> float:
     finally:
         conn.close()
         srv.close()
-        os.waitpid(pid, 0)
         os.unlink(path)
-    return n / MB / dt
+    return _finish(pid, n, dt, cpu0)

@@ -17,6 +17,10 @@ import signal
 import subprocess
 import time
 
+# Frames where a thread waits (py-spy can count a waking or GIL-contending thread as active there);
+# the CPU ranking leaves them out and reports their share separately.
+WAITS = ("Condition.wait", "EpollSelector.select", "select.py", "Event.wait", "Queue.get", "sleep",
+         "Thread.join", "_thread.lock")
 FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 
 
@@ -45,7 +49,9 @@ def _short(frame: str) -> str:
     if not m:
         return frame
     path = m.group("file")
-    if "/kafkalite/" in path:
+    if path.startswith("kafkalite/"):
+        pass
+    elif "/kafkalite/" in path:
         path = "kafkalite/" + path.split("/kafkalite/", 1)[1]
     else:
         path = os.path.basename(path)
@@ -53,11 +59,14 @@ def _short(frame: str) -> str:
 
 
 def summarise(path: str, top: int = 15) -> dict:
-    """{'samples': n, 'self': [(frame, pct)], 'inclusive': [(frame, pct)], 'threads': [(name, pct)]}."""
+    """{'samples': n, 'wait_pct': p, 'self': [(frame, pct)], 'inclusive': [(frame, pct)], 'threads': [...]}.
+
+    ``self`` ranks leaf frames outside the wait frames; ``inclusive`` ranks kafkalite's own functions
+    by the samples in which they are on the stack (waits included); all percentages are of all samples."""
     self_c, incl_c, thread_c = collections.Counter(), collections.Counter(), collections.Counter()
-    total = 0
+    total = waiting = 0
     if not os.path.exists(path):
-        return {"samples": 0, "self": [], "inclusive": [], "threads": []}
+        return {"samples": 0, "wait_pct": 0.0, "self": [], "inclusive": [], "threads": []}
     with open(path) as f:
         for line in f:
             stack, _, count = line.rstrip("\n").rpartition(" ")
@@ -70,7 +79,9 @@ def summarise(path: str, top: int = 15) -> dict:
             frames = [_short(p) for p in parts[1:]]
             total += n
             thread_c[thread] += n
-            if frames:
+            if frames and any(w in frames[-1] for w in WAITS):
+                waiting += n
+            elif frames:
                 self_c[frames[-1]] += n
             for fr in set(frames):
                 incl_c[fr] += n
@@ -79,4 +90,4 @@ def summarise(path: str, top: int = 15) -> dict:
         rows = [(k, 100.0 * v / total) for k, v in counter.most_common()
                 if not only_kafkalite or k.startswith("kafkalite/")]
         return rows[:top]
-    return {"samples": total, "self": pct(self_c), "inclusive": pct(incl_c, True), "threads": pct(thread_c)}
+    return {"samples": total, "wait_pct": 100.0 * waiting / max(total, 1), "self": pct(self_c), "inclusive": pct(incl_c, True), "threads": pct(thread_c)}

@@ -90,21 +90,27 @@ def write_markdown(path, rows, machine, limits, meta, profile=None) -> str:
         for key in ([k for k in (kl.get("extra") or {})]):
             out.append(f"| ↳ | {key} | {_fmt(kl['extra'].get(key))} | {_fmt((peer.get('extra') or {}).get(key))} "
                        "| | | | | | |")
+    if meta.get("failures"):
+        out += ["", "Runs with errors (their throughput is left out of the medians):", ""]
+        out += [f"- {f}" for f in meta["failures"]]
     if limits:
         out += ["", "## This machine's limit (trivial Python loops, same run)", "",
-                "| loop | MB/s median (runs) | kafkalite scenario | kafkalite MB/s | fraction | goal |",
-                "|---|---:|---|---:|---:|---|"]
+                "| loop | MB/s median (runs) | loop CPU-s/GB | kafkalite scenario | kafkalite MB/s | fraction | goal |"
+                " kafkalite broker CPU-s/GB |",
+                "|---|---:|---:|---|---:|---:|---|---:|"]
         for lim in limits:
             frac = lim.get("fraction")
             ok = "" if frac is None else (" ✅" if frac >= 0.5 else " ❌")
             out.append(f"| {lim['loop']} | {_fmt(lim['median'])} ({', '.join(_fmt(v) for v in lim['values'])}) | "
-                       f"{lim['against']} | {_fmt(lim.get('kafkalite'))} | "
-                       f"{'–' if frac is None else f'{frac:.0%}'} | ≥ 50%{ok} |")
+                       f"{_fmt(lim.get('cpu_s_per_gb'))} | {lim['against']} | {_fmt(lim.get('kafkalite'))} | "
+                       f"{'–' if frac is None else f'{frac:.0%}'} | ≥ 50%{ok} | "
+                       f"{_fmt(lim.get('kafkalite_cpu_s_per_gb'))} |")
     if profile:
         out += ["", "## Profile of the kafkalite broker under load (py-spy, non-idle samples)", ""]
         for name, prof in profile.items():
-            out += [f"### {name}: {prof['samples']} samples", "",
-                    "| self: file:function | % | | inclusive (kafkalite only) | % |", "|---|---:|---|---|---:|"]
+            out += [f"### {name}: {prof['samples']} samples, {prof.get('wait_pct', 0):.0f}% in wait frames", "",
+                    "| self (leaf, waits left out): file:function | % | | inclusive (kafkalite only) | % |",
+                    "|---|---:|---|---|---:|"]
             for i in range(max(len(prof["self"]), len(prof["inclusive"]))):
                 s = prof["self"][i] if i < len(prof["self"]) else ("", None)
                 c = prof["inclusive"][i] if i < len(prof["inclusive"]) else ("", None)
@@ -124,7 +130,10 @@ def write_plot(path, rows, limits) -> bool:
     except ImportError:
         return False
     colors = {"kafkalite": "#1f77b4", PEER: "#ff7f0e", "machine": "#7f7f7f"}
-    fig, axes = plt.subplots(2, 2, figsize=(15, 10))
+    fig = plt.figure(figsize=(17, 11))
+    grid = fig.add_gridspec(2, 3, height_ratios=[1.1, 1])
+    top = fig.add_subplot(grid[0, :])
+    axes = [[top, fig.add_subplot(grid[1, 0])], [fig.add_subplot(grid[1, 1]), fig.add_subplot(grid[1, 2])]]
 
     def bars(ax, group_rows, title, ylabel, metric_of=lambda r, b: r["brokers"].get(b, {}).get("median")):
         brokers = ["kafkalite", PEER]
@@ -135,7 +144,8 @@ def write_plot(path, rows, limits) -> bool:
             bs = ax.bar(xs, vals, width, label=b, color=colors[b])
             ax.bar_label(bs, fmt="%.0f", fontsize=7, padding=1)
         ax.set_xticks(range(len(group_rows)))
-        ax.set_xticklabels([r["label"].replace(", ", "\n") for r in group_rows], fontsize=7)
+        ax.set_xticklabels([r["label"].removeprefix("produce ").removeprefix("consume ").replace(", ", "\n")
+                            for r in group_rows], fontsize=8)
         ax.set_title(title)
         ax.set_ylabel(ylabel)
         ax.legend(fontsize=8)
@@ -143,10 +153,11 @@ def write_plot(path, rows, limits) -> bool:
 
     produce = [r for r in rows if r["group"] == "produce"]
     if produce:
-        bars(axes[0][0], produce, "Produce throughput by record size (median)", "MB/s")
-    consume = [r for r in rows if r["group"] == "consume"]
+        bars(axes[0][0], produce, "Produce throughput (confluent-kafka unless named; median MB/s, higher is better)",
+             "MB/s")
+    consume = [r for r in rows if r["group"] == "consume"]  # includes kcat -C
     if consume:
-        bars(axes[0][1], consume, "Consume throughput, from the beginning (median)", "MB/s")
+        bars(axes[0][1], consume, "Consume from the beginning (median)", "MB/s")
     lat = [r for r in rows if r["group"] == "latency"]
     ax = axes[1][0]
     if lat:
@@ -162,7 +173,7 @@ def write_plot(path, rows, limits) -> bool:
             ax.bar_label(bs, fmt="%.1f", fontsize=8, padding=1)
         ax.set_xticks(range(3))
         ax.set_xticklabels(["p50", "p99", "p99.9"])
-        ax.set_title(f"End-to-end latency at a fixed rate ({r['label']})")
+        ax.set_title(f"End-to-end latency, {r['label']} (lower is better)")
         ax.set_ylabel("ms")
         ax.legend(fontsize=8)
         ax.grid(axis="y", alpha=0.3)
@@ -170,14 +181,14 @@ def write_plot(path, rows, limits) -> bool:
     if limits:
         labels, vals, cols = [], [], []
         for lim in limits:
-            labels += [lim["loop"].replace(" ", "\n", 1), lim["against"].replace(", ", "\n")]
+            labels += [lim["loop"].split(" (")[0].replace(" → ", "\n→ "), "kafkalite\n" + lim["against"].split(", ")[0]]
             vals += [lim["median"] or 0, lim.get("kafkalite") or 0]
             cols += [colors["machine"], colors["kafkalite"]]
         bs = ax.bar(range(len(vals)), vals, color=cols)
         ax.bar_label(bs, fmt="%.0f", fontsize=8, padding=1)
         ax.set_xticks(range(len(vals)))
         ax.set_xticklabels(labels, fontsize=7)
-        ax.set_title("kafkalite vs this machine's limit (grey: trivial Python loop)")
+        ax.set_title("kafkalite vs the machine's limit (grey: trivial loop)")
         ax.set_ylabel("MB/s")
         ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()

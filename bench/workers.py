@@ -78,8 +78,12 @@ def produce(bootstrap: str, topic: str, records: int, size: int, acks: str = "1"
                 p.poll(0.005)
     left = p.flush(90)
     dt = time.perf_counter() - t0
+    failed = len(errors) + left
+    if failed:  # a run that lost records measured nothing comparable
+        return {"records": records - failed, "bytes": (records - failed) * size, "seconds": dt,
+                "records_per_s": None, "mb_per_s": None, "errors": failed, "first_error": errors[0] if errors else None}
     return {"records": records, "bytes": records * size, "seconds": dt, "records_per_s": records / dt,
-            "mb_per_s": records * size / MB / dt, "errors": len(errors) + left,
+            "mb_per_s": records * size / MB / dt, "errors": 0,
             "first_error": errors[0] if errors else None}
 
 
@@ -123,9 +127,8 @@ def latency(bootstrap: str, topic: str, rate: int = 1000, seconds: float = 5.0, 
     def consume_loop():
         seen = 0
         while seen < total and not done.is_set():
-            for m in c.consume(1000, 0.2):
-                if m.error():
-                    continue
+            m = c.poll(0.05)  # returns at the first message (consume(n, t) would wait for n)
+            if m is not None and not m.error():
                 now = time.monotonic_ns()
                 sent, measured = struct.unpack_from(">qb", m.value())
                 seen += 1
@@ -230,7 +233,8 @@ def idle(port: int, pid: int, conns: int = 1000, hold: float = 2.0) -> dict:
             "kib_per_conn": (rss1 - rss0) / conns, "errors": connect_errors + failed1 + failed2}
 
 
-def kcat(bootstrap: str, topic: str, records: int, size: int, acks: str = "1", partitions: int = 1) -> dict:
+def kcat(bootstrap: str, topic: str, records: int, size: int, acks: str = "1", partitions: int = 1,
+         linger_ms: int = 5, batch_size: int = 1000000) -> dict:
     """kcat -P: one message per line of a prepared file; timed from spawn to exit."""
     create(bootstrap, topic, partitions)
     line = (os.urandom(size).hex()[: size - 1] + "\n").encode()
@@ -241,12 +245,29 @@ def kcat(bootstrap: str, topic: str, records: int, size: int, acks: str = "1", p
         f.flush()
         t0 = time.perf_counter()
         r = subprocess.run(["kcat", "-P", "-b", bootstrap, "-t", topic, "-X", f"acks={acks}",
-                            "-X", "linger.ms=5", "-l", f.name], capture_output=True, timeout=300)
+                            "-X", f"linger.ms={linger_ms}", "-X", f"batch.size={batch_size}", "-l", f.name],
+                           capture_output=True, timeout=300)
         dt = time.perf_counter() - t0
     nbytes = records * (size - 1)
+    if r.returncode != 0:
+        return {"records": 0, "bytes": 0, "seconds": dt, "records_per_s": None, "mb_per_s": None, "errors": 1,
+                "stderr": r.stderr.decode(errors="replace")[-300:]}
     return {"records": records, "bytes": nbytes, "seconds": dt, "records_per_s": records / dt,
-            "mb_per_s": nbytes / MB / dt, "errors": 0 if r.returncode == 0 else 1,
-            "stderr": r.stderr.decode(errors="replace")[-300:]}
+            "mb_per_s": nbytes / MB / dt, "errors": 0}
+
+
+def kcat_consume(bootstrap: str, topic: str, records: int, size: int, partitions: int = 1) -> dict:
+    """kcat -C (librdkafka in C, no Python per message) from the beginning until ``records`` are read."""
+    t0 = time.perf_counter()
+    r = subprocess.run(["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q",
+                        "-c", str(records), "-X", "fetch.max.bytes=52428800"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+    dt = time.perf_counter() - t0
+    if r.returncode != 0:
+        return {"records": 0, "bytes": 0, "seconds": dt, "records_per_s": None, "mb_per_s": None, "errors": 1,
+                "stderr": r.stderr.decode(errors="replace")[-300:]}
+    return {"records": records, "bytes": records * size, "seconds": dt, "records_per_s": records / dt,
+            "mb_per_s": records * size / MB / dt, "errors": 0}
 
 
 PERF_LINE = re.compile(r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\)")
@@ -263,7 +284,7 @@ def perftest(bootstrap: str, topic: str, records: int, size: int, acks: str = "1
     dt = time.perf_counter() - t0
     found = PERF_LINE.findall(r.stdout)
     if r.returncode != 0 or not found:
-        return {"records": 0, "bytes": 0, "seconds": dt, "records_per_s": 0.0, "mb_per_s": 0.0, "errors": 1,
+        return {"records": 0, "bytes": 0, "seconds": dt, "records_per_s": None, "mb_per_s": None, "errors": 1,
                 "stderr": (r.stderr or r.stdout)[-300:]}
     n, rps, mbps = found[-1]
     return {"records": int(n), "bytes": int(n) * size, "seconds": dt, "records_per_s": float(rps),
@@ -271,7 +292,7 @@ def perftest(bootstrap: str, topic: str, records: int, size: int, acks: str = "1
 
 
 KINDS = {"create": create, "delete": delete, "produce": produce, "consume": consume, "latency": latency,
-         "idle": idle, "kcat": kcat, "perftest": perftest}
+         "idle": idle, "kcat": kcat, "kcat_consume": kcat_consume, "perftest": perftest}
 
 if __name__ == "__main__":
     out = KINDS[sys.argv[1]](**json.loads(sys.argv[2]))
