@@ -36,8 +36,9 @@ def scrape(port):
     return samples
 
 
-def value(samples, name, **labels):
-    return samples[(name, tuple(sorted(labels.items())))]
+def value(samples, name, default=None, **labels):
+    key = (name, tuple(sorted(labels.items())))
+    return samples[key] if default is None else samples.get(key, default)
 
 
 @pytest.fixture
@@ -55,6 +56,8 @@ def server(tmp_path):
 
 def test_metric_names_of_s7_and_values_that_move_under_load(server):
     port = server.metrics_reporter.port
+    # the registry is the process's (as Yammer's is the JVM's): other tests' requests may be counted
+    produce_before = value(scrape(port), "kafka_network_requestmetrics_requestspersec_total", 0.0, request="Produce")
     from confluent_kafka import Consumer, Producer, TopicPartition
     p = Producer({"bootstrap.servers": f"127.0.0.1:{server.bound_port()}", "linger.ms": 0})
     for i in range(10):
@@ -69,16 +72,17 @@ def test_metric_names_of_s7_and_values_that_move_under_load(server):
             break
     c.close()
     assert got == 10
-    before = wait_until(lambda: (lambda s: s if value(s, "kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent") > 0.5
-                                 else None)(scrape(port)), 15, "an idle handler pool")
+    before = wait_until(lambda: (lambda s: s if (
+        value(s, "kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent") > 0.5
+        and value(s, "kafka_network_requestmetrics_requestspersec_total", 0.0, request="Produce") == produce_before + 10)
+        else None)(scrape(port)), 15, "an idle handler pool and the 10 produce requests counted")
     names = {name for name, _ in before}
     for n in S7:
         assert n in names or n + "_total" in names, n
     assert value(before, "kafka_server_brokertopicmetrics_messagesinpersec_total", topic="metered") == 10
     assert value(before, "kafka_server_brokertopicmetrics_bytesinpersec_total", topic="metered") > 1000
     assert value(before, "kafka_server_brokertopicmetrics_bytesoutpersec_total", topic="metered") > 1000
-    assert value(before, "kafka_network_requestmetrics_requestspersec_total", request="Produce") == 10
-    assert value(before, "kafka_network_requestmetrics_totaltimems_count", request="Produce") == 10
+    assert value(before, "kafka_network_requestmetrics_totaltimems_count", request="Produce") >= 10
     assert value(before, "kafka_server_replicamanager_isrshrinkspersec_total") == 0
     assert value(before, "kafka_network_requestchannel_requestqueuesize") == 0
 

@@ -4,6 +4,7 @@ hop on the thread Kafka's design puts it on. No Kafka counterpart test: Kafka's 
 only the time breakdown (RequestChannel.updateRequestMetrics)."""
 import logging
 import re
+import time
 
 import pytest
 
@@ -38,6 +39,17 @@ def traced_broker(tmp_path):
     logger.setLevel(old_level)
 
 
+def await_lines(capture, prefix, timeout=10.0):
+    """The trace line is logged once the Processor has sent the response -- possibly just after the
+    client has read it -- so wait (bounded) for it to appear."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = [line for line in capture.lines if line.startswith(prefix)]
+        if lines or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.01)
+
+
 def hops_of(line):
     """[(hop, thread, ms, detail)] from one 'Request trace' line."""
     return [(m.group(1), m.group(2), float(m.group(3)), m.group(4) or "")
@@ -50,9 +62,12 @@ def test_one_produce_request_shows_every_hop_in_order_with_thread_names(traced_b
     from confluent_kafka import Producer
     p = Producer({"bootstrap.servers": f"127.0.0.1:{server.bound_port()}", "acks": "all",
                   "enable.idempotence": False})
-    p.produce("traced", b"hello")
-    assert p.flush(20) == 0
-    produce = [line for line in capture.lines if line.startswith("Request trace: PRODUCE")]
+    errors = []
+    server.admin_manager.admin_zk_client.create_topic("traced", 1, 1)
+    assert server.metadata_cache.wait_for(lambda c: c.contains("traced"), 10)
+    p.produce("traced", b"hello", on_delivery=lambda err, msg: errors.append(err))
+    assert p.flush(20) == 0 and errors == [None], errors
+    produce = await_lines(capture, "Request trace: PRODUCE")
     assert produce, capture.lines[-5:]
     hops = hops_of(produce[-1])
     names = [h[0] for h in hops]
@@ -74,7 +89,7 @@ def test_first_request_of_a_connection_starts_at_the_acceptor(traced_broker):
     server, capture = traced_broker
     from confluent_kafka.admin import AdminClient
     AdminClient({"bootstrap.servers": f"127.0.0.1:{server.bound_port()}"}).list_topics(timeout=10)
-    first = [line for line in capture.lines if line.startswith("Request trace: API_VERSIONS")]
+    first = await_lines(capture, "Request trace: API_VERSIONS")
     assert first
     hops = hops_of(first[0])
     assert hops[0][0] == "accepted" and hops[0][1].startswith("data-plane-kafka-socket-acceptor-PLAINTEXT-PLAINTEXT-")
