@@ -3,12 +3,12 @@
 #
 # Installs what the test suite needs, each piece only when it is missing, so a
 # second run costs a few cheap checks:
-#   kl_install_python     pip install -e '.[test]'  (kafkalite + pytest + the Python clients)
+#   kl_install_python     pip install -e '.[test,spark]'  (kafkalite, pytest, the Python clients, pyspark)
 #   kl_install_kcat       Debian's kcat
 #   kl_install_kafkajs    npm ci in tests/js (kafkajs 2.2.x, pinned by package-lock.json)
 #   kl_install_zookeeper  Debian's zookeeper        (cluster tests)
 #   kl_install_java       openjdk-17-jre-headless   (Spark tests)
-#   kl_install_test_requirements   the first three; the others on request
+#   kl_install_test_requirements   all of them
 #
 # Needs KL_ROOT (the repository root). Set KAFKALITE_NO_INSTALL=1 to skip all of it.
 # Messages go to stderr with an "[install]" prefix; tool output goes to a log file
@@ -66,6 +66,7 @@ import os, sys
 root = os.path.realpath(sys.argv[1])
 try:
     import kafkalite, pytest, pytest_timeout, hypothesis, kafka, confluent_kafka, aiokafka, kazoo, cramjam
+    import pyspark, pyarrow
 except ImportError:
     sys.exit(1)
 here = os.path.realpath(os.path.dirname(kafkalite.__file__))
@@ -76,8 +77,8 @@ EOF
 
 kl_install_python() {
     kl_python_ready && return 0
-    kl_say "pip install -e '.[test]'"
-    kl_run python -m pip install --disable-pip-version-check --root-user-action=ignore -q -e "$KL_ROOT[test]"
+    kl_say "pip install -e '.[test,spark]'"
+    kl_run python -m pip install --disable-pip-version-check --root-user-action=ignore -q -e "$KL_ROOT[test,spark]"
 }
 
 kl_install_kcat() {
@@ -118,4 +119,6 @@ kl_install_test_requirements() {
     kl_install_python
     kl_install_kcat
     kl_install_kafkajs
+    kl_install_zookeeper    # tests/integration/test_kazoo_backend.py (cluster mode on a real ZooKeeper)
+    kl_install_java         # ZooKeeper and the Spark tests run on the JVM
 }
