@@ -53,6 +53,7 @@ def spark():
     from kafkalite.spark import register
     session = (SparkSession.builder.master("local[2]").appName("kafkalite-spark-tests")
                .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.default.parallelism", "2")
                .config("spark.driver.host", "127.0.0.1")
