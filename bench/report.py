@@ -139,12 +139,13 @@ def write_plot(path, rows, limits) -> bool:
         brokers = ["kafkalite", PEER]
         width = 0.38
         for i, b in enumerate(brokers):
-            vals = [metric_of(r, b) or 0 for r in group_rows]
+            raw = [metric_of(r, b) for r in group_rows]
             xs = [j + (i - 0.5) * width for j in range(len(group_rows))]
-            bs = ax.bar(xs, vals, width, label=b, color=colors[b])
-            ax.bar_label(bs, fmt="%.0f", fontsize=7, padding=1)
+            bs = ax.bar(xs, [v or 0 for v in raw], width, label=b, color=colors[b])
+            ax.bar_label(bs, labels=["n/a" if v is None else f"{v:.0f}" for v in raw], fontsize=7, padding=1)
         ax.set_xticks(range(len(group_rows)))
-        ax.set_xticklabels([r["label"].removeprefix("produce ").removeprefix("consume ").replace(", ", "\n")
+        ax.set_xticklabels([r["label"].removeprefix("produce ").removeprefix("consume ")
+                            .replace("kafka-producer-perf-test", "perf-test").replace(", ", "\n")
                             for r in group_rows], fontsize=8)
         ax.set_title(title)
         ax.set_ylabel(ylabel)
