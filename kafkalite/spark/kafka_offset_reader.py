@@ -71,13 +71,24 @@ class KafkaOffsetReader:
     # ------------------------------------------------------------ plumbing
 
     def _send(self, node: Node, api_key: ApiKeys, body):
-        if not NetworkClientUtils.await_ready(self.client, node, self.request_timeout_ms):
-            raise IOError(f"Broker {node.host}:{node.port} not ready within {self.request_timeout_ms} ms")
-        request = self.client.new_client_request(node.id_string, api_key, body)
-        response = NetworkClientUtils.send_and_receive(self.client, request)
-        if response.timed_out:
-            raise IOError(f"{api_key.api_name} to {node.host}:{node.port} timed out")
-        return response.response_body
+        """One request, one response. A connection that broke since the last request (Spark reuses this
+        reader across tasks; the broker may have restarted) is reopened once before giving up."""
+        for attempt in (1, 2):
+            try:
+                if self.client.connection_failed(node):   # wait out the reconnect backoff, as Kafka's clients do
+                    self.client.poll(self.client.connection_delay(node, self.client.time.milliseconds()),
+                                     self.client.time.milliseconds())
+                if not NetworkClientUtils.await_ready(self.client, node, self.request_timeout_ms):
+                    raise IOError(f"Broker {node.host}:{node.port} not ready within {self.request_timeout_ms} ms")
+                request = self.client.new_client_request(node.id_string, api_key, body)
+                response = NetworkClientUtils.send_and_receive(self.client, request)
+                if response.timed_out:
+                    raise IOError(f"{api_key.api_name} to {node.host}:{node.port} timed out")
+                return response.response_body
+            except IOError:
+                self.client.disconnect(node.id_string)
+                if attempt == 2:
+                    raise
 
     def _any_node(self) -> Node:
         return next(iter(self.nodes.values()), None) or self.bootstrap_nodes[0]
