@@ -104,9 +104,16 @@ def run_windowed_counts(spark, bootstrap: str, args: argparse.Namespace, checkpo
 
 
 def print_counts(spark, bootstrap: str, topic: str) -> list[dict]:
+    """Print the newest count of every (window, page) in ``topic`` (keyed by page, so each page's counts sit
+    in one partition in order; an earlier run's counts are superseded, as in a compacted topic)."""
     rows = (spark.read.format("kafkalite").option("kafka.bootstrap.servers", bootstrap)
-            .option("subscribe", topic).load().selectExpr("CAST(value AS STRING) AS v").collect())
-    results = sorted((json.loads(r.v) for r in rows), key=lambda r: (r["window_start"], r["page"]))
+            .option("subscribe", topic).load().selectExpr("partition", "offset", "CAST(value AS STRING) AS v")
+            .orderBy("partition", "offset").collect())
+    newest = {}
+    for r in rows:
+        count = json.loads(r.v)
+        newest[(count["window_start"], count["page"])] = count
+    results = [newest[k] for k in sorted(newest)]
     print(f"{'window start':<20} {'window end':<20} {'page':<10} {'views':>5}")
     for r in results:
         print(f"{r['window_start']:<20} {r['window_end']:<20} {r['page']:<10} {r['count']:>5}")
