@@ -11,5 +11,8 @@ limits in one interleaved run. Modules:
 - ``report``    the Markdown table and the PNG plot
 - ``__main__``  the one command: install, start, run interleaved, stop, report
 
+Other engineers' one-off studies live beside it (``spark_source_throughput``, ``control_plane_latency``);
+``python -m bench`` does not run them.
+
 Figures live here, never in timed tests (DESIGN section 5).
 """
