@@ -150,6 +150,9 @@ def topics_of(sc: dict, reps: int) -> list[str]:
 def ensure_installed(want_peer: bool, log) -> None:
     """pip install what the full run needs and is missing (the ordinary pip client, nothing else)."""
     need = []
+    if any(importlib.util.find_spec(m) is None for m in ("attrs", "crc32c", "click", "yaml")):
+        log("installing kafkalite's requirements (pip install -e .)")
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", REPO], check=False, timeout=600)
     if importlib.util.find_spec("confluent_kafka") is None:
         need.append("confluent-kafka")
     if want_peer and find_tansu() is None:

@@ -125,7 +125,8 @@ class BrokerProcess:
         self.log_path = os.path.join(self.workdir, f"{self.name}-{self.port}.log")
         log = open(self.log_path, "ab")
         t0 = time.perf_counter()
-        self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [REPO, os.environ.get("PYTHONPATH")])))
+        self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env,
                                      stdin=subprocess.DEVNULL, cwd=self.workdir, start_new_session=True)
         log.close()
         deadline = t0 + timeout
