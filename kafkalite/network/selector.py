@@ -26,10 +26,10 @@ from __future__ import annotations
 import collections
 import enum
 import logging
-import selectors
 import socket
 
 from kafkalite.network.kafka_channel import ChannelState, KafkaChannel
+from kafkalite.network.nio_selector import NioSelector
 from kafkalite.network.network_receive import NetworkReceive
 from kafkalite.network.transport_layer import OP_READ, OP_WRITE, PlaintextTransportLayer
 from kafkalite.utils.time import SYSTEM, Time
@@ -59,7 +59,7 @@ class Selector:
     def __init__(self, max_receive_size: int = NetworkReceive.UNLIMITED,
                  connection_max_idle_ms: int = NO_IDLE_TIMEOUT_MS, time: Time = SYSTEM,
                  log_context: str = ""):
-        self.nio_selector = selectors.DefaultSelector()
+        self.nio_selector = NioSelector()
         self.max_receive_size = max_receive_size
         self.time = time
         self.log_context = log_context

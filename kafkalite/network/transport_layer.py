@@ -3,19 +3,16 @@ PlaintextTransportLayer.java
 
 Classes: TransportLayer, PlaintextTransportLayer.
 
-The transport owns the socket and its interest set in the selector. Java's ``SelectionKey`` with
-``interestOps`` becomes the Python ``selectors`` registration: ``add_interest_ops`` /
-``remove_interest_ops`` change it. Python refuses an empty interest set, so a channel that wants
-neither reading nor writing (muted, nothing to send) is unregistered until it wants something again.
+The transport owns the socket and its interest set in the selector (``nio_selector.NioSelector``, the
+stand-in for java.nio's Selector): ``add_interest_ops`` / ``remove_interest_ops`` change it, and an
+empty interest set (muted, nothing to send) keeps the socket registered, as in Java.
 Omitted: SslTransportLayer (kafkalite speaks PLAINTEXT only).
 """
 from __future__ import annotations
 
-import selectors
 import socket
 
-OP_READ = selectors.EVENT_READ
-OP_WRITE = selectors.EVENT_WRITE
+from kafkalite.network.nio_selector import OP_READ, OP_WRITE
 
 
 class TransportLayer:
@@ -25,7 +22,7 @@ class TransportLayer:
 class PlaintextTransportLayer(TransportLayer):
     """Kafka: PlaintextTransportLayer -- reads and writes the socket as it is."""
 
-    def __init__(self, sock: socket.socket, nio_selector: selectors.BaseSelector, attachment=None):
+    def __init__(self, sock: socket.socket, nio_selector, attachment=None):
         self.socket_channel = sock
         self._selector = nio_selector
         self.attachment = attachment
@@ -85,15 +82,11 @@ class PlaintextTransportLayer(TransportLayer):
     def _apply(self) -> None:
         if self._disconnected:
             return
-        if self.interest_ops:
-            if self._registered:
-                self._selector.modify(self.socket_channel, self.interest_ops, self.attachment)
-            else:
-                self._selector.register(self.socket_channel, self.interest_ops, self.attachment)
-                self._registered = True
-        elif self._registered:
-            self._selector.unregister(self.socket_channel)
-            self._registered = False
+        if self._registered:
+            self._selector.modify(self.socket_channel, self.interest_ops, self.attachment)
+        else:
+            self._selector.register(self.socket_channel, self.interest_ops, self.attachment)
+            self._registered = True
 
     # Kafka: PlaintextTransportLayer.disconnect -- cancel the selection key; the socket stays open
     # until the channel is finally closed (its staged requests may still be handed out).
