@@ -78,7 +78,7 @@ class Defaults:
     LogMessageTimestampDifferenceMaxMs = 9223372036854775807
     LogPreAllocateEnable = False
     NumRecoveryThreadsPerDataDir = 1
-    MessageMaxBytes = 1000000 + 12   # Kafka: 1000000 + Records.LOG_OVERHEAD
+    MessageMaxBytes = 1024 * 1024 + 12   # Kafka 3.x (2.4: 1000000 + Records.LOG_OVERHEAD); see the README era notes
     MinInSyncReplicas = 1
     UncleanLeaderElectionEnable = False
     CompressionType = "producer"
