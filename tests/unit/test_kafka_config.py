@@ -37,7 +37,7 @@ def test_defaults_are_kafkas():
     assert c.max_connections_per_ip == c.max_connections == 2**31 - 1
     assert c.max_connections_per_ip_overrides == {}
     assert c.connections_max_idle_ms == 600_000
-    assert c.message_max_bytes == 1_000_012
+    assert c.message_max_bytes == 1_048_588   # Kafka 3.x (2.4: 1000012), see the README era notes
     assert c.num_partitions == 1 and c.default_replication_factor == 1
     assert c.auto_create_topics_enable is True and c.delete_topic_enable is True
     assert c.log_dirs == ["/tmp/kafka-logs"]
