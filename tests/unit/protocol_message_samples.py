@@ -73,3 +73,31 @@ def message_classes(module):
 def all_versions(cls):
     valid = cls.SPEC.valid
     return range(valid.lo, valid.hi + 1)
+
+
+def check_round_trip(cls, version, nulls):
+    """Write a sample, read it back, write again: same object, same bytes, all bytes consumed."""
+    from kafkalite.protocol.schema import read, write
+    obj = sample(cls, version, nulls)
+    data = write(obj, version)
+    back, end = read(cls, version, data)
+    assert end == len(data)
+    assert back == obj
+    assert write(back, version) == data
+
+
+def check_request_and_response_agree(modules, expected, name):
+    """Request and response share key and versions, and ApiKeys advertises exactly what they parse."""
+    from kafkalite.protocol.api_keys import ApiKeys
+    module = next(m for m in modules if hasattr(m, name))
+    request = getattr(module, name)
+    response = getattr(module, name.replace("Request", "Response"))
+    api_key, valid, flexible = expected[name]
+    for cls in (request, response):
+        assert cls.SPEC.api_key == api_key
+        assert repr(cls.SPEC.valid) == valid
+        assert repr(cls.SPEC.flexible) == flexible
+    key = ApiKeys.for_id(api_key)
+    assert (key.request_class, key.response_class) == (request, response)
+    assert (key.min_accepted_version, key.max_version) == (request.SPEC.valid.lo, request.SPEC.valid.hi)
+    return request, response

@@ -12,7 +12,6 @@ import struct
 
 import pytest
 
-from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import UnsupportedVersionException
 from kafkalite.protocol.messages import (
     add_offsets_to_txn, add_partitions_to_txn, consumer_protocol, delete_groups, describe_groups,
@@ -34,7 +33,8 @@ from kafkalite.protocol.messages.offset_commit import (
     OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic,
 )
 from kafkalite.protocol.schema import read, write
-from protocol_message_samples import all_versions, message_classes, sample
+from protocol_message_samples import (all_versions, check_request_and_response_agree, check_round_trip,
+                                      message_classes)
 
 MODULES = [find_coordinator, join_group, sync_group, heartbeat, leave_group, offset_commit,
            offset_fetch, list_groups, describe_groups, delete_groups, offset_delete,
@@ -57,28 +57,12 @@ EXPECTED = {
 @pytest.mark.parametrize("nulls", [False, True], ids=["values", "nulls"])
 @pytest.mark.parametrize("cls,version", CASES, ids=[f"{c.__name__}-v{v}" for c, v in CASES])
 def test_round_trip_every_version(cls, version, nulls):
-    obj = sample(cls, version, nulls)
-    data = write(obj, version)
-    back, end = read(cls, version, data)
-    assert end == len(data)
-    assert back == obj
-    assert write(back, version) == data
+    check_round_trip(cls, version, nulls)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_request_and_response_agree_on_key_and_versions(name):
-    module = next(m for m in MODULES if hasattr(m, name))
-    request = getattr(module, name)
-    response = getattr(module, name.replace("Request", "Response"))
-    api_key, valid, flexible = EXPECTED[name]
-    for cls in (request, response):
-        assert cls.SPEC.api_key == api_key
-        assert repr(cls.SPEC.valid) == valid
-        assert repr(cls.SPEC.flexible) == flexible
-    # ApiKeys finds these classes and advertises the range they can parse.
-    key = ApiKeys.for_id(api_key)
-    assert (key.request_class, key.response_class) == (request, response)
-    assert (key.min_accepted_version, key.max_version) == (request.SPEC.valid.lo, request.SPEC.valid.hi)
+    request, response = check_request_and_response_agree(MODULES, EXPECTED, name)
 
 
 # ---- golden bytes: requests and responses ---------------------------------------------------
