@@ -26,7 +26,6 @@ import enum
 import attrs
 
 from kafkalite.protocol.errors import Errors
-from kafkalite.record.default_record_batch import increment_sequence
 from kafkalite.record.record_batch import RecordBatch
 from kafkalite.utils.logging import Logging
 

@@ -85,7 +85,7 @@ class SocketServer(Logging):
         with self._lock:
             if self.control_plane_acceptor_opt is not None:
                 self.control_plane_acceptor_opt.start_processors(CONTROL_PLANE_THREAD_PREFIX)
-                self.info(f"Started control-plane processor for the control-plane acceptor")
+                self.info("Started control-plane processor for the control-plane acceptor")
             inter_broker = self.config.inter_broker_listener_name
             ordered = sorted(self.data_plane_acceptors.items(),
                              key=lambda kv: kv[0].listener_name != inter_broker)

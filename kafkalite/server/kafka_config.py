@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import uuid
 
-from kafkalite.cluster.broker import DEFAULT_SECURITY_PROTOCOL_MAP, EndPoint, EndPointParseError
+from kafkalite.cluster.broker import EndPoint, EndPointParseError
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 

@@ -33,7 +33,6 @@ flags, offsetsForTimes, interceptors, metrics, ``group.instance.id`` beyond pass
 from __future__ import annotations
 
 import logging
-import uuid
 
 from kafkalite.clients.consumer.consumer_record import OffsetAndMetadata
 from kafkalite.clients.consumer.consumer_records import ConsumerRecords

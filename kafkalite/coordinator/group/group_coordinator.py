@@ -40,7 +40,7 @@ from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.group.delayed_heartbeat import DelayedHeartbeat
 from kafkalite.coordinator.group.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafkalite.coordinator.group.group_metadata import (
-    NO_GENERATION, NO_MEMBER_ID, CompletingRebalance, Dead, Empty, GroupMetadata, GroupSummary, JoinGroupResult,
+    NO_MEMBER_ID, CompletingRebalance, Dead, Empty, GroupMetadata, GroupSummary, JoinGroupResult,
     LeaveGroupResult, LeaveMemberResponse, OffsetAndMetadata, PreparingRebalance, Stable, SyncGroupResult, join_error)
 from kafkalite.coordinator.group.group_metadata_manager import GroupMetadataManager, OffsetConfig
 from kafkalite.coordinator.group.member_metadata import NEW_MEMBER_JOIN_TIMEOUT_MS, MemberMetadata, plain_protocol_set

@@ -267,7 +267,7 @@ class GroupMetadata(Logging):
     def replace_group_instance(self, old_member_id: str, new_member_id: str,
                                group_instance_id: str | None) -> MemberMetadata:
         if group_instance_id is None:
-            raise ValueError(f"unexpected null group.instance.id in replace_group_instance")
+            raise ValueError("unexpected null group.instance.id in replace_group_instance")
         old_member = self.members.pop(old_member_id, None)
         if old_member is None:
             raise ValueError(f"Cannot replace non-existing member id {old_member_id}")
@@ -304,7 +304,7 @@ class GroupMetadata(Logging):
 
     def add_static_member(self, group_instance_id: str | None, new_member_id: str) -> None:
         if group_instance_id is None:
-            raise ValueError(f"unexpected null group.instance.id in add_static_member")
+            raise ValueError("unexpected null group.instance.id in add_static_member")
         self.static_members[group_instance_id] = new_member_id
 
     def remove_static_member(self, group_instance_id: str | None) -> None:
