@@ -52,15 +52,23 @@ def gbroker(tmp_path_factory):
 
 # --- members ---------------------------------------------------------------------------------
 
+def subscribe_knowing_partitions(consumer, topic):
+    """Fetch the topic's metadata, then subscribe. Subscribing first lets kafka-python 3.0.12 join
+    before it knows the partitions ("No partition metadata"), rejoin at once when it learns them,
+    and now and then stall after that second SyncGroup: the broker answers every request (its
+    request log shows them all), and the client sends no heartbeat again until it leaves."""
+    wait_until(lambda: consumer.partitions_for_topic(topic) == set(range(PARTITIONS)), timeout=15,
+               message=f"kafka-python to know the partitions of {topic}")
+    consumer.subscribe([topic])
+
+
 def kafka_python_member(bootstrap, topic, group, assignor, name):
-    c = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
+    c = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
                       session_timeout_ms=6000, heartbeat_interval_ms=500, auto_commit_interval_ms=200,
                       partition_assignment_strategy=[assignor], client_id=name)
+    subscribe_knowing_partitions(c, topic)
 
     def poll():
-        # Not shorter: with 100 ms, kafka-python 3.0.12 sometimes spins in poll() after a leader's
-        # SyncGroup and never sends another heartbeat (the broker answered everything; its request
-        # log shows nothing more from that client until LeaveGroup at close).
         return [r.value for recs in c.poll(timeout_ms=500).values() for r in recs]
     return Member(name, poll, lambda: {tp.partition for tp in c.assignment()}, c.close)
 

@@ -130,10 +130,20 @@ def describe(raw, group):
     return g.group_state, [m.member_id for m in g.members]
 
 
+def joined_consumer(bootstrap, topic, group):
+    """A kafka-python group member that knows the topic's partitions before it subscribes (see
+    ``subscribe_knowing_partitions`` in test_consumer_group_protocols.py for why)."""
+    c = kafka.KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
+                            session_timeout_ms=6000, heartbeat_interval_ms=500, enable_auto_commit=False)
+    wait_until(lambda: c.partitions_for_topic(topic) == set(range(PARTITIONS)), timeout=15,
+               message=f"kafka-python to know the partitions of {topic}")
+    c.subscribe([topic])
+    return c
+
+
 def real_client_consumes(bootstrap, topic, group):
     """kafka-python joins ``group`` and reads every record of ``topic`` from the start."""
-    c = kafka.KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
-                            session_timeout_ms=6000, heartbeat_interval_ms=500, enable_auto_commit=False)
+    c = joined_consumer(bootstrap, topic, group)
     try:
         got = []
         wait_until(lambda: got.extend(r.value for recs in c.poll(timeout_ms=200).values() for r in recs)
@@ -226,8 +236,7 @@ def test_offset_commit_outside_group_on_empty_group(gbroker, topic, conn, versio
         [(0, 7, "seven", 0), (1, -1, "", 0), (2, 3, "", 0)]
     assert describe(raw, group) == ("Empty", [])
     # The group now exists with offsets only; a real member can still join it (and resumes there).
-    c = kafka.KafkaConsumer(topic, bootstrap_servers=gbroker.bootstrap, group_id=group, enable_auto_commit=False,
-                            auto_offset_reset="earliest", session_timeout_ms=6000, heartbeat_interval_ms=500)
+    c = joined_consumer(gbroker.bootstrap, topic, group)
     try:
         got = []
         wait_until(lambda: got.extend((r.partition, r.offset) for recs in c.poll(timeout_ms=200).values()
