@@ -20,7 +20,6 @@ wait is bounded; the broker is shared by this module, each test uses its own top
 import json
 import re
 import subprocess
-import threading
 import time
 from pathlib import Path
 
