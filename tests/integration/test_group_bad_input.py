@@ -113,8 +113,9 @@ def join_and_sync(raw, group, topic):
     assert r.leader == r.member_id and [m.member_id for m in r.members] == [r.member_id]
     plan = serialize_assignment(ConsumerProtocolAssignment(assigned_partitions=[
         ConsumerProtocolTopicPartition(topic=topic, partitions=list(range(PARTITIONS)))]))
+    mine = SyncGroupRequestAssignment(member_id=r.member_id, assignment=plan)
     s = raw(SYNC_GROUP, 3, SyncGroupRequest(group_id=group, generation_id=r.generation_id, member_id=r.member_id,
-                                            assignments=[SyncGroupRequestAssignment(member_id=r.member_id, assignment=plan)]))
+                                            assignments=[mine]))
     assert (s.error_code, s.assignment) == (0, plan)
     return r.member_id, r.generation_id
 
