@@ -127,10 +127,15 @@ def test_three_clients_share_a_group_exactly_once(group_broker, unique_topic):
     for m in members:
         m.start()
     try:
-        wait_until(lambda: sum(len(m.consumed) for m in members) >= count
-                   and all(m.owned for m in members), timeout=90, message="all records consumed by three members")
-        owned = [m.owned for m in members]
-        assert sum(len(o) for o in owned) == partitions and set().union(*owned) == set(range(partitions)), owned
+        def split_exactly():
+            # a member may still hold an older generation's assignment for a moment after a rebalance:
+            # wait (bounded) until every partition has exactly one owner
+            owned = [m.owned for m in members]
+            return all(owned) and sum(len(o) for o in owned) == partitions \
+                and set().union(*owned) == set(range(partitions))
+
+        wait_until(lambda: sum(len(m.consumed) for m in members) >= count and split_exactly(), timeout=90,
+                   message="all records consumed, and the six partitions split among three members")
         everything = [v for m in members for v in m.consumed]
         assert sorted(everything, key=int) == [str(i).encode() for i in range(count)]   # no gap, no duplicate
     finally:
