@@ -67,7 +67,7 @@ def spark():
     session.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def spark_broker():
     from kafkalite.testing.embedded_kafka import EmbeddedKafka
     with EmbeddedKafka(num_partitions=3) as broker:
