@@ -14,6 +14,7 @@ Left out: Kafka's ``Builder`` class; ``LeaderAndIsrRequest.build`` below does it
 """
 from __future__ import annotations
 
+from kafkalite.protocol.messages.partition_states import flatten, group_by_topic
 from kafkalite.protocol.schema import BOOL, INT16, INT32, INT64, STRING, array, field, message, struct
 
 
@@ -60,21 +61,12 @@ class LeaderAndIsrRequest:
         """Put ``partition_states`` (each with its ``topic_name``) where ``version`` wants them."""
         if version < 2:
             return cls(ungrouped_partition_states=list(partition_states), **fields)
-        by_topic: dict[str, LeaderAndIsrTopicState] = {}
-        for state in partition_states:
-            topic = by_topic.setdefault(state.topic_name, LeaderAndIsrTopicState(topic_name=state.topic_name))
-            topic.partition_states.append(state)
-        return cls(topic_states=list(by_topic.values()), **fields)
+        return cls(topic_states=group_by_topic(partition_states, LeaderAndIsrTopicState), **fields)
 
     # Kafka: LeaderAndIsrRequest.partitionStates
     def partition_states(self) -> list[LeaderAndIsrPartitionState]:
         """Every partition state, whatever the version, each with its ``topic_name`` filled in."""
-        states = list(self.ungrouped_partition_states)
-        for topic in self.topic_states:
-            for state in topic.partition_states:
-                state.topic_name = topic.topic_name
-                states.append(state)
-        return states
+        return flatten(self.ungrouped_partition_states, self.topic_states)
 
 
 @struct

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import uuid
 
+from kafkalite.protocol.messages.partition_states import flatten, group_by_topic
 from kafkalite.protocol.schema import INT16, INT32, INT64, STRING, UUID, array, field, message, struct
 
 
@@ -73,21 +74,12 @@ class UpdateMetadataRequest:
         """Put ``partition_states`` (each with its ``topic_name``) where ``version`` wants them."""
         if version < 5:
             return cls(ungrouped_partition_states=list(partition_states), **fields)
-        by_topic: dict[str, UpdateMetadataTopicState] = {}
-        for state in partition_states:
-            topic = by_topic.setdefault(state.topic_name, UpdateMetadataTopicState(topic_name=state.topic_name))
-            topic.partition_states.append(state)
-        return cls(topic_states=list(by_topic.values()), **fields)
+        return cls(topic_states=group_by_topic(partition_states, UpdateMetadataTopicState), **fields)
 
     # Kafka: UpdateMetadataRequest.partitionStates
     def partition_states(self) -> list[UpdateMetadataPartitionState]:
         """Every partition state, whatever the version, each with its ``topic_name`` filled in."""
-        states = list(self.ungrouped_partition_states)
-        for topic in self.topic_states:
-            for state in topic.partition_states:
-                state.topic_name = topic.topic_name
-                states.append(state)
-        return states
+        return flatten(self.ungrouped_partition_states, self.topic_states)
 
 
 @message(api_key=6, kind="response", valid="0-7", flexible="6+")
