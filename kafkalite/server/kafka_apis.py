@@ -22,26 +22,11 @@ from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages import (api_versions, create_partitions, create_topics, delete_topics, describe_cluster,
                                          leader_and_isr, metadata, stop_replica, update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
+from kafkalite.server.kafka_apis_config import ConfigApis
+from kafkalite.server.kafka_apis_data import DataApis
+from kafkalite.server.kafka_apis_groups import GroupApis
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
-
-try:   # the group handlers live in their own mixin
-    from kafkalite.server.kafka_apis_groups import GroupApis
-except ImportError:   # pragma: no cover - until that module lands
-    class GroupApis:  # type: ignore[no-redef]
-        pass
-
-try:
-    from kafkalite.server.kafka_apis_config import ConfigApis
-except ImportError:   # pragma: no cover
-    class ConfigApis:  # type: ignore[no-redef]
-        pass
-
-try:
-    from kafkalite.server.kafka_apis_data import DataApis
-except ImportError:   # pragma: no cover
-    class DataApis:  # type: ignore[no-redef]
-        pass
 
 UNKNOWN_BROKER_EPOCH = -1
 _SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
@@ -384,7 +369,7 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
                 return
             for p in updated_leaders:
                 if p.topic == Topic.GROUP_METADATA_TOPIC_NAME:
-                    gc.on_election(p.partition_id, p.leader_epoch if hasattr(p, "leader_epoch") else 0)
+                    gc.on_election(p.partition_id, p.leader_epoch)
             for p in updated_followers:
                 if p.topic == Topic.GROUP_METADATA_TOPIC_NAME:
                     gc.on_resignation(p.partition_id)
@@ -402,7 +387,7 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
             self.send_response(request, update_metadata.UpdateMetadataResponse(error_code=Errors.STALE_BROKER_EPOCH.code))
             return
         deleted = self.replica_manager.maybe_update_metadata_cache(request.header.correlation_id, body)
-        if deleted and self.group_coordinator is not None and hasattr(self.group_coordinator, "handle_deleted_partitions"):
+        if deleted and self.group_coordinator is not None:
             self.group_coordinator.handle_deleted_partitions(deleted)
         if self.admin_manager.has_delayed_topic_operations():
             for topic in {s.topic_name for s in body.partition_states()}:
