@@ -93,13 +93,14 @@ class KafkaServer(Logging):
         # 1. ZooKeeper (or the in-process stand-in), cluster id, broker id
         self.zk_client = KafkaZkClient.create(cfg.zk_connect, cfg.zk_session_timeout_ms, cfg.log_dirs[0], self.time)
         self.zk_client.create_top_level_paths()
-        dynamic_config_of(cfg).initialize(self.zk_client)   # Kafka: config.dynamicConfig.initialize(zkClient)
         self.cluster_id = self.get_or_generate_cluster_id()
         self.info(f"Cluster ID = {self.cluster_id}")
         self.broker_id = self.get_broker_id()
         # Kafka: config.brokerId = getOrGenerateBrokerId(...) -- every component built below sees the real id
         cfg.broker_id = self.broker_id
         cfg.values["broker.id"] = self.broker_id
+        cfg.originals["broker.id"] = str(self.broker_id)
+        dynamic_config_of(cfg).initialize(self.zk_client)   # Kafka: config.dynamicConfig.initialize(zkClient)
         self.log_ident = f"[KafkaServer id={self.broker_id}] "
         # 2. background scheduler
         self.kafka_scheduler = KafkaScheduler(cfg.get("background.threads"))
@@ -213,7 +214,10 @@ class KafkaServer(Logging):
             return self.config.broker_id
         if stored:
             return stored.pop()
-        return self.config.get("reserved.broker.max.id") + 1
+        if not self.config.get("broker.id.generation.enable"):
+            raise RuntimeError("broker.id is -1 and broker.id.generation.enable is false: set broker.id")
+        # Kafka: generateBrokerId -- a cluster-wide sequence above the reserved ids
+        return self.config.get("reserved.broker.max.id") + self.zk_client.generate_broker_sequence_id()
 
     @staticmethod
     def read_meta_properties(log_dir: str) -> dict[str, str]:

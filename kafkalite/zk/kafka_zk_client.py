@@ -29,7 +29,7 @@ from kafkalite.protocol.errors import ControllerMovedException
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
 from kafkalite.zk.zk_data import (
-    BrokerIdsZNode, BrokerIdZNode, BrokerInfo, ClusterIdZNode, ConfigEntityChangeNotificationSequenceZNode,
+    BrokerIdsZNode, BrokerIdZNode, BrokerSequenceIdZNode, BrokerInfo, ClusterIdZNode, ConfigEntityChangeNotificationSequenceZNode,
     ConfigEntityTypeZNode, ConfigEntityZNode, ControllerEpochZNode, ControllerZNode, DeleteTopicsTopicZNode,
     DeleteTopicsZNode, IsrChangeNotificationSequenceZNode, IsrChangeNotificationZNode, LeaderAndIsr,
     LeaderIsrAndControllerEpoch, TopicPartitionStateZNode, TopicPartitionsZNode, TopicPartitionZNode, TopicsZNode,
@@ -471,6 +471,16 @@ class KafkaZkClient(Logging):
             code = self._retry(SetDataRequest(path, data, ZkVersion.MATCH_ANY_VERSION)).result_code
         if code != Code.OK:
             raise KeeperException(code, path)
+
+    # Kafka: KafkaZkClient.generateBrokerSequenceId -- every write bumps /brokers/seqid's version,
+    # which is the next sequence number (brokers with broker.id=-1 take reserved.broker.max.id + it).
+    def generate_broker_sequence_id(self) -> int:
+        response = self._retry(SetDataRequest(BrokerSequenceIdZNode.path(), b"", ZkVersion.MATCH_ANY_VERSION))
+        if response.result_code == Code.NONODE:
+            self.create_recursive(BrokerSequenceIdZNode.path(), b"", throw_if_path_exists=False)
+            return self.generate_broker_sequence_id()
+        response.maybe_throw()
+        return response.stat.version
 
     # Kafka: KafkaZkClient.getDataAndVersion
     def get_data_and_version(self, path: str) -> tuple[bytes | None, int]:

@@ -280,3 +280,15 @@ def test_embedded_store_persists_topics_across_restart(tmp_path):
     assert zk2.get_partition_assignment_for_topic("kept") == {0: [0]}
     assert zk2.get_all_brokers_in_cluster() == []  # ephemeral registration did not survive
     zk2.close()
+
+
+def test_broker_sequence_ids_increase(tmp_path):
+    """Kafka: KafkaZkClient.generateBrokerSequenceId -- brokers with broker.id=-1 each get the next number."""
+    from kafkalite.zk.kafka_zk_client import KafkaZkClient
+    client = KafkaZkClient.create("", 6000, str(tmp_path))
+    try:
+        client.create_top_level_paths()
+        ids = [client.generate_broker_sequence_id() for _ in range(3)]
+        assert ids == [ids[0], ids[0] + 1, ids[0] + 2] and ids[0] >= 1
+    finally:
+        client.close()
