@@ -1,6 +1,7 @@
 """Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/common/protocol/Errors.java
 
-Classes: Errors (enum of wire error codes), ApiException and one subclass per error.
+Classes: Errors (enum of wire error codes), KafkaException (the clients' general error), ApiException and
+one subclass per error.
 
 Kafka keeps one Java exception class per error code (``CorruptRecordException``,
 ``UnknownTopicOrPartitionException`` ...). kafkalite builds the same set from a table: each
@@ -128,6 +129,11 @@ _TABLE = [
     ("INELIGIBLE_REPLICA", 107, False, "IneligibleReplicaException"),
     ("NEW_LEADER_ELECTED", 108, False, "NewLeaderElectedException"),
 ]
+
+
+class KafkaException(RuntimeError):
+    """Kafka: org.apache.kafka.common.KafkaException -- the clients' general error (a closed producer, a flush
+    that timed out). Kafka's ApiException extends it; here ApiException keeps its own base for now."""
 
 
 class ApiException(Exception):

@@ -10,6 +10,7 @@ from kafkalite.clients.producer.internals.producer_batch import (
 from kafkalite.clients.producer.internals.record_accumulator import RecordAccumulator
 from kafkalite.clients.producer.internals.transaction_manager import ProducerIdAndEpoch, TransactionManager
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.protocol.errors import KafkaException
 from kafkalite.record.default_record_batch import DefaultRecordBatch
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.utils.time import MockTime
@@ -136,6 +137,22 @@ def test_futures_complete_with_offsets():
     assert [f.get(1).offset for f in futures] == [100, 101, 102]
     assert futures[0].get(1).partition == 0 and futures[0].get(1).timestamp == time.milliseconds()
 
+
+
+def test_abort_incomplete_batches():
+    # Kafka: RecordAccumulatorTest.testAbortIncompleteBatches -- a forced close fails every pending record
+    # with the clients' general KafkaException (protocol/errors.py), and a closed accumulator refuses appends
+    time = MockTime()
+    acc = accum(time)
+    futures = [append(acc, time, tp).future for tp in (TP1, TP2, TP3)]
+    acc.close()
+    acc.abort_incomplete_batches()
+    for f in futures:
+        with pytest.raises(KafkaException, match="closed forcefully"):
+            f.get(1)
+    assert not acc.has_incomplete()
+    with pytest.raises(KafkaException, match="closed while send in progress"):
+        append(acc, time)
 
 def test_expired_batches():
     # Kafka: RecordAccumulatorTest.testExpiredBatches -- delivery.timeout.ms from creation

@@ -40,7 +40,7 @@ from kafkalite.clients.producer.internals.built_in_partitioner import BuiltInPar
 from kafkalite.clients.producer.internals.produce_request_result import ProduceRequestResult
 from kafkalite.clients.producer.internals.future_record_metadata import FutureRecordMetadata
 from kafkalite.clients.producer.internals.producer_batch import estimate_size_in_bytes_upper_bound
-from kafkalite.clients.producer.internals.record_accumulator import KafkaException, RecordAccumulator
+from kafkalite.clients.producer.internals.record_accumulator import RecordAccumulator
 from kafkalite.clients.producer.internals.sender import Sender
 from kafkalite.clients.producer.internals.transaction_manager import TransactionManager
 from kafkalite.clients.producer.partitioner import Partitioner
@@ -49,7 +49,7 @@ from kafkalite.clients.producer.record_metadata import UNKNOWN_PARTITION
 from kafkalite.clients.producer.serialization import serializer_for
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.network.selector import Selector
-from kafkalite.protocol.errors import ApiException, Errors
+from kafkalite.protocol.errors import ApiException, Errors, KafkaException
 from kafkalite.record.compression_type import CompressionType
 from kafkalite.utils.time import SYSTEM, Time
 

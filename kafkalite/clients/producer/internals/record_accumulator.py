@@ -1,7 +1,8 @@
 """Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/clients/producer/internals/RecordAccumulator.java
 (the Kafka 3.3 version, which drives the BuiltInPartitioner)
 
-Classes: RecordAccumulator, RecordAppendResult, ReadyCheckResult, TopicInfo, BatchDeque, KafkaException.
+Classes: RecordAccumulator, RecordAppendResult, ReadyCheckResult, TopicInfo, BatchDeque (``KafkaException``,
+which it raises, lives in ``protocol/errors.py`` and is re-exported here).
 
 The meeting point of the two producer threads (S44, S46):
 - the caller's thread, inside ``KafkaProducer.send``, calls ``append``: find (or let the built-in
@@ -33,6 +34,7 @@ from kafkalite.clients.producer.internals.built_in_partitioner import BuiltInPar
 from kafkalite.clients.producer.internals.producer_batch import ProducerBatch, estimate_size_in_bytes_upper_bound
 from kafkalite.clients.producer.record_metadata import UNKNOWN_PARTITION
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.protocol.errors import KafkaException
 from kafkalite.record.compression_type import CompressionType
 from kafkalite.record.record_batch import RecordBatch
 from kafkalite.utils.time import SYSTEM, Time
@@ -40,9 +42,8 @@ from kafkalite.utils.time import SYSTEM, Time
 log = logging.getLogger("kafka.producer.RecordAccumulator")
 _MAX = 2 ** 63 - 1
 
-
-class KafkaException(RuntimeError):
-    """Kafka: org.apache.kafka.common.KafkaException (``protocol/errors.py`` has no such base class)."""
+__all__ = ["RecordAccumulator", "RecordAppendResult", "ReadyCheckResult", "TopicInfo", "BatchDeque",
+           "KafkaException"]
 
 
 class BatchDeque(collections.deque):

@@ -26,10 +26,9 @@ import threading
 import attrs
 
 from kafkalite.clients.network_client_utils import NetworkClientUtils
-from kafkalite.clients.producer.internals.record_accumulator import KafkaException
 from kafkalite.clients.producer.internals.transaction_manager import ProducerIdAndEpoch
 from kafkalite.protocol.api_keys import ApiKeys
-from kafkalite.protocol.errors import Errors, RetriableException
+from kafkalite.protocol.errors import Errors, KafkaException, RetriableException
 from kafkalite.protocol.messages.init_producer_id import InitProducerIdRequest
 from kafkalite.protocol.messages.produce import PartitionProduceData, ProduceRequest, TopicProduceData
 from kafkalite.common.topic_partition import TopicPartition
