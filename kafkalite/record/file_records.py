@@ -3,7 +3,8 @@
 
 Classes: FileRecords (record batches in a segment's ``.log`` file, or a slice of one),
 FileChannelRecordBatch (a batch found in a file: header read, body loaded on demand),
-LogOffsetPosition, TimestampAndOffset.
+LogOffsetPosition, TimestampAndOffset, FileChannel (the open descriptor a file and its slices
+share) and ClosedChannelException.
 
 Python equivalents of Kafka's FileChannel calls:
 - ``channel.write`` -> one ``os.write`` of the batch bytes on an ``O_APPEND`` descriptor;
@@ -11,7 +12,12 @@ Python equivalents of Kafka's FileChannel calls:
   need no lock against the appender);
 - ``channel.transferTo`` -> ``os.sendfile(sock, fd, offset, count)``: fetch data goes from the
   page cache to the socket without passing through Python (``write_to``).
-A slice shares its parent's descriptor and never closes it.
+A slice shares its parent's ``FileChannel`` object (not a copy of the descriptor number) and never
+closes it. Once the parent is closed, every read or sendfile through any slice raises
+``ClosedChannelException``, as Java's ``transferTo`` does on a closed channel; the network layer
+then closes that one connection. Each syscall pins the descriptor while it runs, so a close that
+races with it takes effect when the syscall ends: the number is never reused under a reader,
+and a slice never sends another file's bytes.
 
 Left out: preallocation (``log.preallocate``), ``downConvert`` (no message-format conversion),
 ``renameTo``/``.deleted`` suffixes (segments are deleted at once, see LogSegment).
@@ -19,6 +25,7 @@ Left out: preallocation (``log.preallocate``), ``downConvert`` (no message-forma
 from __future__ import annotations
 
 import os
+import threading
 from typing import Iterator
 
 import attrs
@@ -30,6 +37,64 @@ from kafkalite.record.memory_records import MIN_RECORD_OVERHEAD
 from kafkalite.record.record_batch import RecordBatch
 
 _INT_MAX = 0x7FFFFFFF
+
+
+class ClosedChannelException(OSError):
+    """Java's java.nio.channels.ClosedChannelException: the file was closed under this reader."""
+
+
+class FileChannel:
+    """Stand-in for java.nio.channels.FileChannel: one open descriptor, shared by a file and its slices.
+
+    ``acquire()`` pins the descriptor for one syscall (raising ``ClosedChannelException`` once the
+    channel is closed) and ``release()`` unpins it; ``close()`` closes the descriptor at once when
+    nothing is pinned, otherwise when the last pinned syscall ends. So the descriptor number is
+    never handed back to the OS (and reused for another file) while a read or sendfile uses it.
+    """
+
+    __slots__ = ("_fd", "_in_use", "_closed", "_lock")
+
+    def __init__(self, fd: int):
+        self._fd = fd
+        self._in_use = 0
+        self._closed = False
+        self._lock = threading.Lock()
+
+    @property
+    def fd(self) -> int:
+        """The descriptor, or -1 once ``close()`` was called."""
+        return -1 if self._closed else self._fd
+
+    # Kafka: FileChannel.isOpen
+    def is_open(self) -> bool:
+        return not self._closed
+
+    def acquire(self) -> int:
+        with self._lock:
+            if self._closed:
+                raise ClosedChannelException("the file behind this FileRecords was closed")
+            self._in_use += 1
+            return self._fd
+
+    def release(self) -> None:
+        with self._lock:
+            self._in_use -= 1
+            if self._closed and self._in_use == 0:
+                self._close_fd()
+
+    # Kafka: FileChannel.close
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._in_use == 0:
+                self._close_fd()
+
+    def _close_fd(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 @attrs.frozen
@@ -90,14 +155,20 @@ class FileRecords:
     """Kafka: FileRecords -- a file (or a [start, end) slice of it) holding record batches."""
 
     # Kafka: FileRecords.<init>
-    def __init__(self, file: str, fd: int, start: int, end: int, is_slice: bool):
+    def __init__(self, file: str, channel: FileChannel | int, start: int, end: int, is_slice: bool):
+        """``channel`` is the shared FileChannel (a plain descriptor is wrapped in a new one)."""
         self.file = file
-        self.fd = fd
+        self.channel = channel if isinstance(channel, FileChannel) else FileChannel(channel)
         self.start = start
         self.end = end
         self.is_slice = is_slice
         # Kafka keeps an AtomicInteger; Python int assignment is atomic under the GIL.
-        self._size = end - start if is_slice else os.fstat(fd).st_size
+        self._size = end - start if is_slice else os.fstat(self.channel.fd).st_size
+
+    @property
+    def fd(self) -> int:
+        """The shared descriptor, or -1 once the file was closed."""
+        return self.channel.fd
 
     # Kafka: FileRecords.open
     @classmethod
@@ -122,8 +193,12 @@ class FileRecords:
             raise ValueError(f"Append of size {total} bytes is too large for segment with current "
                              f"file position at {self._size}")
         written = 0
-        while written < total:  # a regular file takes it all in one write; loop only for safety
-            written += os.write(self.fd, view[written:])
+        fd = self.channel.acquire()
+        try:
+            while written < total:  # a regular file takes it all in one write; loop only for safety
+                written += os.write(fd, view[written:])
+        finally:
+            self.channel.release()
         self._size += written
         return written
 
@@ -139,7 +214,7 @@ class FileRecords:
         end = self.start + position + size
         if end > self.start + current:
             end = self.start + current
-        return FileRecords(self.file, self.fd, self.start + position, end, True)
+        return FileRecords(self.file, self.channel, self.start + position, end, True)
 
     # Kafka: FileRecords.readInto
     def read_into(self, buf, position: int) -> int:
@@ -147,35 +222,52 @@ class FileRecords:
         want = min(len(buf), self.size_in_bytes() - position)
         if want <= 0:
             return 0
-        return os.preadv(self.fd, [memoryview(buf)[:want]], self.start + position)
+        return self._pread_into(buf, want, self.start + position)
 
     def read_bytes(self, position: int = 0, size: int | None = None) -> bytes:
         """Copy bytes out of the file (tests and tools; the fetch path uses ``write_to``)."""
         size = self.size_in_bytes() - position if size is None else size
-        return os.pread(self.fd, max(0, size), self.start + position)
+        return self._pread(max(0, size), self.start + position)
+
+    def _pread(self, size: int, file_position: int) -> bytes:
+        fd = self.channel.acquire()
+        try:
+            return os.pread(fd, size, file_position)
+        finally:
+            self.channel.release()
+
+    def _pread_into(self, buf, size: int, file_position: int) -> int:
+        fd = self.channel.acquire()
+        try:
+            return os.preadv(fd, [memoryview(buf)[:size]], file_position)
+        finally:
+            self.channel.release()
 
     # Kafka: FileRecords.writeTo (TransportLayer.transferFrom -> FileChannel.transferTo)
     def write_to(self, sock, offset: int, length: int) -> int:
         """sendfile() up to ``length`` bytes from ``offset`` in this slice; return bytes sent.
 
         A non-blocking socket may take fewer bytes than asked (the caller resumes later) or none
-        (``BlockingIOError`` -> 0).
+        (``BlockingIOError`` -> 0). A closed file raises ``ClosedChannelException``.
         """
         size = self.size_in_bytes()
         count = min(length, size - offset)
         if count <= 0:
             return 0
+        fd = self.channel.acquire()
         try:
-            return os.sendfile(sock.fileno(), self.fd, self.start + offset, count)
+            return os.sendfile(sock.fileno(), fd, self.start + offset, count)
         except BlockingIOError:
             return 0
+        finally:
+            self.channel.release()
 
     # Kafka: FileRecords.batchesFrom / batches (FileLogInputStream.nextBatch)
     def batches(self, start: int = 0) -> Iterator[FileChannelRecordBatch]:
         """Shallow iteration: read each batch's header only, starting at ``start``."""
         position, end = self.start + start, self.start + self.size_in_bytes()
         while end - position >= LOG_OVERHEAD:
-            header = os.pread(self.fd, min(RECORD_BATCH_OVERHEAD, end - position), position)
+            header = self._pread(min(RECORD_BATCH_OVERHEAD, end - position), position)
             if len(header) < LOG_OVERHEAD:
                 return
             (record_size,) = _I32.unpack_from(header, LENGTH_OFFSET)
@@ -227,14 +319,22 @@ class FileRecords:
         if target_size > original or target_size < 0:
             raise ValueError(f"Attempt to truncate log segment {self.file} to {target_size} bytes failed, "
                              f"size of this log segment is {original} bytes.")
-        if target_size < os.fstat(self.fd).st_size:
-            os.ftruncate(self.fd, target_size)
+        fd = self.channel.acquire()
+        try:
+            if target_size < os.fstat(fd).st_size:
+                os.ftruncate(fd, target_size)
+        finally:
+            self.channel.release()
         self._size = target_size
         return original - target_size
 
     # Kafka: FileRecords.flush
     def flush(self) -> None:
-        os.fsync(self.fd)
+        fd = self.channel.acquire()
+        try:
+            os.fsync(fd)
+        finally:
+            self.channel.release()
 
     # Kafka: FileRecords.trim (undo preallocation; kafkalite does not preallocate)
     def trim(self) -> None:
@@ -250,9 +350,9 @@ class FileRecords:
 
     # Kafka: FileRecords.closeHandlers
     def close_handlers(self) -> None:
-        if not self.is_slice and self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        """Close the shared channel (a slice leaves it to its parent); its slices fail from now on."""
+        if not self.is_slice:
+            self.channel.close()
 
     # Kafka: FileRecords.deleteIfExists
     def delete_if_exists(self) -> bool:

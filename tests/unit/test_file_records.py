@@ -5,7 +5,9 @@ from unittest import mock
 
 import pytest
 
-from kafkalite.record.file_records import FileRecords
+from kafkalite.network.network_send import NetworkSend
+from kafkalite.network.transport_layer import PlaintextTransportLayer
+from kafkalite.record.file_records import ClosedChannelException, FileRecords
 from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
 
 
@@ -102,3 +104,55 @@ def test_write_to_returns_zero_when_socket_would_block(file_records):
     finally:
         a.close()
         b.close()
+
+
+def test_slice_fails_cleanly_after_its_file_is_closed(tmp_path, file_records):
+    # Kafka: a slice shares the FileChannel; once closed, transferTo throws ClosedChannelException.
+    s = file_records.slice(0, file_records.size_in_bytes())
+    old_fd = file_records.fd
+    file_records.close_handlers()
+    other = FileRecords.open(str(tmp_path / "other.log"))   # the OS hands out the freed number again
+    other.append(batch(0, b"SECRET" * 20))
+    assert other.fd == old_fd   # the number really is reused, so a stale copy would read "other"
+    a, b = socket.socketpair()
+    b.setblocking(False)
+    try:
+        with pytest.raises(ClosedChannelException):
+            s.read_bytes(0, 16)
+        with pytest.raises(ClosedChannelException):
+            s.write_to(a, 0, s.size_in_bytes())
+        with pytest.raises(ClosedChannelException):
+            list(s.batches())
+        with pytest.raises(BlockingIOError):
+            b.recv(64)   # not one byte of the other file reached the socket
+    finally:
+        a.close()
+        b.close()
+        other.close()
+
+
+def test_network_send_raises_when_its_slice_was_closed(file_records):
+    # The Selector closes the connection when a write raises (Kafka: on ClosedChannelException).
+    s = file_records.slice(0, file_records.size_in_bytes())
+    send = NetworkSend("conn-1", [b"header", s])
+    file_records.close_handlers()
+    a, b = socket.socketpair()
+    try:
+        with pytest.raises(ClosedChannelException):
+            send.write_to(PlaintextTransportLayer(a, None))
+        assert not send.completed()
+    finally:
+        a.close()
+        b.close()
+
+
+def test_close_during_a_pinned_read_waits_for_it(file_records):
+    # A close racing with a read (or sendfile) in flight closes the descriptor when that call ends.
+    channel = file_records.channel
+    fd = channel.acquire()
+    file_records.close_handlers()
+    assert file_records.fd == -1 and not channel.is_open()
+    assert len(os.pread(fd, 4, 0)) == 4   # still open for the call in flight
+    channel.release()
+    with pytest.raises(OSError):
+        os.fstat(fd)
