@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 
+from kafkalite.clients.client_utils import parse_and_validate_addresses as parse_bootstrap_servers
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.clients.network_client_utils import NetworkClientUtils
 from kafkalite.clients.node import Node
@@ -35,22 +36,6 @@ EARLIEST_TIMESTAMP = -2   # ListOffsets: the log start offset
 LATEST_TIMESTAMP = -1     # ListOffsets: the high watermark
 
 _RETRIES = 5
-
-
-def parse_bootstrap_servers(servers: str) -> list[tuple[str, int]]:
-    """``"host:9092,other:9093"`` -> ``[("host", 9092), ("other", 9093)]``."""
-    out = []
-    for item in servers.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        host, sep, port = item.rpartition(":")
-        if not sep or not port.isdigit():
-            raise ValueError(f"Invalid url in bootstrap.servers: {item}")
-        out.append((host.strip("[]"), int(port)))
-    if not out:
-        raise ValueError("No resolvable bootstrap urls given in bootstrap.servers")
-    return out
 
 
 class KafkaOffsetReader:

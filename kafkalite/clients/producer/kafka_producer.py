@@ -33,6 +33,7 @@ import importlib
 import itertools
 import logging
 
+from kafkalite.clients.client_utils import parse_and_validate_addresses
 from kafkalite.clients.metadata import DefaultMetadataUpdater, Metadata
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.clients.producer.internals.buffer_pool import BufferPool
@@ -101,22 +102,6 @@ def parse_acks(value) -> int:
     raise ValueError(f"Invalid value {value} for configuration acks: String must be one of: all, -1, 0, 1")
 
 
-def parse_bootstrap_servers(value) -> list[tuple[str, int]]:
-    """Kafka: ClientUtils.parseAndValidateAddresses -- ``host:port,host:port`` (``[::1]:9092`` for IPv6)."""
-    items = value.split(",") if isinstance(value, str) else list(value)
-    addresses = []
-    for item in (i.strip() for i in items):
-        if not item:
-            continue
-        host, _, port = item.rpartition(":")
-        if not host or not port.isdigit():
-            raise ValueError(f"Invalid url in bootstrap.servers: {item}")
-        addresses.append((host.strip("[]"), int(port)))
-    if not addresses:
-        raise ValueError("No resolvable bootstrap urls given in bootstrap.servers")
-    return addresses
-
-
 def _load_partitioner(value) -> Partitioner | None:
     if value is None or value == "":
         return None
@@ -172,7 +157,7 @@ class KafkaProducer:
         retry_backoff_ms = int(config["retry.backoff.ms"])
 
         self.metadata = Metadata(retry_backoff_ms, int(config["metadata.max.age.ms"]), time)
-        self.metadata.bootstrap(parse_bootstrap_servers(config["bootstrap.servers"]))
+        self.metadata.bootstrap(parse_and_validate_addresses(config["bootstrap.servers"]))
         self.accumulator = RecordAccumulator(
             int(config["batch.size"]), self.compression_type, int(config["linger.ms"]), retry_backoff_ms,
             int(config["delivery.timeout.ms"]),
