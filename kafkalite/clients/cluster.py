@@ -3,7 +3,8 @@
 
 Classes: PartitionInfo -- one partition as a Metadata response describes it (leader, replicas, ISR);
 Cluster -- an immutable snapshot of the brokers and partitions a client knows, indexed the ways the
-producer asks: partitions of a topic, the leader of a partition, the partitions led by a node.
+clients ask: partitions of a topic, the leader of a partition, the partitions led by a node. The producer,
+the consumer (its Fetcher, coordinator and assignors) and the admin client all read this one class.
 
 A client never changes a Cluster; ``Metadata.update`` builds a new one from each Metadata response and
 swaps it in, so a thread holding a snapshot (the Sender during one ``run_once``) sees a consistent view.

@@ -5,6 +5,10 @@ Classes: Metadata -- the client's current ``Cluster`` and the bookkeeping that s
 DefaultMetadataUpdater -- the ``MetadataUpdater`` a NetworkClient calls from ``poll`` to send Metadata
 requests and feed the answers back into ``Metadata``.
 
+One Metadata serves every kafkalite client: the producer uses it as it is; the consumer through its thin
+subclass ``ConsumerMetadata`` (its own topics, ``allow.auto.create.topics``); the admin client keeps one as
+Kafka's AdminMetadataManager does, fed by the Metadata requests it sends itself.
+
 How a producer learns the cluster (S40):
 - ``bootstrap`` puts the ``bootstrap.servers`` addresses in as nodes -1, -2, ... and sets
   ``need_full_update``, so the network thread's first ``poll`` sends a Metadata request;

@@ -1,7 +1,8 @@
 """Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/clients/NetworkClient.java
 
 Classes: NetworkClient, InFlightRequest (Kafka's NetworkClient.InFlightRequest), MetadataUpdater (the interface;
-kafkalite's ``Metadata``-backed updater lives with the producer).
+its ``Metadata``-backed implementation, ``DefaultMetadataUpdater``, lives in ``clients/metadata.py`` and serves the
+producer and the consumer; the admin client and the broker's own clients pass none).
 
 The request/response layer every kafkalite client sits on, the controller's channel to each broker included.
 It runs on the **same** ``Selector``, ``KafkaChannel``, ``NetworkReceive`` and ``NetworkSend`` as the broker
@@ -25,7 +26,7 @@ known the node is not ready. Each later request goes out at min(client max, brok
 Era notes: ``initiate_close()``/``active()`` come from Kafka 2.5 (KAFKA-8920); Python cannot interrupt a thread
 blocked in ``poll`` the way the JVM does, so a RequestSendThread is stopped through them.
 Left out: metrics sensors, SASL/auth errors, ``ClientDnsLookup``, throttling delays (KIP-219), the
-``MetadataUpdater`` implementation (``DefaultMetadataUpdater`` belongs to the clients issue).
+``MetadataUpdater`` implementation (see ``clients/metadata.py``).
 """
 from __future__ import annotations
 

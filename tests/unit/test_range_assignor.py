@@ -1,6 +1,6 @@
 """Scenarios of Kafka's RangeAssignorTest (clients/src/test/java/org/apache/kafka/clients/consumer/RangeAssignorTest.java)."""
 from kafkalite.clients.consumer.consumer_partition_assignor import GroupSubscription, Subscription
-from kafkalite.clients.consumer.internals.abstract_partition_assignor import StaticPartitionCounts
+from kafkalite.clients.cluster import Cluster, PartitionInfo
 from kafkalite.clients.consumer.range_assignor import RangeAssignor
 from kafkalite.common.topic_partition import TopicPartition as TP
 
@@ -53,6 +53,7 @@ def test_two_consumers_two_topics_six_partitions():
 
 def test_assign_through_cluster_lookup_skips_unknown_topics():
     group = GroupSubscription({"c1": Subscription(["t", "missing"]), "c2": Subscription(["t"])})
-    result = RangeAssignor().assign(StaticPartitionCounts({"t": 4}), group).group_assignment
+    cluster = Cluster("c", [], [PartitionInfo("t", p, None) for p in range(4)])   # leaderless partitions count too
+    result = RangeAssignor().assign(cluster, group).group_assignment
     assert result["c1"].partitions == tps("t", 0, 1)
     assert result["c2"].partitions == tps("t", 2, 3)

@@ -13,6 +13,10 @@ the rest to the least loaded broker -- waits for the answer, and returns plain o
 (``admin_types``). A per-item error raises the matching ``kafkalite.protocol.errors`` exception
 (e.g. TopicExistsException), as ``KafkaFuture.get()`` would after unwrapping.
 
+What it knows of the cluster is a ``Metadata`` (Kafka keeps an AdminMetadataManager), bootstrapped from
+``bootstrap.servers`` and replaced by every Metadata response the admin asks for; topic descriptions,
+leaders, nodes and the controller are read from its ``Cluster``.
+
 Era notes: Kafka's admin client runs its own I/O thread and returns KafkaFutures; kafkalite's is
 synchronous on the caller's thread, over the consumer's ConsumerNetworkClient. ``list_offsets`` is Kafka
 2.5's (KIP-396); 2.4's tools asked a KafkaConsumer. Left out: ACLs, quotas, reassignments, log dirs,
@@ -29,9 +33,10 @@ from kafkalite.clients.admin.admin_types import (
     TopicListing, TopicPartitionInfo,
 )
 from kafkalite.clients.client_request import RequestBuilder
+from kafkalite.clients.client_utils import parse_and_validate_addresses
 from kafkalite.clients.consumer.consumer_record import OffsetAndMetadata
-from kafkalite.clients.consumer.internals.consumer_metadata import ConsumerMetadata
 from kafkalite.clients.consumer.internals.consumer_network_client import ConsumerNetworkClient
+from kafkalite.clients.metadata import Metadata
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.clients.node import Node
 from kafkalite.common.topic_partition import TopicPartition
@@ -44,6 +49,7 @@ from kafkalite.protocol.messages import (
     list_groups as lg, list_offsets as lo, offset_commit as oc, offset_fetch as of,
 )
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
+from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRequestTopic
 from kafkalite.utils.time import SYSTEM
 
 log = logging.getLogger("kafka.clients.admin.KafkaAdminClient")
@@ -79,13 +85,13 @@ class KafkaAdminClient:
         self.time = time
         self.timeout_ms = int(config["default.api.timeout.ms"])
         log_context = f"[AdminClient clientId={config['client.id']}] "
-        self.metadata = ConsumerMetadata(config["bootstrap.servers"], include_internal_topics=True,
-                                         allow_auto_topic_creation=False)
+        self.metadata = Metadata(time=time)    # Kafka: AdminMetadataManager
+        self.metadata.bootstrap(parse_and_validate_addresses(config["bootstrap.servers"]))
         network_client = NetworkClient(Selector(time=time, log_context=log_context), None,
                                        client_id=config["client.id"],
                                        request_timeout_ms=int(config["request.timeout.ms"]), time=time,
                                        log_context=log_context)
-        self.client = ConsumerNetworkClient(network_client, time, int(config["request.timeout.ms"]))
+        self.client = ConsumerNetworkClient(network_client, self.metadata, time, int(config["request.timeout.ms"]))
 
     # ---------------------------------------------------------------- plumbing
 
@@ -99,18 +105,37 @@ class KafkaAdminClient:
             raise future.exception()
         return future.value()
 
-    def _refresh(self, all_topics: bool = True) -> None:
-        if not self.client.await_metadata_update(self.metadata, self.timeout_ms, all_topics=all_topics):
-            raise Errors.REQUEST_TIMED_OUT.exception("Timed out waiting for metadata")
+    def _least_loaded_node(self) -> Node:
+        nodes = self.metadata.fetch().nodes
+        return self.client.least_loaded_node(nodes) or nodes[0]
+
+    def _refresh(self, topics: list[str] | None = None):
+        """A Metadata request for ``topics`` (None: every topic; []: brokers and controller only), retried on
+        the next least-loaded node until ``default.api.timeout.ms``; its answer becomes ``metadata.fetch()``."""
+        request = MetadataRequest(topics=None if topics is None else [MetadataRequestTopic(name=t) for t in topics],
+                                  allow_auto_topic_creation=False)
+        deadline = self.time.milliseconds() + self.timeout_ms
+        while True:
+            future = self.client.send(self._least_loaded_node(), ApiKeys.METADATA, request)
+            self.client.poll_future(future, max(0, deadline - self.time.milliseconds()))
+            if future.succeeded():
+                response = future.value()
+                if response.brokers:   # Kafka ignores an empty answer (DefaultMetadataUpdater does the same)
+                    self.metadata.update(self.metadata.request_version, response, self.time.milliseconds())
+                return response
+            remaining = deadline - self.time.milliseconds()
+            if remaining <= 0:
+                raise Errors.REQUEST_TIMED_OUT.exception("Timed out waiting for metadata")
+            self.client.poll(min(remaining, 100))   # a failed node: back off briefly, then the next one
 
     def _any_node(self) -> Node:
-        if not self.metadata.nodes:
-            self._refresh()
-        return self.client.least_loaded_node(self.metadata.fetch_nodes()) or self.metadata.fetch_nodes()[0]
+        if self.metadata.fetch().is_bootstrap_configured:
+            self._refresh([])
+        return self._least_loaded_node()
 
     def _controller(self) -> Node:
-        self._refresh()
-        return self.metadata.controller or self._any_node()
+        self._refresh([])
+        return self.metadata.fetch().controller or self._any_node()
 
     def _coordinator(self, group_id: str) -> Node:
         deadline = self.time.milliseconds() + self.timeout_ms
@@ -151,24 +176,24 @@ class KafkaAdminClient:
     # Kafka: KafkaAdminClient.listTopics
     def list_topics(self, list_internal: bool = False) -> dict[str, TopicListing]:
         self._refresh()
-        return {name: TopicListing(name, name in self.metadata.internal_topics)
-                for name in sorted(self.metadata.partitions_by_topic)
-                if list_internal or name not in self.metadata.internal_topics}
+        cluster = self.metadata.fetch()
+        return {name: TopicListing(name, name in cluster.internal_topics) for name in sorted(cluster.topics())
+                if list_internal or name not in cluster.internal_topics}
 
     # Kafka: KafkaAdminClient.describeTopics
     def describe_topics(self, names: list[str]) -> dict[str, TopicDescription]:
-        self.metadata.topics = set(names)
-        self._refresh(all_topics=False)
+        errors = {t.name: Errors.for_code(t.error_code) for t in self._refresh(list(names)).topics}
+        cluster = self.metadata.fetch()
         out = {}
         for name in names:
-            error = self.metadata.topic_errors.get(name)
-            if error is not None:
+            error = errors.get(name, Errors.NONE)
+            if error is not Errors.NONE:
                 raise error.exception(f"Topic '{name}': {error.name}" if error is not
                                       Errors.UNKNOWN_TOPIC_OR_PARTITION else
                                       "This server does not host this topic-partition.")
-            out[name] = TopicDescription(name, name in self.metadata.internal_topics, tuple(
+            out[name] = TopicDescription(name, name in cluster.internal_topics, tuple(
                 TopicPartitionInfo(p.partition, p.leader, p.replicas, p.in_sync_replicas)
-                for p in self.metadata.partitions_for_topic(name)))
+                for p in cluster.partitions_for_topic(name)))
         return out
 
     # Kafka: KafkaAdminClient.createPartitions -- {topic: new total count}
@@ -183,11 +208,11 @@ class KafkaAdminClient:
 
     # Kafka 2.5: KafkaAdminClient.listOffsets -- spec -2 earliest, -1 latest, or a timestamp
     def list_offsets(self, specs: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
-        self.metadata.topics = {tp.topic for tp in specs}
-        self._refresh(all_topics=False)
+        self._refresh(sorted({tp.topic for tp in specs}))
+        cluster = self.metadata.fetch()
         by_leader: dict[Node, dict[str, list]] = {}
         for tp, ts in specs.items():
-            leader = self.metadata.leader_for(tp)
+            leader = cluster.leader_for(tp)
             if leader is None:
                 raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"No leader for {tp}")
             by_leader.setdefault(leader, {}).setdefault(tp.topic, []).append(
@@ -207,7 +232,7 @@ class KafkaAdminClient:
     def _config_node(self, resource: ConfigResource) -> Node:
         if resource.type in (ConfigResourceType.BROKER, ConfigResourceType.BROKER_LOGGER) and resource.name:
             self._any_node()
-            node = self.metadata.node_by_id(int(resource.name))
+            node = self.metadata.fetch().node_by_id(int(resource.name))
             if node is None:
                 raise Errors.INVALID_REQUEST.exception(f"Broker {resource.name} is not in the cluster")
             return node
@@ -247,9 +272,9 @@ class KafkaAdminClient:
 
     # Kafka: KafkaAdminClient.listConsumerGroups -- asks every broker
     def list_consumer_groups(self) -> list[ConsumerGroupListing]:
-        self._refresh()
+        self._refresh([])
         out = []
-        for node in self.metadata.fetch_nodes():
+        for node in self.metadata.fetch().nodes:
             response = self._call(node, ApiKeys.LIST_GROUPS, lg.ListGroupsRequest())
             _raise_for(response.error_code, None, f"ListGroups on broker {node.id}")
             for g in response.groups:
@@ -318,9 +343,10 @@ class KafkaAdminClient:
 
     # Kafka: KafkaAdminClient.describeCluster (from Metadata, as 2.4 does)
     def describe_cluster(self) -> ClusterDescription:
-        self._refresh()
-        return ClusterDescription(tuple(sorted(self.metadata.nodes.values(), key=lambda n: n.id)),
-                                  self.metadata.controller, self.metadata.cluster_id)
+        self._refresh([])
+        cluster = self.metadata.fetch()
+        return ClusterDescription(tuple(sorted(cluster.nodes, key=lambda n: n.id)), cluster.controller,
+                                  cluster.cluster_id)
 
     # Kafka: KafkaAdminClient.close
     def close(self) -> None:

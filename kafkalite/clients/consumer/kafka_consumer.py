@@ -23,7 +23,8 @@ enable.auto.commit (true), auto.commit.interval.ms (5000), isolation.level (read
 fetch.min.bytes (1), fetch.max.bytes, fetch.max.wait.ms (500), max.partition.fetch.bytes, max.poll.records
 (500), max.poll.interval.ms (300000), partition.assignment.strategy (range; names or assignor objects:
 range, roundrobin, cooperative-sticky), session.timeout.ms (10000), heartbeat.interval.ms (3000),
-request.timeout.ms (30000), retry.backoff.ms (100), allow.auto.create.topics (true),
+request.timeout.ms (30000), retry.backoff.ms (100), metadata.max.age.ms (300000),
+allow.auto.create.topics (true),
 key.deserializer / value.deserializer (callables ``f(bytes)`` or objects with ``deserialize(topic, data)``).
 
 Era notes: one thread per consumer as in Kafka (not thread-safe; only ``wakeup`` is, and here it only
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import logging
 
+from kafkalite.clients.client_utils import parse_and_validate_addresses
 from kafkalite.clients.consumer.consumer_record import OffsetAndMetadata
 from kafkalite.clients.consumer.consumer_records import ConsumerRecords
 from kafkalite.clients.consumer.cooperative_sticky_assignor import CooperativeStickyAssignor
@@ -46,6 +48,7 @@ from kafkalite.clients.consumer.internals.fetcher import (
 from kafkalite.clients.consumer.internals.subscription_state import OffsetResetStrategy, SubscriptionState
 from kafkalite.clients.consumer.range_assignor import RangeAssignor
 from kafkalite.clients.consumer.round_robin_assignor import RoundRobinAssignor
+from kafkalite.clients.metadata import DefaultMetadataUpdater
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.network.selector import Selector
@@ -68,8 +71,8 @@ DEFAULTS = {
     "max.poll.records": 500, "max.poll.interval.ms": 300000, "partition.assignment.strategy": "range",
     "session.timeout.ms": 10000, "heartbeat.interval.ms": 3000, "request.timeout.ms": 30000,
     "default.api.timeout.ms": 60000, "retry.backoff.ms": 100, "reconnect.backoff.ms": 50,
-    "reconnect.backoff.max.ms": 1000, "allow.auto.create.topics": True, "group.instance.id": None,
-    "key.deserializer": None, "value.deserializer": None,
+    "reconnect.backoff.max.ms": 1000, "metadata.max.age.ms": 300000, "allow.auto.create.topics": True,
+    "group.instance.id": None, "key.deserializer": None, "value.deserializer": None,
 }
 _CONSUMER_CLIENT_ID_SEQUENCE = [0]
 
@@ -101,16 +104,19 @@ class KafkaConsumer:
         isolation = config["isolation.level"]
         self.isolation_level = READ_COMMITTED if isolation == "read_committed" else READ_UNCOMMITTED
         log_context = f"[Consumer clientId={self.client_id}, groupId={self.group_id}] "
-        self.metadata = ConsumerMetadata(config["bootstrap.servers"],
-                                         allow_auto_topic_creation=_bool(config["allow.auto.create.topics"]))
+        self.metadata = ConsumerMetadata(int(config["retry.backoff.ms"]), int(config["metadata.max.age.ms"]),
+                                         _bool(config["allow.auto.create.topics"]), time)
+        self.metadata.bootstrap(parse_and_validate_addresses(config["bootstrap.servers"]))
+        updater = DefaultMetadataUpdater(self.metadata, int(config["reconnect.backoff.ms"]), self.request_timeout_ms)
         selector = Selector(time=time, log_context=log_context)
-        network_client = NetworkClient(selector, None, client_id=self.client_id,
+        network_client = NetworkClient(selector, updater, client_id=self.client_id,
                                        max_in_flight_requests_per_connection=100,
                                        reconnect_backoff_ms=int(config["reconnect.backoff.ms"]),
                                        reconnect_backoff_max_ms=int(config["reconnect.backoff.max.ms"]),
                                        request_timeout_ms=self.request_timeout_ms, time=time,
                                        log_context=log_context)
-        self.client = ConsumerNetworkClient(network_client, time, self.request_timeout_ms)
+        updater.client = network_client
+        self.client = ConsumerNetworkClient(network_client, self.metadata, time, self.request_timeout_ms)
         self.subscriptions = SubscriptionState(OffsetResetStrategy(config["auto.offset.reset"]))
         self.fetcher = Fetcher(self.client, self.metadata, self.subscriptions,
                                fetch_min_bytes=int(config["fetch.min.bytes"]),
@@ -229,7 +235,7 @@ class KafkaConsumer:
         if self.coordinator is not None and not self.coordinator.poll(timeout_ms):
             return False
         if self.metadata.update_requested():
-            self.client.await_metadata_update(self.metadata, min(timeout_ms, self.request_timeout_ms))
+            self.client.await_metadata_update(min(timeout_ms, self.request_timeout_ms))
         return self.update_fetch_positions(timeout_ms)
 
     # Kafka: KafkaConsumer.updateFetchPositions
@@ -285,9 +291,9 @@ class KafkaConsumer:
             raise RuntimeError("You can only check the position for partitions assigned to this consumer.")
         deadline = self.time.milliseconds() + (self.default_api_timeout_ms if timeout_ms is None else timeout_ms)
         while not self.subscriptions.has_valid_position(partition):
-            if self.metadata.update_requested() or self.metadata.leader_for(partition) is None:
+            if self.metadata.update_requested() or self.metadata.fetch().leader_for(partition) is None:
                 self.metadata.topics.add(partition.topic)
-                self.client.await_metadata_update(self.metadata, max(0, deadline - self.time.milliseconds()))
+                self.client.await_metadata_update(max(0, deadline - self.time.milliseconds()))
             self.update_fetch_positions(max(0, deadline - self.time.milliseconds()))
             self.client.poll(max(0, min(100, deadline - self.time.milliseconds())))
             if self.time.milliseconds() >= deadline and not self.subscriptions.has_valid_position(partition):
@@ -321,10 +327,8 @@ class KafkaConsumer:
     # Kafka: KafkaConsumer.partitionsFor
     def partitions_for(self, topic: str, timeout_ms: int | None = None):
         self.metadata.topics.add(topic)
-        self.metadata.request_update()
-        self.client.await_metadata_update(self.metadata, self.default_api_timeout_ms if timeout_ms is None
-                                          else timeout_ms)
-        return self.metadata.partitions_for_topic(topic)
+        self.client.await_metadata_update(self.default_api_timeout_ms if timeout_ms is None else timeout_ms)
+        return self.metadata.fetch().partitions_for_topic(topic)
 
     # Kafka: KafkaConsumer.pause / resume / paused
     def pause(self, partitions) -> None:

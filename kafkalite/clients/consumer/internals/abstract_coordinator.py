@@ -255,7 +255,7 @@ class AbstractCoordinator:
         future = self.find_coordinator_future
         if future is not None:
             return future
-        node = self.client.least_loaded_node(self.metadata.fetch_nodes())
+        node = self.client.least_loaded_node(self.metadata.fetch().nodes)
         if node is None:
             from kafkalite.clients.consumer.internals.request_future import RequestFuture
             return RequestFuture.failure(Errors.COORDINATOR_NOT_AVAILABLE.exception("No broker available"))

@@ -1,7 +1,7 @@
 """Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractPartitionAssignor.java
 
 Classes: AbstractPartitionAssignor -- the assignors that only need each topic's partition count:
-``assign(metadata, group_subscription)`` looks the counts up (topics the cluster does not know are
+``assign(metadata, group_subscription)`` looks the counts up in the ``Cluster`` (topics it does not know are
 skipped, as in Kafka) and calls ``assign_partitions(partitions_per_topic, subscriptions)``, which
 returns member id -> list of TopicPartition.
 """
@@ -43,13 +43,3 @@ class AbstractPartitionAssignor(ConsumerPartitionAssignor):
     @staticmethod
     def partitions(topic: str, num_partitions: int) -> list[TopicPartition]:
         return [TopicPartition(topic, i) for i in range(num_partitions)]
-
-
-class StaticPartitionCounts:
-    """No Kafka counterpart: a stand-in for ``Cluster`` in tests -- topic -> partition count."""
-
-    def __init__(self, counts: dict[str, int]):
-        self.counts = counts
-
-    def partition_count_for_topic(self, topic: str) -> int | None:
-        return self.counts.get(topic)

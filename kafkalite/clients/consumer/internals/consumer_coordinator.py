@@ -141,11 +141,12 @@ class ConsumerCoordinator(AbstractCoordinator):
         # the leader must know every member's topics, not only its own
         self.subscriptions.group_subscribe(all_topics)
         self.metadata.topics |= all_topics
-        if any(self.metadata.partition_count_for_topic(t) is None for t in all_topics):
-            self.client.await_metadata_update(self.metadata, 5000)
-        self.assignment_snapshot = {t: self.metadata.partition_count_for_topic(t) for t in all_topics}
+        if any(self.metadata.fetch().partition_count_for_topic(t) is None for t in all_topics):
+            self.client.await_metadata_update(5000)
+        cluster = self.metadata.fetch()
+        self.assignment_snapshot = {t: cluster.partition_count_for_topic(t) for t in all_topics}
         log.debug("Performing assignment using strategy %s with subscriptions %s", assignor.name(), subscriptions)
-        assignments = assignor.assign(self.metadata, GroupSubscription(subscriptions)).group_assignment
+        assignments = assignor.assign(cluster, GroupSubscription(subscriptions)).group_assignment
         log.info("Finished assignment for group: %s", {m: [str(tp) for tp in a.partitions]
                                                        for m, a in assignments.items()})
         return {member: serialize_assignment(ConsumerProtocolAssignment(
@@ -206,9 +207,10 @@ class ConsumerCoordinator(AbstractCoordinator):
             if self.leader_metadata_changed():
                 self.request_rejoin()
             if self.rejoin_needed_or_pending():
+                cluster = self.metadata.fetch()
                 if self.metadata.update_requested() or any(
-                        self.metadata.partition_count_for_topic(t) is None for t in self.subscriptions.subscription):
-                    self.client.await_metadata_update(self.metadata, min(timeout_ms, 5000))
+                        cluster.partition_count_for_topic(t) is None for t in self.subscriptions.subscription):
+                    self.client.await_metadata_update(min(timeout_ms, 5000))
                 if not self.ensure_active_group(timeout_ms):
                     return False
         elif self.coordinator_unknown() and self.auto_commit_enabled:
@@ -220,7 +222,8 @@ class ConsumerCoordinator(AbstractCoordinator):
     def leader_metadata_changed(self) -> bool:
         if not self.is_leader or self.assignment_snapshot is None or self.state is not MemberState.STABLE:
             return False
-        return any(self.metadata.partition_count_for_topic(t) != n for t, n in self.assignment_snapshot.items())
+        cluster = self.metadata.fetch()
+        return any(cluster.partition_count_for_topic(t) != n for t, n in self.assignment_snapshot.items())
 
     # ---------------------------------------------------------------- offsets
 

@@ -8,7 +8,8 @@ Kafka, where the lock is the ConsumerNetworkClient itself).
 
 Era notes: ``pending_completion`` and wakeups of a blocked ``poll`` from ``KafkaConsumer.wakeup`` are left
 out; a request that cannot be sent within ``request.timeout.ms`` fails with a TimeoutException (Kafka's
-``UnsentRequests.removeExpiredRequests``). Node lookups go through a callable, not a Metadata object.
+``UnsentRequests.removeExpiredRequests``). Metadata requests are the NetworkClient's own (its
+``DefaultMetadataUpdater``); ``await_metadata_update`` only asks for one and polls until it has come.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import threading
 
 from kafkalite.clients.client_request import ClientRequest
 from kafkalite.clients.consumer.internals.request_future import RequestFuture
+from kafkalite.clients.metadata import Metadata
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.clients.node import Node
 from kafkalite.protocol.api_keys import ApiKeys
@@ -30,8 +32,10 @@ class ConsumerNetworkClient:
 
     MAX_POLL_TIMEOUT_MS = 5000
 
-    def __init__(self, client: NetworkClient, time, request_timeout_ms: int = 30000):
+    # Kafka: ConsumerNetworkClient.<init>
+    def __init__(self, client: NetworkClient, metadata: Metadata, time, request_timeout_ms: int = 30000):
         self.client = client
+        self.metadata = metadata
         self.time = time
         self.request_timeout_ms = request_timeout_ms
         self.lock = threading.RLock()
@@ -155,18 +159,11 @@ class ConsumerNetworkClient:
         with self.lock:
             self.client.close()
 
-    # Kafka: ConsumerNetworkClient.awaitMetadataUpdate -- kafkalite sends the Metadata request itself
-    def await_metadata_update(self, metadata, timeout_ms: int, all_topics: bool = False) -> bool:
+    # Kafka: ConsumerNetworkClient.awaitMetadataUpdate -- request an update, poll until update_version moves
+    def await_metadata_update(self, timeout_ms: int) -> bool:
         deadline = self.time.milliseconds() + timeout_ms
-        while True:
-            node = self.least_loaded_node(metadata.fetch_nodes()) or metadata.bootstrap_nodes[0]
-            future = self.send(node, ApiKeys.METADATA, metadata.new_metadata_request(all_topics))
-            self.poll_future(future, max(0, deadline - self.time.milliseconds()))
-            if future.succeeded():
-                metadata.update(future.value(), all_topics)
-                return True
-            remaining = deadline - self.time.milliseconds()
-            if remaining <= 0:
-                return False
-            # a failed node: back off briefly and try the next least-loaded one
-            self.poll(min(remaining, 100))
+        version = self.metadata.request_update()
+        while True:   # Kafka's do { poll(timer) } while (...): at least one poll, even with no time left
+            self.poll(max(0, deadline - self.time.milliseconds()))
+            if self.metadata.update_version != version or self.time.milliseconds() >= deadline:
+                return self.metadata.update_version > version

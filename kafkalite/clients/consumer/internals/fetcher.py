@@ -144,8 +144,9 @@ class Fetcher:
         if self.next_in_line_records is not None and not self.next_in_line_records.is_fetched():
             buffered.add(self.next_in_line_records.partition)
         requests: dict = {}
+        cluster = self.metadata.fetch()
         for tp in self.subscriptions.fetchable_partitions():
-            node = self.metadata.leader_for(tp)
+            node = cluster.leader_for(tp)
             if node is None:
                 self.metadata.request_update()
             elif self.client.is_unavailable(node):
@@ -278,7 +279,7 @@ class Fetcher:
                    if tp not in self.pending_resets}
         by_node: dict = {}
         for tp, strategy in needing.items():
-            node = self.metadata.leader_for(tp)
+            node = self.metadata.fetch().leader_for(tp)
             if node is None:
                 self.metadata.request_update()
                 continue
@@ -331,12 +332,14 @@ class Fetcher:
         while remaining:
             if self.client.time.milliseconds() >= deadline:
                 raise Errors.REQUEST_TIMED_OUT.exception(f"Failed to get offsets by times in {timeout_ms}ms")
-            if any(self.metadata.leader_for(tp) is None for tp in remaining) or self.metadata.update_requested():
+            if any(self.metadata.fetch().leader_for(tp) is None for tp in remaining) or \
+                    self.metadata.update_requested():
                 self.metadata.topics |= {tp.topic for tp in remaining}
-                self.client.await_metadata_update(self.metadata, max(0, deadline - self.client.time.milliseconds()))
+                self.client.await_metadata_update(max(0, deadline - self.client.time.milliseconds()))
+            cluster = self.metadata.fetch()
             by_node: dict = {}
             for tp, ts in remaining.items():
-                node = self.metadata.leader_for(tp)
+                node = cluster.leader_for(tp)
                 if node is not None:
                     by_node.setdefault(node, {})[tp] = ts
             futures = [self.send_list_offsets_request(node, ts) for node, ts in by_node.items()]
