@@ -7,13 +7,18 @@ maintenance tasks on the broker's scheduler:
   kafka-log-flusher                -> flush_dirty_logs (flush.ms)
   kafka-recovery-point-checkpoint  -> checkpoint_log_recovery_offsets
   kafka-log-start-offset-checkpoint-> checkpoint_log_start_offsets
-  kafka-delete-logs                -> delete_logs (directories renamed ``*-delete``)
+  kafka-delete-logs                -> delete_logs (directories renamed ``*-delete``, each deleted once
+                                      file.delete.delay.ms has passed since it was queued)
 Each log dir holds ``recovery-point-offset-checkpoint`` and ``log-start-offset-checkpoint``
 (Kafka's text format) and, after a clean shutdown, the ``.kafka_cleanshutdown`` marker that lets
 the next start skip recovery. A ``.lock`` file (flock) keeps two brokers off one directory.
 
 Left out: the log cleaner (compaction), future logs / JBOD moves (``alterReplicaLogDirs``),
 offline-dir handling (LogDirFailureChannel), recovery thread pools (logs load one by one).
+Deviation: Kafka's kafka-delete-logs reschedules itself forever (every file.delete.delay.ms when
+nothing is queued); here it reschedules only while logs are queued, and ``async_delete`` schedules
+a run for the log it queues, so an idle broker does not wake for it and a deletion is not late by
+up to one extra delay.
 """
 from __future__ import annotations
 
@@ -58,7 +63,8 @@ class LogManager(Logging):
         self.log_ident = "[LogManager] "
         self._lock = threading.RLock()  # Kafka: logCreationOrDeletionLock
         self.current_logs: dict = {}
-        self.logs_to_be_deleted: collections.deque[Log] = collections.deque()
+        # Kafka: logsToBeDeleted -- (log, time it was queued in ms), oldest first
+        self.logs_to_be_deleted: collections.deque[tuple[Log, int]] = collections.deque()
         self._create_and_validate_log_dirs()
         self._dir_locks = self._lock_log_dirs()
         self.recovery_point_checkpoints = {d: OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT_FILE))
@@ -132,7 +138,7 @@ class LogManager(Logging):
         log = Log(log_dir, self._config_for(tp.topic), log_start_offsets.get(tp, 0), recovery_points.get(tp, 0),
                   self.scheduler, self.time, tp, self.max_pid_expiration_ms)
         if log_dir.endswith(DELETE_DIR_SUFFIX):
-            self.logs_to_be_deleted.append(log)
+            self._add_log_to_be_deleted(log)
         elif tp in self.current_logs:
             raise RuntimeError(f"Duplicate log directories for {tp} are found in both {log.dir} and "
                                f"{self.current_logs[tp].dir}. It is likely because log directory failure happened "
@@ -267,22 +273,51 @@ class LogManager(Logging):
             self.checkpoint_log_start_offsets()
             log.rename_dir(log_delete_dir_name(topic_partition))
             self.info("Log for partition %s is renamed to %s and is scheduled for deletion", topic_partition, log.dir)
-            self.logs_to_be_deleted.append(log)
+            self._add_log_to_be_deleted(log)
         if self.scheduler is not None:
-            self.scheduler.schedule("kafka-delete-logs", self.delete_logs, log.config.file_delete_delay_ms, -1)
-        else:
-            self.delete_logs()
+            self._schedule_delete_logs(self.current_default_config.file_delete_delay_ms)
         return log
+
+    # Kafka: LogManager.addLogToBeDeleted
+    def _add_log_to_be_deleted(self, log: Log) -> None:
+        with self._lock:
+            self.logs_to_be_deleted.append((log, self.time.milliseconds()))
 
     # Kafka: LogManager.deleteLogs
     def delete_logs(self) -> None:
-        while self.logs_to_be_deleted:
-            log = self.logs_to_be_deleted.popleft()
-            try:
-                log.delete()
-                self.info("Deleted log for partition %s in %s.", log.topic_partition, log.dir)
-            except OSError as e:
-                self.error("Exception while deleting %s", log.dir, exc_info=e)
+        """Delete the queued logs whose file.delete.delay.ms has passed; run again for the next one.
+
+        Without a scheduler (tests) the caller runs this again itself.
+        """
+        next_delay_ms = None
+        try:
+            while True:
+                with self._lock:
+                    if not self.logs_to_be_deleted:
+                        break
+                    log, schedule_time_ms = self.logs_to_be_deleted[0]
+                    next_delay_ms = (schedule_time_ms + self.current_default_config.file_delete_delay_ms
+                                     - self.time.milliseconds())
+                    if next_delay_ms > 0:
+                        break   # the oldest is not due yet, so neither is any other
+                    self.logs_to_be_deleted.popleft()
+                    next_delay_ms = None
+                try:
+                    log.delete()
+                    self.info("Deleted log for partition %s in %s.", log.topic_partition, log.dir)
+                except OSError as e:
+                    self.error("Exception while deleting %s", log.dir, exc_info=e)
+        except Exception as e:   # noqa: BLE001 -- as Kafka: never let the task die silently
+            self.error("Exception in kafka-delete-logs thread.", exc_info=e)
+        finally:
+            if next_delay_ms is not None and self.scheduler is not None:
+                self._schedule_delete_logs(next_delay_ms)
+
+    def _schedule_delete_logs(self, delay_ms: int) -> None:
+        try:
+            self.scheduler.schedule("kafka-delete-logs", self.delete_logs, delay_ms, -1)
+        except RuntimeError as e:   # the scheduler is shutting down
+            self.error("Failed to schedule next delete in kafka-delete-logs thread", exc_info=e)
 
     # Kafka: LogManager.shutdown
     def shutdown(self) -> None:
