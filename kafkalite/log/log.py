@@ -53,6 +53,10 @@ from kafkalite.record.timestamp_type import TimestampType
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
 
+# Kafka: LogManager.ProducerIdExpirationCheckIntervalMs (a constant in 2.4; the broker key
+# producer.id.expiration.check.interval.ms came later)
+PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 10 * 60 * 1000
+
 # Kafka: ListOffsetRequest.EARLIEST_TIMESTAMP / LATEST_TIMESTAMP / MAX_TIMESTAMP (KIP-734, 3.0)
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
@@ -90,7 +94,8 @@ class Log(Logging):
     # Kafka: Log.<init> (+ the locally block that loads segments)
     def __init__(self, dir: str, config: LogConfig, log_start_offset: int = 0, recovery_point: int = 0,
                  scheduler=None, time: Time = SYSTEM, topic_partition=None,
-                 max_producer_id_expiration_ms: int = 7 * 24 * 3600 * 1000):
+                 max_producer_id_expiration_ms: int = 7 * 24 * 3600 * 1000,
+                 producer_id_expiration_check_interval_ms: int = PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS):
         self.dir = dir
         self.config = config
         self.scheduler = scheduler
@@ -116,6 +121,12 @@ class Log(Logging):
         self.recovery_point = min(max(self.recovery_point, 0), next_offset) if self.had_clean_shutdown else next_offset
         self.high_watermark_metadata = LogOffsetMetadata(self.log_start_offset)
         self.load_producer_state(next_offset)
+        # Kafka: Log.producerExpireCheck -- producers idle longer than producer.id.expiration.ms go
+        self.producer_expire_check = None
+        if scheduler is not None:
+            self.producer_expire_check = scheduler.schedule(
+                "PeriodicProducerExpirationCheck", self._remove_expired_producers,
+                producer_id_expiration_check_interval_ms, producer_id_expiration_check_interval_ms)
         self.info("Completed load of log with %d segments, log start offset %d and log end offset %d in %d ms",
                   self.num_segments, self.log_start_offset, next_offset, time.hi_res_clock_ms() - start_ms)
 
@@ -243,6 +254,14 @@ class Log(Logging):
                     if batch.has_producer_id():
                         self.producer_state_manager.load_batch(batch)
             self.producer_state_manager.update_map_end_offset(last_offset)
+
+    def _remove_expired_producers(self) -> None:
+        with self._lock:
+            self.producer_state_manager.remove_expired_producers(self.time.milliseconds())
+
+    def _cancel_producer_expire_check(self) -> None:
+        if self.producer_expire_check is not None:
+            self.producer_expire_check.cancel()
 
     # ---- append ----
     # Kafka: Log.appendAsLeader
@@ -743,6 +762,7 @@ class Log(Logging):
     def close(self) -> None:
         self.debug("Closing log")
         with self._lock:
+            self._cancel_producer_expire_check()
             for seg in self.log_segments():
                 seg.close()
 
@@ -765,6 +785,7 @@ class Log(Logging):
     # Kafka: Log.delete
     def delete(self) -> None:
         with self._lock:
+            self._cancel_producer_expire_check()
             for seg in self.log_segments():
                 self._remove_segment(seg)
                 seg.delete_if_exists()

@@ -274,10 +274,13 @@ class ProducerStateManager(Logging):
         info.append(batch)
         self.update(info)
 
-    # Kafka: ProducerStateManager.removeExpiredProducers
+    # Kafka: ProducerStateManager.isProducerExpired (no transactions: no open-transaction guard)
+    def is_producer_expired(self, current_time_ms: int, producer_state: ProducerStateEntry) -> bool:
+        return current_time_ms - producer_state.last_timestamp >= self.max_producer_id_expiration_ms
+
+    # Kafka: ProducerStateManager.removeExpiredProducers (Log's PeriodicProducerExpirationCheck calls it)
     def remove_expired_producers(self, current_time_ms: int) -> None:
-        expired = [pid for pid, e in self.producers.items()
-                   if current_time_ms - e.last_timestamp >= self.max_producer_id_expiration_ms]
+        expired = [pid for pid, e in self.producers.items() if self.is_producer_expired(current_time_ms, e)]
         for pid in expired:
             del self.producers[pid]
 

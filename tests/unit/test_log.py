@@ -289,3 +289,43 @@ def test_append_as_follower_keeps_offsets(tmp_path, time):
     assert log.end_offset_for_epoch(2) == (2, 2)
     with pytest.raises(Exception):
         log.append_as_follower(recs(b"d", base_offset=1))
+
+
+class RecordingScheduler:
+    """Records scheduled jobs; the test runs them (Kafka's LogTest uses a MockScheduler)."""
+
+    def __init__(self):
+        self.jobs = {}
+
+    def schedule(self, name, fun, delay_ms=0, period_ms=-1):
+        job = mock.Mock(fun=fun, delay_ms=delay_ms, period_ms=period_ms)
+        self.jobs[name] = job
+        return job
+
+
+def test_periodic_producer_id_expiration(tmp_path, time):
+    # Kafka: LogTest.testPeriodicProducerIdExpiration
+    scheduler = RecordingScheduler()
+    log = Log(str(tmp_path / "topic-0"), LogConfig(), scheduler=scheduler, time=time,
+              max_producer_id_expiration_ms=200, producer_id_expiration_check_interval_ms=100)
+    check = scheduler.jobs["PeriodicProducerExpirationCheck"]
+    assert (check.delay_ms, check.period_ms) == (100, 100)
+    log.append_as_leader(recs(b"a", ts=time.milliseconds(), producer_id=7, producer_epoch=0, base_sequence=0), 0)
+    assert set(log.producer_state_manager.active_producers()) == {7}
+    time.sleep(150)
+    check.fun()
+    assert set(log.producer_state_manager.active_producers()) == {7}   # idle 150 ms < 200 ms
+    time.sleep(100)
+    check.fun()
+    assert log.producer_state_manager.active_producers() == {}
+    log.close()
+    check.cancel.assert_called()
+
+
+def test_delete_cancels_producer_expiration_check(tmp_path, time):
+    scheduler = RecordingScheduler()
+    log = Log(str(tmp_path / "topic-0"), LogConfig(), scheduler=scheduler, time=time)
+    check = scheduler.jobs["PeriodicProducerExpirationCheck"]
+    assert check.period_ms == 10 * 60 * 1000
+    log.delete()
+    check.cancel.assert_called()
