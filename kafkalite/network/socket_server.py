@@ -319,13 +319,13 @@ class Acceptor(AbstractServerThread):
                             self._drain()
                             continue
                         try:
-                            sock = self.accept()
-                            if sock is not None:
+                            accepted = self.accept()
+                            if accepted is not None:
                                 with self._processors_lock:
                                     current_processor_index %= len(self.processors)
                                     processor = self.processors[current_processor_index]
                                 current_processor_index += 1
-                                processor.accept(sock)
+                                processor.accept(*accepted)
                         except Exception as e:  # noqa: BLE001
                             self.error(f"Error while accepting connection: {e}", exc_info=True)
                 except Exception as e:  # noqa: BLE001
@@ -368,7 +368,10 @@ class Acceptor(AbstractServerThread):
         return sock
 
     # Kafka: Acceptor.accept -- quotas first, then socket options.
-    def accept(self) -> socket.socket | None:
+    def accept(self) -> tuple[socket.socket, tuple] | None:
+        """The accepted socket and its remote address. The address is kept from here on (Java's
+        ``socket.getInetAddress``): once a peer resets, ``getpeername()`` fails, and the connection's
+        quota slot must still be given back."""
         try:
             sock, addr = self.server_channel.accept()
         except (BlockingIOError, InterruptedError):
@@ -380,12 +383,18 @@ class Acceptor(AbstractServerThread):
                       f"{e.count} connections.")
             sock.close()
             return None
-        sock.setblocking(False)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-        if self.send_buffer_size > 0:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_size)
-        return sock
+        try:
+            sock.setblocking(False)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            if self.send_buffer_size > 0:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer_size)
+        except OSError as e:
+            self.debug(f"Closing connection from {addr[0]} that failed before it was set up: {e}")
+            self.connection_quotas.dec(self.end_point.listener_name, addr[0])
+            sock.close()
+            return None
+        return sock, addr
 
     def wakeup(self) -> None:
         try:
@@ -411,7 +420,7 @@ class Processor(AbstractServerThread):
         prefix = CONTROL_PLANE_THREAD_PREFIX if control_plane else DATA_PLANE_THREAD_PREFIX
         self.log_ident = f"[{prefix}-kafka-network-thread-{broker_id}-{listener_name}-{security_protocol}-{processor_id}] "
         # Kafka (<= 2.1): ConcurrentLinkedQueue[SocketChannel] newConnections
-        self.new_connections: collections.deque[socket.socket] = collections.deque()
+        self.new_connections: collections.deque[tuple[socket.socket, tuple]] = collections.deque()
         self.inflight_responses: dict[str, object] = {}
         # Kafka: LinkedBlockingDeque[RequestChannel.Response] responseQueue -- one per Processor
         self.response_queue: collections.deque = collections.deque()
@@ -443,30 +452,33 @@ class Processor(AbstractServerThread):
             self.shutdown_complete()
 
     # Kafka: Processor.accept (<= 2.1) -- queue the socket and wake the selector (S10).
-    def accept(self, sock: socket.socket) -> None:
+    def accept(self, sock: socket.socket, remote_address: tuple | None = None) -> None:
         if request_logger.isEnabledFor(logging.DEBUG):
             self.accept_trace[sock] = (threading.current_thread().name, self.time.nanoseconds())
-        self.new_connections.append(sock)
+        if remote_address is None:
+            remote_address = sock.getpeername()
+        self.new_connections.append((sock, remote_address))
         self.wakeup()
 
     # Kafka: Processor.configureNewConnections -- register each new socket with OP_READ (S11).
     def configure_new_connections(self) -> None:
         while self.new_connections:
-            sock = self.new_connections.popleft()
+            sock, remote_address = self.new_connections.popleft()
             try:
-                connection_id = self.connection_id(sock)
+                connection_id = self.connection_id(sock, remote_address)
                 self.debug(f"Processor {self.id} listening to new connection from {connection_id}")
                 self.selector.register(connection_id, sock)
                 if self.accept_trace:
                     self.accept_trace[connection_id] = self.accept_trace.pop(sock, None)
             except Exception as e:  # noqa: BLE001
-                self.error(f"Processor {self.id} closed connection: {e}")
-                self._close_socket(sock)
+                self.error(f"Processor {self.id} closed connection from {remote_address[0]}: {e}")
+                self.accept_trace.pop(sock, None)
+                self._close_socket(sock, remote_address[0])
 
     # Kafka: Processor.connectionId -- local:port-remote:port-index
-    def connection_id(self, sock: socket.socket) -> str:
+    def connection_id(self, sock: socket.socket, remote: tuple | None = None) -> str:
         local = sock.getsockname()
-        remote = sock.getpeername()
+        remote = remote or sock.getpeername()
         cid = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}-{self._next_connection_index}"
         self._next_connection_index += 1
         return cid
@@ -579,6 +591,7 @@ class Processor(AbstractServerThread):
             try:
                 remote_host = connection_id.split("-")[1].rsplit(":", 1)[0]
                 self.inflight_responses.pop(connection_id, None)
+                self.accept_trace.pop(connection_id, None)
                 self.connection_quotas.dec(self.listener_name, remote_host)
             except Exception as e:  # noqa: BLE001
                 self.process_exception(f"Exception while processing disconnection of {connection_id}", e)
@@ -616,12 +629,8 @@ class Processor(AbstractServerThread):
             remote_host = connection_id.split("-")[1].rsplit(":", 1)[0]
             self.connection_quotas.dec(self.listener_name, remote_host)
 
-    def _close_socket(self, sock: socket.socket) -> None:
-        try:
-            remote_host = sock.getpeername()[0]
-            self.connection_quotas.dec(self.listener_name, remote_host)
-        except OSError:
-            pass
+    def _close_socket(self, sock: socket.socket, remote_host: str) -> None:
+        self.connection_quotas.dec(self.listener_name, remote_host)
         sock.close()
 
     # Kafka: Processor.enqueueResponse -- called by handler threads; wakes this Processor.
@@ -651,7 +660,8 @@ class Processor(AbstractServerThread):
     # Kafka: Processor.closeAll
     def close_all(self) -> None:
         while self.new_connections:
-            self._close_socket(self.new_connections.popleft())
+            sock, remote_address = self.new_connections.popleft()
+            self._close_socket(sock, remote_address[0])
         for connection_id in list(self.selector.channels):
             self.close(connection_id)
         self.selector.close()

@@ -337,6 +337,47 @@ def test_idle_connections_are_closed_by_the_broker(make_broker):
 
 
 # ------------------------------------------------------------------ connection quotas (S2, S24)
+def test_a_peer_reset_before_registration_gives_its_quota_slot_back():
+    """A peer that resets before its Processor registers the socket makes getpeername() fail; the slot the
+    Acceptor took must still be returned (Kafka decrements with the address the socket was accepted from)."""
+    from kafkalite.network.request_channel import RequestChannel
+    from kafkalite.network.socket_server import ConnectionQuotas, Processor
+    from kafkalite.utils.time import SYSTEM
+    config = KafkaConfig.from_props({"log.dirs": "/tmp/unused", "max.connections.per.ip": "2"})
+    quotas = ConnectionQuotas(config)
+    processor = Processor(0, SYSTEM, 1024, RequestChannel(10), quotas, -1, "PLAINTEXT", "PLAINTEXT")
+    server = socket.create_server(("127.0.0.1", 0))
+    try:
+        for _ in range(3):
+            client = socket.create_connection(server.getsockname())
+            sock, addr = server.accept()
+            quotas.inc("PLAINTEXT", addr[0])                   # what the Acceptor does
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            client.close()                                     # RST before the Processor sees the socket
+            wait_for(lambda: _peer_gone(sock), "the reset to arrive")
+            processor.accept(sock, addr)
+            processor.configure_new_connections()
+
+            def one_turn():   # the rest of Processor.run's loop: the reset shows up as a disconnect
+                processor.poll()
+                processor.process_completed_receives()
+                processor.process_disconnected()
+                return quotas.get("127.0.0.1") == 0
+
+            wait_for(one_turn, "the reset connection's slot back")
+    finally:
+        server.close()
+        processor.selector.close()
+
+
+def _peer_gone(sock) -> bool:
+    try:
+        sock.getpeername()
+        return False
+    except OSError:
+        return True
+
+
 def test_max_connections_per_ip_and_dynamic_update(make_broker):
     b = make_broker(**{"max.connections.per.ip": "2"})
     c1, c2 = b.connect(), b.connect()
