@@ -504,8 +504,13 @@ class Log(Logging):
             max_meta = end_meta
         else:
             max_meta = self._offset_metadata_at(max_offset)
-        if max_meta.message_offset <= start_offset:
-            return FetchDataInfo(LogOffsetMetadata(start_offset), MemoryRecords.EMPTY)
+        if start_offset >= max_meta.message_offset:
+            # Nothing visible yet. As Kafka, answer with full metadata (segment and position, as
+            # convertToOffsetMetadata gives), never offset-only: a DelayedFetch parked on this
+            # read counts the bytes appended after that position and completes when enough come.
+            if start_offset == max_meta.message_offset and not max_meta.message_offset_only():
+                return FetchDataInfo(max_meta, MemoryRecords.EMPTY)
+            return FetchDataInfo(self._offset_metadata_at(start_offset), MemoryRecords.EMPTY)
         bases, segs = self._snapshot
         i = self._floor_segment_index(bases, start_offset)
         while 0 <= i < len(segs):

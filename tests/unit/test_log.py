@@ -329,3 +329,25 @@ def test_delete_cancels_producer_expiration_check(tmp_path, time):
     assert check.period_ms == 10 * 60 * 1000
     log.delete()
     check.cancel.assert_called()
+
+
+def test_read_at_high_watermark_below_log_end_gives_full_offset_metadata(tmp_path, time):
+    # Kafka: Log.read answers an empty read at the bound with the segment position of the offset,
+    # so a DelayedFetch parked there can count the bytes that later appends make visible.
+    log = make_log(tmp_path, time)
+    log.append_as_leader(recs(b"a"), 0)
+    log.update_high_watermark(1)
+    log.append_as_leader(recs(b"b"), 0)          # log end offset 2, high watermark still 1
+    for max_offset in (log.high_watermark, log.fetch_high_watermark_metadata()):
+        info = log.read(1, 1 << 20, max_offset=max_offset)
+        meta = info.fetch_offset_metadata
+        assert info.records.size_in_bytes() == 0 and not meta.message_offset_only()
+        assert (meta.message_offset, meta.segment_base_offset) == (1, 0)
+        assert meta.relative_position_in_segment == next(log.read(0, 1 << 20).records.batches()).size_in_bytes
+    log.update_high_watermark(2)
+    visible = log.fetch_high_watermark_metadata()
+    assert visible.on_same_segment(meta) and visible.position_diff(meta) > 0   # what DelayedFetch counts
+    # a start beyond the bound (a follower ahead of this high watermark) also gets full metadata
+    log.append_as_leader(recs(b"c"), 0)
+    beyond = log.read(2, 1 << 20, max_offset=1).fetch_offset_metadata
+    assert (beyond.message_offset, beyond.segment_base_offset) == (2, 0) and not beyond.message_offset_only()
