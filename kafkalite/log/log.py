@@ -7,7 +7,9 @@ Era notes: Kafka 3.1 split this class into UnifiedLog (offsets, producer state, 
 LocalLog (segments on disk); 2.4 has the one class, and so does kafkalite.
 
 The produce path never decodes a record (DESIGN §5): ``analyze_and_validate_records`` reads
-batch headers and checks each batch's CRC-32C; offsets are assigned by rewriting each batch's
+batch headers and checks each batch's CRC-32C and, for client batches, that the header agrees
+with itself (LogValidator.validateBatch: record count = lastOffsetDelta + 1 > 0, a base sequence
+when there is a producer id); offsets are assigned by rewriting each batch's
 baseOffset in place (``set_last_offset``), LogAppendTime by ``set_max_timestamp``; the bytes are
 then written as they arrived. Reads return ``FileRecords`` slices (sent with sendfile).
 
@@ -382,6 +384,8 @@ class Log(Logging):
                 batch.ensure_valid()
             except Errors.CORRUPT_MESSAGE.exception_class as e:
                 raise Errors.CORRUPT_MESSAGE.exception(f"Record is corrupt in topic partition {self.topic_partition}: {e}") from None
+            if origin is AppendOrigin.CLIENT:
+                self._validate_batch(batch)
             if batch.max_timestamp > max_ts:
                 max_ts, offset_of_max_ts = batch.max_timestamp, last_offset
             shallow_count += 1
@@ -394,6 +398,27 @@ class Log(Logging):
         return LogAppendInfo(first_offset, last_offset, max_ts, offset_of_max_ts, RecordBatch.NO_TIMESTAMP,
                              self.log_start_offset, source_codec, source_codec, shallow_count, valid_bytes,
                              monotonic, last_offset_of_first_batch)
+
+    # Kafka: LogValidator.validateBatch (the header checks for client batches; kafkalite has no
+    # LogValidator, since it never rewrites records)
+    def _validate_batch(self, batch) -> None:
+        count_from_offsets = batch.last_offset_delta + 1
+        if count_from_offsets <= 0:
+            raise Errors.INVALID_RECORD.exception(
+                f"Batch has an invalid offset range: [{batch.base_offset}, {batch.last_offset}] in topic "
+                f"partition {self.topic_partition}.")
+        count = batch.count
+        if count <= 0:
+            raise Errors.INVALID_RECORD.exception(
+                f"Invalid reported count for record batch: {count} in topic partition {self.topic_partition}.")
+        if count != count_from_offsets:
+            raise Errors.INVALID_RECORD.exception(
+                f"Inconsistent batch offset range [{batch.base_offset}, {batch.last_offset}] and count of records "
+                f"{count} in topic partition {self.topic_partition}.")
+        if batch.has_producer_id() and batch.base_sequence < 0:
+            raise Errors.INVALID_RECORD.exception(
+                f"Invalid sequence number {batch.base_sequence} in record batch with producerId "
+                f"{batch.producer_id} in topic partition {self.topic_partition}.")
 
     # Kafka: Log.trimInvalidBytes
     def _trim_invalid_bytes(self, records: MemoryRecords, info: LogAppendInfo) -> MemoryRecords:

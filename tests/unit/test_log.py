@@ -1,8 +1,10 @@
 """Mirrors Kafka's LogTest (the scenarios that apply to kafkalite)."""
 import logging
 import os
+import struct
 from unittest import mock
 
+import crc32c
 import pytest
 
 from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, Log
@@ -11,6 +13,8 @@ from kafkalite.log.log_file_utils import CLEAN_SHUTDOWN_FILE
 from kafkalite.protocol.errors import (
     CorruptRecordException, Errors, InvalidRecordException, OffsetOutOfRangeException, RecordTooLargeException)
 from kafkalite.record.default_record import DefaultRecord
+from kafkalite.record.default_record_batch import (
+    ATTRIBUTES_OFFSET, BASE_SEQUENCE_OFFSET, CRC_OFFSET, LAST_OFFSET_DELTA_OFFSET, RECORDS_COUNT_OFFSET)
 from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
 from kafkalite.utils.time import MockTime
 
@@ -351,3 +355,31 @@ def test_read_at_high_watermark_below_log_end_gives_full_offset_metadata(tmp_pat
     log.append_as_leader(recs(b"c"), 0)
     beyond = log.read(2, 1 << 20, max_offset=1).fetch_offset_metadata
     assert (beyond.message_offset, beyond.segment_base_offset) == (2, 0) and not beyond.message_offset_only()
+
+
+def with_header_field(records, offset, value):
+    """The batch with one 32-bit header field replaced and its CRC recomputed (a well-formed lie)."""
+    buf = bytearray(records.buffer)
+    struct.pack_into(">i", buf, offset, value)
+    struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(bytes(buf[ATTRIBUTES_OFFSET:])))
+    return MemoryRecords(buf)
+
+
+@pytest.mark.parametrize("field, value, kw", [
+    (LAST_OFFSET_DELTA_OFFSET, 1_000_000, {}),     # count 2 != lastOffsetDelta + 1
+    (LAST_OFFSET_DELTA_OFFSET, 0, {}),
+    (RECORDS_COUNT_OFFSET, 3, {}),
+    (RECORDS_COUNT_OFFSET, 0, {}),                 # no records
+    (BASE_SEQUENCE_OFFSET, -1, dict(producer_id=7, producer_epoch=0, base_sequence=0)),  # idempotent, no sequence
+])
+def test_client_batch_header_must_agree_with_itself(tmp_path, time, field, value, kw):
+    # Kafka: LogValidator.validateBatch (LogValidatorTest's invalid count / offset range / sequence cases)
+    log = make_log(tmp_path, time)
+    bad = with_header_field(recs(b"a", b"b", **kw), field, value)
+    assert next(bad.batches()).is_valid()          # the CRC matches: only the header check can catch it
+    with mock.patch.object(DefaultRecord, "read_from", side_effect=AssertionError("decoded on produce path")):
+        with pytest.raises(InvalidRecordException) as e:
+            log.append_as_leader(bad, 0)
+    assert e.value.error is Errors.INVALID_RECORD
+    assert log.log_end_offset == 0 and log.active_segment.size == 0
+
