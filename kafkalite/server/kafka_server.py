@@ -112,7 +112,8 @@ class KafkaServer(Logging):
             retention_check_ms=cfg.get("log.retention.check.interval.ms"),
             flush_recovery_offset_checkpoint_ms=cfg.get("log.flush.offset.checkpoint.interval.ms"),
             flush_start_offset_checkpoint_ms=cfg.get("log.flush.start.offset.checkpoint.interval.ms"),
-            initial_task_delay_ms=cfg.get("log.initial.task.delay.ms"))
+            initial_task_delay_ms=cfg.get("log.initial.task.delay.ms"),
+            max_pid_expiration_ms=cfg.get("producer.id.expiration.ms"))
         self.log_manager.startup()
         # 4. metadata cache
         self.metadata_cache = MetadataCache(self.broker_id)
@@ -283,33 +284,33 @@ class KafkaServer(Logging):
     # Kafka: KafkaServer.shutdown -- the start-up list backwards.
     def shutdown(self) -> None:
         self.info("shutting down")
-        if self.socket_server is not None:
-            self.socket_server.stop_processing_requests()
-        for pool in (self.data_plane_request_handler_pool, self.control_plane_request_handler_pool):
-            if pool is not None:
-                pool.shutdown()
-        if self.metrics_reporter is not None:
-            self.metrics_reporter.stop()
-        if self.dynamic_config_manager is not None:
-            self.dynamic_config_manager.shutdown()
-        if self.group_coordinator is not None:
-            self.group_coordinator.shutdown()
-        if self.admin_manager is not None:
-            self.admin_manager.shutdown()
-        if self.kafka_controller is not None:
-            self.kafka_controller.shutdown()
-        if self.replica_manager is not None:
-            self.replica_manager.shutdown()
-        if self.log_manager is not None:
-            self.log_manager.shutdown()
-        if self.kafka_scheduler is not None:
-            self.kafka_scheduler.shutdown()
-        if self.zk_client is not None:
-            self.zk_client.close()
-        if self.socket_server is not None:
-            self.socket_server.shutdown()
+        steps = [
+            (self.dynamic_config_manager, "shutdown"),
+            (self.socket_server, "stop_processing_requests"),       # no new requests from here on
+            (self.data_plane_request_handler_pool, "shutdown"),
+            (self.control_plane_request_handler_pool, "shutdown"),
+            (self.kafka_scheduler, "shutdown"),                     # no retention/flush/checkpoint task after this
+            (self.metrics_reporter, "stop"),
+            (self.group_coordinator, "shutdown"),
+            (self.replica_manager, "shutdown"),
+            (self.admin_manager, "shutdown"),
+            (self.log_manager, "shutdown"),                         # flush, checkpoints, clean-shutdown marker
+            (self.kafka_controller, "shutdown"),
+            (self.zk_client, "close"),
+            (self.socket_server, "shutdown"),
+        ]
+        for component, method in steps:
+            if component is not None:
+                self.swallow(getattr(component, method))
         self._shutdown_latch.set()
         self.info("shut down completed")
+
+    # Kafka: CoreUtils.swallow -- one component failing to stop must not keep the others running
+    def swallow(self, action) -> None:
+        try:
+            action()
+        except Exception as e:  # noqa: BLE001
+            self.error(f"Error during shutdown of {getattr(action, '__qualname__', action)}: {e}", exc_info=True)
 
     # Kafka: KafkaServer.awaitShutdown
     def await_shutdown(self, timeout: float | None = None) -> bool:
