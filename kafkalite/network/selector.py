@@ -186,6 +186,7 @@ class Selector:
             if channel.id not in self.channels:
                 continue   # closed earlier in this loop
             self._update_idle(channel.id)
+            send_failed = False
             try:
                 # connect finished (OP_CONNECT is signalled as writable)
                 if is_immediately_connected or (not channel.is_connected() and mask & OP_WRITE):
@@ -200,13 +201,19 @@ class Selector:
                     self.attempt_read(channel)
                 # write what the channel has to send
                 if channel.ready() and mask & OP_WRITE:
-                    send = channel.write()
+                    try:
+                        send = channel.write()
+                    except Exception:
+                        send_failed = True
+                        raise
                     if send is not None:
                         self.completed_sends.append(send)
             except Exception as e:   # noqa: BLE001 -- one bad connection never stops the loop
-                self._on_channel_error(channel, e)
+                # Kafka: a failed send drops the requests already read from that connection
+                # (NOTIFY_ONLY): their answers could never be delivered, and the client will retry.
+                self._on_channel_error(channel, e, CloseMode.NOTIFY_ONLY if send_failed else CloseMode.GRACEFUL)
 
-    def _on_channel_error(self, channel: KafkaChannel, e: Exception) -> None:
+    def _on_channel_error(self, channel: KafkaChannel, e: Exception, close_mode: CloseMode) -> None:
         desc = channel.socket_description()
         if isinstance(e, EOFError):
             if channel.has_bytes_pending():
@@ -219,7 +226,7 @@ class Selector:
         else:
             log.warning("%sUnexpected error from %s (id %s); closing connection: %s",
                         self.log_context, desc, channel.id, e)
-        self._close(channel, CloseMode.GRACEFUL)
+        self._close(channel, close_mode)
 
     # Kafka: Selector.attemptRead
     def attempt_read(self, channel: KafkaChannel) -> None:

@@ -433,3 +433,49 @@ def test_muted_closing_channel_does_not_make_poll_spin(h):
     h.selector.poll(300)
     assert h.selector.completed_receives == []
     assert time.monotonic() - start >= 0.2, "poll returned at once: the closed socket is still selected"
+
+
+def test_a_failed_send_drops_the_requests_already_read():
+    """Kafka 2.4: close(channel, sendFailed ? NOTIFY_ONLY : GRACEFUL) -- requests read from a connection whose
+    write failed are not handed out any more (their answers could never be delivered)."""
+    import socket as _socket
+    import struct as _struct
+
+    from kafkalite.network.selector import Selector
+
+    class FailingSend:
+        destination = "c"
+
+        def completed(self):
+            return False
+
+        def write_to(self, transport):
+            raise BrokenPipeError("peer gone")
+
+        def size(self):
+            return 1
+
+    server = _socket.create_server(("127.0.0.1", 0))
+    client = _socket.create_connection(server.getsockname())
+    sock, _ = server.accept()
+    sock.setblocking(False)
+    selector = Selector()
+    try:
+        selector.register("c", sock)
+        client.sendall(b"".join(_struct.pack(">i", 3) + b"abc" for _ in range(3)))   # three pipelined requests
+        deadline = time.monotonic() + 5
+        while not selector.completed_receives and time.monotonic() < deadline:
+            selector.poll(100)
+        assert len(selector.completed_receives) == 1
+        selector.mute("c")
+        assert selector.num_staged_receives(selector.channel("c")) == 2
+        selector.send(FailingSend())
+        selector.poll(100)
+        assert "c" in selector.disconnected
+        assert selector.closing_channel("c") is None and selector.channel("c") is None
+        selector.poll(0)
+        assert selector.completed_receives == []          # the two staged requests were dropped
+    finally:
+        selector.close()
+        client.close()
+        server.close()
