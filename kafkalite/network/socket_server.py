@@ -499,7 +499,8 @@ class Processor(AbstractServerThread):
                 if action is NoOpAction:
                     # acks=0: nothing to write, just read the next request
                     response.request.update_request_metrics()
-                    self.trace(f"Socket server received empty response to send, registering for read: {response}")
+                    if self.is_trace_enabled():
+                        self.trace(f"Socket server received empty response to send, registering for read: {response}")
                     self.handle_channel_mute_event(connection_id, ChannelMuteEvent.RESPONSE_SENT)
                     self.try_unmute_channel(connection_id)
                 elif action is SendAction:

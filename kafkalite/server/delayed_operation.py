@@ -192,7 +192,8 @@ class DelayedOperationPurgatory(Logging):
         with wl.watchers_lock:
             watchers = wl.watchers_by_key.get(key)
         num_completed = 0 if watchers is None else watchers.try_complete_watched()
-        self.debug(f"Request key {key} unblocked {num_completed} {self.purgatory_name} operations")
+        if self.is_debug_enabled():
+            self.debug(f"Request key {key} unblocked {num_completed} {self.purgatory_name} operations")
         return num_completed
 
     # Kafka: DelayedOperationPurgatory.watched -- entries in all watcher lists (an op may count twice)

@@ -89,7 +89,9 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
     # Kafka: KafkaApis.handle
     def handle(self, request) -> None:
         try:
-            self.trace(f"Handling request:{request.request_desc()} from connection {request.context.connection_id}")
+            if self.is_trace_enabled():
+                self.trace(f"Handling request:{request.request_desc()} from connection "
+                           f"{request.context.connection_id}")
             method = HANDLERS.get(request.api_key)
             handler = getattr(self, method, None) if method else None
             if handler is None:

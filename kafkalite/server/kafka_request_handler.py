@@ -54,7 +54,9 @@ class KafkaRequestHandler(Logging):
                                            at_nanos=end)
                             req.record_hop("handler", f"KafkaApis.{HANDLERS.get(req.api_key, 'handle')}")
                         set_current_request(req)
-                        self.trace(f"Kafka request handler {self.id} on broker {self.broker_id} handling request {req.request_desc()}")
+                        if self.is_trace_enabled():
+                            self.trace(f"Kafka request handler {self.id} on broker {self.broker_id} handling "
+                                       f"request {req.request_desc()}")
                         self.apis.handle(req)
                     except Exception as e:  # noqa: BLE001 -- never let a handler thread die
                         self.error(f"Exception when handling request: {e}", exc_info=True)

@@ -292,8 +292,9 @@ class ReplicaManager(Logging):
             try:
                 partition = self.get_partition_or_exception(tp, expect_leader=True)
                 info = partition.append_records_to_leader(records, is_from_client, required_acks)
-                self.trace(f"{records.size_in_bytes()} written to log {tp} beginning at offset "
-                           f"{info.first_offset} and ending at offset {info.last_offset}")
+                if self.is_trace_enabled():
+                    self.trace(f"{records.size_in_bytes()} written to log {tp} beginning at offset "
+                               f"{info.first_offset} and ending at offset {info.last_offset}")
                 results[tp] = LogAppendResult(info)
             except ApiException as e:
                 results[tp] = LogAppendResult(None, e)

@@ -19,7 +19,20 @@ class Logging:
 
     @property
     def logger(self) -> logging.Logger:
-        return logging.getLogger(self.logger_name or kafka_logger_name(type(self)))
+        # cached per instance: logging.getLogger takes the logging module's global lock on every call
+        logger = self.__dict__.get("_logger") if hasattr(self, "__dict__") else None
+        if logger is None:
+            logger = logging.getLogger(self.logger_name or kafka_logger_name(type(self)))
+            if hasattr(self, "__dict__"):
+                self.__dict__["_logger"] = logger
+        return logger
+
+    # Kafka: Logging.isTraceEnabled / isDebugEnabled -- guard messages that cost something to build
+    def is_trace_enabled(self) -> bool:
+        return self.logger.isEnabledFor(5)
+
+    def is_debug_enabled(self) -> bool:
+        return self.logger.isEnabledFor(logging.DEBUG)
 
     def _msg(self, msg: str) -> str:
         return f"{self.log_ident}{msg}"

@@ -21,9 +21,9 @@ def test_a_failing_component_does_not_stop_the_rest_of_the_shutdown(tmp_path, ca
 
         def wrapped(original=original, name=name):
             order.append(name)
+            original()                      # stop it for real (its threads are not daemons), then fail
             if name == "group_coordinator":
                 raise RuntimeError("boom")
-            original()
         component.shutdown = wrapped
     server.shutdown()
     assert order == ["kafka_scheduler", "group_coordinator", "log_manager", "socket_server"]
