@@ -31,6 +31,7 @@ from kafkalite.server.kafka_config import KafkaConfig
 from kafkalite.zk.kafka_zk_client import KafkaZkClient, topic_id_to_uuid
 from kafkalite.zk.zk_data import BrokerInfo, LeaderAndIsr
 from kafkalite.zookeeper.local_zoo_keeper import LocalZooKeeper
+from socket_doubles import listening_socket
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -252,9 +253,7 @@ class ControlPlaneDouble:
     an empty success response, recording (header, request) pairs."""
 
     def __init__(self):
-        self.server = socket.socket()
-        self.server.bind(("127.0.0.1", 0))
-        self.server.listen(4)
+        self.server = listening_socket(4)
         self.port = self.server.getsockname()[1]
         self.received = []
         threading.Thread(target=self._accept, daemon=True).start()

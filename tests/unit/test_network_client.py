@@ -26,6 +26,7 @@ from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRespon
 from kafkalite.protocol.request_header import RequestHeader
 from kafkalite.protocol.response_header import ResponseHeader
 from kafkalite.utils.time import MockTime
+from socket_doubles import listening_socket, recv_frame
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -33,23 +34,12 @@ OLD_API_VERSIONS_MAX = 2
 OLD_METADATA_MAX = 4
 
 
-def _recv_exact(sock, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise EOFError
-        buf += chunk
-    return buf
-
 
 class BrokerDouble:
     """Accepts connections; per request calls ``self.on_request(conn, header)`` on its own thread."""
 
     def __init__(self):
-        self.server = socket.socket()
-        self.server.bind(("127.0.0.1", 0))
-        self.server.listen(8)
+        self.server = listening_socket(8)
         self.port = self.server.getsockname()[1]
         self.headers: list[RequestHeader] = []
         self.hold_metadata = False       # never answer Metadata
@@ -76,8 +66,7 @@ class BrokerDouble:
     def _serve(self, conn):
         try:
             while True:
-                size = struct.unpack(">i", _recv_exact(conn, 4))[0]
-                frame = _recv_exact(conn, size)
+                frame = recv_frame(conn)
                 header, _ = RequestHeader.parse(frame)
                 self.headers.append(header)
                 if not self.on_request(conn, header):

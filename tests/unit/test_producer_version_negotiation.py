@@ -1,7 +1,6 @@
 """No Kafka counterpart (the scenario of NetworkClientTest/ApiVersions with a whole producer): kafkalite's
 KafkaProducer against a socket-level broker double that knows only old versions -- ApiVersions v0-2, Metadata
 v0-4, Produce v3 -- negotiates down (S42) and its Produce request arrives at v3 with a valid v2 batch."""
-import socket
 import struct
 import threading
 
@@ -19,27 +18,17 @@ from kafkalite.protocol.messages.produce import (
 from kafkalite.protocol.request_header import RequestHeader
 from kafkalite.protocol.response_header import ResponseHeader
 from kafkalite.record.memory_records import MemoryRecords
+from socket_doubles import listening_socket, recv_frame
 
 pytestmark = pytest.mark.timeout(60)
 
 SUPPORTED = {ApiKeys.API_VERSIONS.id: (0, 2), ApiKeys.METADATA.id: (0, 4), ApiKeys.PRODUCE.id: (3, 3)}
 
 
-def _recv_exact(sock, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise EOFError
-        buf += chunk
-    return buf
-
 
 class OldBroker:
     def __init__(self):
-        self.server = socket.socket()
-        self.server.bind(("127.0.0.1", 0))
-        self.server.listen(4)
+        self.server = listening_socket(4)
         self.port = self.server.getsockname()[1]
         self.headers: list[RequestHeader] = []
         self.records: list[MemoryRecords] = []
@@ -62,7 +51,7 @@ class OldBroker:
     def _serve(self, conn):
         try:
             while True:
-                frame = _recv_exact(conn, struct.unpack(">i", _recv_exact(conn, 4))[0])
+                frame = recv_frame(conn)
                 header, offset = RequestHeader.parse(frame)
                 self.headers.append(header)
                 lo, hi = SUPPORTED.get(header.api_key, (0, -1))
