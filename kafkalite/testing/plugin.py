@@ -4,12 +4,18 @@ point). Fixtures:
 - ``kafka_broker`` -- one in-process broker per test, on a free port, with its own temporary
   ``log.dirs``; ``kafka_broker.bootstrap_servers`` is the address for any Kafka client.
 - ``kafka_broker_session`` -- the same, shared by a whole test session.
+- ``kafka_cluster`` -- three in-process brokers over one shared in-process ZooKeeper store
+  (``EmbeddedKafkaCluster``); ``kafka_cluster.bootstrap_servers`` lists all three.
+- ``kafka_cluster_factory`` -- ``kafka_cluster_factory(num_brokers, **broker_overrides)`` for
+  other sizes or settings (``num_partitions=6``, ``auto_create_topics_enable=False`` …); every
+  cluster it made is stopped after the test.
 """
 from __future__ import annotations
 
 import pytest
 
 from kafkalite.testing.embedded_kafka import EmbeddedKafka
+from kafkalite.testing.embedded_kafka_cluster import EmbeddedKafkaCluster
 
 
 @pytest.fixture
@@ -28,3 +34,25 @@ def kafka_broker_session(tmp_path_factory):
         yield broker
     finally:
         broker.stop()
+
+
+@pytest.fixture
+def kafka_cluster_factory(tmp_path):
+    clusters: list[EmbeddedKafkaCluster] = []
+
+    def start(num_brokers: int = 3, **overrides) -> EmbeddedKafkaCluster:
+        cluster = EmbeddedKafkaCluster(num_brokers, base_dir=str(tmp_path / f"cluster-{len(clusters)}"),
+                                       **overrides)
+        clusters.append(cluster)
+        return cluster.start()
+
+    try:
+        yield start
+    finally:
+        for cluster in clusters:
+            cluster.stop()
+
+
+@pytest.fixture
+def kafka_cluster(kafka_cluster_factory):
+    return kafka_cluster_factory(3)

@@ -15,7 +15,8 @@ only as a side effect of a read: ``ExistsRequest``/``GetDataRequest`` on a path 
 the handler is called (on the backend's event thread) and must re-read the path to re-arm it.
 
 Backends (chosen from ``connect_string``): empty or ``embedded`` selects the in-process ``LocalZooKeeper`` (under
-``data_dir``); anything else (``host:port[,host:port][/chroot]``) selects ``KazooBackend`` over a real ZooKeeper.
+``data_dir``), ``embedded:<dir>`` the one under ``<dir>`` (so several brokers in one process share one store and
+form a cluster); anything else (``host:port[,host:port][/chroot]``) selects ``KazooBackend`` over a real ZooKeeper.
 
 Left out: ACLs (every node is world-readable, as Kafka without ``zookeeper.set.acl``), SASL/auth-failure events,
 the max-in-flight request pipelining (requests in one ``handle_requests`` call run one after the other),
@@ -310,8 +311,18 @@ class ZNodeChildChangeHandler:
 
 # ---------------------------------------------------------------- the client
 
+EMBEDDED_PREFIX = "embedded:"
+
+
 def is_embedded(connect_string: str | None) -> bool:
-    return not connect_string or connect_string.strip() in ("", "embedded")
+    return not connect_string or connect_string.strip() in ("", "embedded") \
+        or connect_string.strip().startswith(EMBEDDED_PREFIX)
+
+
+def embedded_data_dir(connect_string: str | None, default: str | None) -> str | None:
+    """The in-process store's directory: ``<dir>`` of ``embedded:<dir>``, else ``default``."""
+    cs = (connect_string or "").strip()
+    return cs[len(EMBEDDED_PREFIX):] if cs.startswith(EMBEDDED_PREFIX) else default
 
 
 class ZooKeeperClient(Logging):
@@ -332,7 +343,7 @@ class ZooKeeperClient(Logging):
         if backend is None:
             if is_embedded(connect_string):
                 from kafkalite.zookeeper.local_zoo_keeper import LocalZooKeeper
-                backend = LocalZooKeeper.open(data_dir, time)
+                backend = LocalZooKeeper.open(embedded_data_dir(connect_string, data_dir), time)
             else:
                 from kafkalite.zookeeper.kazoo_backend import KazooBackend
                 backend = KazooBackend(connect_string)

@@ -15,7 +15,7 @@ Holds:
 - ``RawConnection``: a blocking socket that speaks Kafka's size-prefixed framing, for the
   few tests that are about bytes on the wire; plus encoders for request headers v1/v2.
 
-Left out: clusters of several brokers and ZooKeeper (later issues add them here).
+Clusters of broker processes over a real ZooKeeper: ``cluster_harness.ClusterProcesses``.
 """
 
 from __future__ import annotations

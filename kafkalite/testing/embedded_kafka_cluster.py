@@ -1,0 +1,68 @@
+"""No Kafka counterpart (Kafka's own tests use KafkaServerTestHarness / EmbeddedKafkaCluster):
+EmbeddedKafkaCluster, several in-process kafkalite brokers that share one in-process ZooKeeper store
+(``zookeeper.connect=embedded:<dir>``), so they register under one ``/brokers/ids``, elect one
+controller and split the partitions' leadership between them, as a Kafka cluster does.
+
+    with EmbeddedKafkaCluster(3) as cluster:
+        producer = Producer({"bootstrap.servers": cluster.bootstrap_servers})
+
+Each broker has its own ``log.dirs`` and port; ``cluster.brokers[i]`` is an ``EmbeddedKafka``.
+Replication factors above 1 are refused with INVALID_REPLICATION_FACTOR until replica fetchers
+exist (see ``kafkalite.zk.admin_zk_client``), so every topic's partitions live on one broker each.
+For clusters of broker *processes* over a real ZooKeeper, see ``config/`` and the README.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+from kafkalite.testing.embedded_kafka import EmbeddedKafka
+
+
+class EmbeddedKafkaCluster:
+    """``start()``, ``stop()``, ``brokers``, ``bootstrap_servers``, ``controller()``."""
+
+    def __init__(self, num_brokers: int = 3, base_dir: str | None = None, **overrides):
+        if num_brokers < 1:
+            raise ValueError(f"a cluster needs at least one broker, not {num_brokers}")
+        self._own_dir = base_dir is None
+        self.base_dir = base_dir or tempfile.mkdtemp(prefix="kafkalite-cluster-")
+        zk_connect = "embedded:" + os.path.join(self.base_dir, "zookeeper")
+        self.brokers = [
+            EmbeddedKafka(log_dir=os.path.join(self.base_dir, f"broker-{i}", "kafka-logs"),
+                          broker_id=i, zookeeper_connect=zk_connect, **overrides)
+            for i in range(num_brokers)
+        ]
+
+    def start(self) -> "EmbeddedKafkaCluster":
+        try:
+            for broker in self.brokers:
+                broker.start()
+        except Exception:
+            self.stop()
+            raise
+        return self
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(b.bootstrap_servers for b in self.brokers if b.server is not None)
+
+    def controller(self) -> EmbeddedKafka | None:
+        """The broker whose KafkaController is active, if any."""
+        for b in self.brokers:
+            if b.server is not None and b.server.kafka_controller.is_active():
+                return b
+        return None
+
+    def stop(self) -> None:
+        for broker in reversed(self.brokers):
+            broker.stop()
+        if self._own_dir:
+            shutil.rmtree(self.base_dir, ignore_errors=True)
+
+    def __enter__(self) -> "EmbeddedKafkaCluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

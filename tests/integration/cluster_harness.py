@@ -1,0 +1,62 @@
+"""No Kafka counterpart (Kafka's integration tests use KafkaServerTestHarness over an EmbeddedZookeeper):
+a cluster of broker *processes* over a real ZooKeeper, started the way the README tells a user to.
+
+``ClusterProcesses(workdir, num_brokers, overrides).start()`` starts Debian's ZooKeeper (``zk_harness``,
+127.0.0.1, a free port) and then ``num_brokers`` brokers, each ``bin/kafka-server-start
+config/server-<i>.properties`` with ``--override`` for its port, ``log.dirs`` and the ZooKeeper address
+(a chroot of its own, as ``config/`` uses). ``brokers[i]`` is a ``harness.BrokerProcess``;
+``bootstrap`` lists every running broker; ``stop()`` stops the brokers, then ZooKeeper, each by PID.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from harness import REPO_ROOT, BrokerProcess
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import zk_harness  # noqa: E402
+
+
+def zookeeper_available() -> bool:
+    return zk_harness.zookeeper_jar() is not None
+
+
+class ClusterProcesses:
+    def __init__(self, workdir: Path, num_brokers: int = 3, overrides: dict | None = None):
+        self.workdir = Path(workdir)
+        self.zookeeper = zk_harness.ZooKeeperServer(str(self.workdir / "zookeeper"))
+        os.makedirs(self.zookeeper.work_dir, exist_ok=True)
+        self.num_brokers = num_brokers
+        self.overrides = overrides or {}
+        self.brokers: list[BrokerProcess] = []
+
+    def start(self) -> "ClusterProcesses":
+        self.zookeeper.start()
+        try:
+            for i in range(self.num_brokers):
+                properties = REPO_ROOT / "config" / f"server-{i % 3}.properties"
+                broker = BrokerProcess(self.workdir / f"broker-{i}", {
+                    "broker.id": str(i),
+                    "zookeeper.connect": self.zookeeper.connect_string("kafkalite"),
+                    **self.overrides,
+                }, properties=properties)
+                self.brokers.append(broker)
+                broker.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(b.bootstrap for b in self.brokers if b.running)
+
+    def log_tails(self, lines: int = 30) -> str:
+        return "\n".join(f"--- broker {i} ({b.log_path}):\n{b.log_tail(lines)}" for i, b in enumerate(self.brokers))
+
+    def stop(self) -> None:
+        for broker in reversed(self.brokers):
+            broker.stop()
+        self.zookeeper.stop()
