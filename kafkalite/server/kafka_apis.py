@@ -351,16 +351,20 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
                                              body.validate_only, callback)
 
     # ------------------------------------------------------------------ control plane (S25)
+    # Kafka: KafkaApis.isBrokerEpochStale -- 2.4 rejects only an *older* epoch (a bounced broker's requests,
+    # KIP-380). kafkalite rejects any epoch but its own: only this broker's current registration's czxid is
+    # genuine, and without ClusterAction ACLs a larger one can only be forged. Versions without the field
+    # (UNKNOWN_BROKER_EPOCH) pass here; ReplicaManager.is_from_current_controller fences them.
     def is_broker_epoch_stale(self, broker_epoch_in_request: int) -> bool:
         if broker_epoch_in_request == UNKNOWN_BROKER_EPOCH:
             return False
-        return broker_epoch_in_request < self.broker_epoch_fn()
+        return broker_epoch_in_request != self.broker_epoch_fn()
 
     # Kafka: KafkaApis.handleLeaderAndIsrRequest
     def handle_leader_and_isr_request(self, request) -> None:
         body = request.body
         if self.is_broker_epoch_stale(body.broker_epoch):
-            self.info(f"Received LeaderAndIsr request with broker epoch {body.broker_epoch} smaller than the "
+            self.info(f"Received LeaderAndIsr request with broker epoch {body.broker_epoch} that is not the "
                       f"current broker epoch {self.broker_epoch_fn()}")
             self.send_response(request, leader_and_isr.LeaderAndIsrResponse(error_code=Errors.STALE_BROKER_EPOCH.code))
             return
@@ -384,11 +388,16 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
     def handle_update_metadata_request(self, request) -> None:
         body = request.body
         if self.is_broker_epoch_stale(body.broker_epoch):
-            self.info(f"Received update metadata request with broker epoch {body.broker_epoch} smaller than the "
+            self.info(f"Received update metadata request with broker epoch {body.broker_epoch} that is not the "
                       f"current broker epoch {self.broker_epoch_fn()}")
             self.send_response(request, update_metadata.UpdateMetadataResponse(error_code=Errors.STALE_BROKER_EPOCH.code))
             return
-        deleted = self.replica_manager.maybe_update_metadata_cache(request.header.correlation_id, body)
+        try:
+            deleted = self.replica_manager.maybe_update_metadata_cache(request.header.correlation_id, body)
+        except ApiException as e:   # Kafka: handleError -> UpdateMetadataRequest.getErrorResponse
+            self.info(f"Error when handling request {request.request_desc()}: {e}")
+            self.send_response(request, update_metadata.UpdateMetadataResponse(error_code=e.error.code))
+            return
         if deleted and self.group_coordinator is not None:
             self.group_coordinator.handle_deleted_partitions(deleted)
         if self.admin_manager.has_delayed_topic_operations():

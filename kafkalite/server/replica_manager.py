@@ -98,6 +98,7 @@ class ReplicaManager(Logging):
         self.log_ident = f"[ReplicaManager broker={config.broker_id}] "
         self.all_partitions: dict[TopicPartition, Partition] = {}
         self.controller_epoch = 0
+        self.active_controller_id = -1
         self.replica_state_change_lock = threading.RLock()
         bid = config.broker_id
         self.delayed_produce_purgatory = DelayedOperationPurgatory(
@@ -136,16 +137,39 @@ class ReplicaManager(Logging):
         p = self.all_partitions.get(tp)
         return p.log if p is not None else None
 
+    # No Kafka counterpart. Kafka 2.4 compares the request's controller epoch with the latest one it knows
+    # (the checks at the top of becomeLeaderOrFollower, maybeUpdateMetadataCache and stopReplicas) and trusts
+    # the rest to the ClusterAction ACL check in KafkaApis. kafkalite has no ACLs yet, so a plain client could
+    # forge a control request with a huge epoch and make the broker ignore its real controller. A controller
+    # this broker has not heard from before is therefore believed only when ZooKeeper names it: /controller
+    # holds its id and /controller_epoch its epoch (a new controller writes both in one transaction before
+    # it sends anything). Requests from the known controller at the known epoch cost no ZooKeeper read.
+    def is_from_current_controller(self, request, what: str, correlation_id: int) -> bool:
+        controller_id, controller_epoch = request.controller_id, request.controller_epoch
+        if controller_epoch < self.controller_epoch:
+            self.warn(f"Ignoring {what} request from controller {controller_id} with correlation id "
+                      f"{correlation_id} since its controller epoch {controller_epoch} is old. Latest known "
+                      f"controller epoch is {self.controller_epoch}")
+            return False
+        if (controller_id, controller_epoch) == (self.active_controller_id, self.controller_epoch):
+            return True
+        if self.zk_client is not None:
+            registered_id = self.zk_client.get_controller_id()
+            registered_epoch = self.zk_client.get_controller_epoch()
+            if registered_id != controller_id or registered_epoch is None or registered_epoch[0] != controller_epoch:
+                self.warn(f"Ignoring {what} request from controller {controller_id} with correlation id "
+                          f"{correlation_id} and controller epoch {controller_epoch}: ZooKeeper names controller "
+                          f"{registered_id} with epoch {registered_epoch[0] if registered_epoch else None}")
+                return False
+        self.active_controller_id, self.controller_epoch = controller_id, controller_epoch
+        return True
+
     # Kafka: ReplicaManager.becomeLeaderOrFollower
     def become_leader_or_follower(self, correlation_id: int, request, on_leadership_change) -> LeaderAndIsrResponse:
         with self.replica_state_change_lock:
             states = request.partition_states()
-            if request.controller_epoch < self.controller_epoch:
-                self.warn(f"Ignoring LeaderAndIsr request from controller {request.controller_id} with correlation "
-                          f"id {correlation_id} since its controller epoch {request.controller_epoch} is old. "
-                          f"Latest known controller epoch is {self.controller_epoch}")
+            if not self.is_from_current_controller(request, "LeaderAndIsr", correlation_id):
                 return LeaderAndIsrResponse(error_code=Errors.STALE_CONTROLLER_EPOCH.code)
-            self.controller_epoch = request.controller_epoch
             errors: dict[TopicPartition, Errors] = {}
             to_lead, to_follow = [], []
             for st in states:
@@ -153,9 +177,11 @@ class ReplicaManager(Logging):
                 partition = self.all_partitions.get(tp)
                 if partition is None:
                     partition = self.all_partitions[tp] = Partition(tp, self.local_broker_id, self.time, self)
-                if st.leader_epoch < partition.leader_epoch:
-                    self.warn(f"Ignoring LeaderAndIsr request for {tp}: leader epoch {st.leader_epoch} is older "
-                              f"than the current {partition.leader_epoch}")
+                if st.leader_epoch <= partition.leader_epoch:
+                    self.warn(f"Ignoring LeaderAndIsr request from controller {request.controller_id} with "
+                              f"correlation id {correlation_id} epoch {request.controller_epoch} for partition {tp} "
+                              f"since its associated leader epoch {st.leader_epoch} is not higher than the current "
+                              f"leader epoch {partition.leader_epoch}")
                     errors[tp] = Errors.STALE_CONTROLLER_EPOCH
                     continue
                 if self.local_broker_id not in st.replicas:
@@ -197,21 +223,19 @@ class ReplicaManager(Logging):
     # Kafka: ReplicaManager.maybeUpdateMetadataCache
     def maybe_update_metadata_cache(self, correlation_id: int, request) -> list[TopicPartition]:
         with self.replica_state_change_lock:
-            if request.controller_epoch < self.controller_epoch:
+            if not self.is_from_current_controller(request, "UpdateMetadata", correlation_id):
                 raise Errors.STALE_CONTROLLER_EPOCH.exception(
-                    f"Received update metadata request with correlation id {correlation_id} from an old controller "
-                    f"{request.controller_id} with epoch {request.controller_epoch}. Latest known controller epoch "
-                    f"is {self.controller_epoch}")
-            self.controller_epoch = request.controller_epoch
+                    f"Received update metadata request with correlation id {correlation_id} from controller "
+                    f"{request.controller_id} with epoch {request.controller_epoch}, which is not the current "
+                    f"controller. Latest known controller epoch is {self.controller_epoch}")
             deleted = self.metadata_cache.update_metadata(correlation_id, request)
             return [TopicPartition(t, p) for t, p in deleted]
 
     # Kafka: ReplicaManager.stopReplicas
     def stop_replicas(self, request) -> tuple[dict[TopicPartition, Errors], Errors]:
         with self.replica_state_change_lock:
-            if request.controller_epoch < self.controller_epoch:
+            if not self.is_from_current_controller(request, "StopReplica", -1):
                 return {}, Errors.STALE_CONTROLLER_EPOCH
-            self.controller_epoch = request.controller_epoch
             result = {}
             for topic, partition in request.partitions():
                 tp = TopicPartition(topic, partition)

@@ -1,0 +1,80 @@
+"""Mirrors Kafka 2.4: core/src/test/scala/unit/kafka/server/ReplicaManagerTest.scala (the control-request
+cases), on a real in-process broker whose controller is itself.
+
+- a LeaderAndIsr whose leader epoch is not higher than the partition's is ignored for that partition
+  (STALE_CONTROLLER_EPOCH), one with a higher epoch is applied (Kafka 2.4's becomeLeaderOrFollower);
+- a control request from a controller ZooKeeper does not name, or from an older controller epoch,
+  changes nothing and does not raise the broker's known controller epoch.
+"""
+import pytest
+
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
+from kafkalite.protocol.messages.stop_replica import StopReplicaRequest, StopReplicaTopic
+from kafkalite.testing.embedded_kafka import EmbeddedKafka
+
+
+@pytest.fixture
+def broker(tmp_path):
+    b = EmbeddedKafka(log_dir=str(tmp_path / "logs")).start()
+    yield b
+    b.stop()
+
+
+def wait_for_partition(server, tp, timeout=10.0):
+    import time
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        p = server.replica_manager.get_partition(tp)
+        if p is not None and p.is_leader():
+            return p
+        time.sleep(0.01)
+    raise AssertionError(f"{tp} never got a leader")
+
+
+def create_topic(server, topic):
+    from kafkalite.zk.admin_zk_client import AdminZkClient
+    AdminZkClient(server.zk_client).create_topic(topic, 1, 1)
+    return wait_for_partition(server, TopicPartition(topic, 0))
+
+
+def leader_and_isr(rm, topic, leader_epoch, controller_epoch=None, controller_id=None):
+    state = LeaderAndIsrPartitionState(topic_name=topic, partition_index=0,
+                                       controller_epoch=rm.controller_epoch, leader=0, leader_epoch=leader_epoch,
+                                       isr=[0], zk_version=leader_epoch, replicas=[0])
+    request = LeaderAndIsrRequest.build(
+        2, [state], controller_id=rm.active_controller_id if controller_id is None else controller_id,
+        controller_epoch=rm.controller_epoch if controller_epoch is None else controller_epoch, live_leaders=[])
+    return rm.become_leader_or_follower(1, request, lambda leaders, followers: None)
+
+
+class TestReplicaManager:
+    def test_leader_epoch_must_be_higher(self, broker):
+        rm = broker.server.replica_manager
+        partition = create_topic(broker.server, "t")
+        epoch = partition.leader_epoch
+        response = leader_and_isr(rm, "t", epoch)
+        assert [e.error_code for e in response.partition_errors] == [Errors.STALE_CONTROLLER_EPOCH.code]
+        response = leader_and_isr(rm, "t", epoch + 1)
+        assert [e.error_code for e in response.partition_errors] == [Errors.NONE.code]
+        assert partition.leader_epoch == epoch + 1
+
+    def test_unknown_controller_is_not_believed(self, broker):
+        rm = broker.server.replica_manager
+        partition = create_topic(broker.server, "t")
+        known = rm.controller_epoch
+        for controller_id, controller_epoch in ((0, known + 1), (5, known), (5, known + 100)):
+            response = leader_and_isr(rm, "t", partition.leader_epoch + 1, controller_epoch, controller_id)
+            assert response.error_code == Errors.STALE_CONTROLLER_EPOCH.code
+        assert rm.controller_epoch == known
+        stop = StopReplicaRequest(controller_id=0, controller_epoch=known + 1, delete_partitions=True,
+                                  topics=[StopReplicaTopic(name="t", partition_indexes=[0])])
+        assert rm.stop_replicas(stop) == ({}, Errors.STALE_CONTROLLER_EPOCH)
+        assert rm.get_partition(TopicPartition("t", 0)) is partition and partition.log is not None
+
+    def test_older_controller_epoch_is_stale(self, broker):
+        rm = broker.server.replica_manager
+        partition = create_topic(broker.server, "t")
+        response = leader_and_isr(rm, "t", partition.leader_epoch + 1, rm.controller_epoch - 1)
+        assert response.error_code == Errors.STALE_CONTROLLER_EPOCH.code
