@@ -36,6 +36,8 @@ def get_props_from_args(args: list[str]) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
+    logging.addLevelName(logging.WARNING, "WARN")     # log4j's level names, as Kafka's log lines show them
+    logging.addLevelName(logging.CRITICAL, "FATAL")
     from kafkalite.server.kafka_config import ConfigException, KafkaConfig
     try:
         props = get_props_from_args(argv)

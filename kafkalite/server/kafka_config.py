@@ -38,7 +38,9 @@ class Defaults:
     BrokerId = -1
     BrokerIdGenerationEnable = True
     MaxReservedBrokerId = 1000
-    Listeners = "PLAINTEXT://:9092"
+    Listeners = None          # Kafka 2.4: unset means PLAINTEXT://<host.name>:<port>
+    Port = 9092
+    HostName = ""
     ListenerSecurityProtocolMap = "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
     NumNetworkThreads = 3
     NumIoThreads = 8
@@ -177,6 +179,11 @@ CONFIG_DEF: dict[str, tuple] = {
     "broker.rack": (STRING, None, None),
     "listeners": (STRING, _D.Listeners, None),
     "advertised.listeners": (STRING, None, None),
+    # Deprecated in 2.4 but still read when listeners / advertised.listeners are unset.
+    "port": (INT, _D.Port, _int_range(0, 65535)),
+    "host.name": (STRING, _D.HostName, None),
+    "advertised.port": (INT, None, _int_range(0, 65535)),
+    "advertised.host.name": (STRING, None, None),
     "listener.security.protocol.map": (STRING, _D.ListenerSecurityProtocolMap, None),
     "inter.broker.listener.name": (STRING, None, None),
     "security.inter.broker.protocol": (STRING, "PLAINTEXT", _one_of(*SECURITY_PROTOCOLS)),
@@ -351,8 +358,17 @@ class KafkaConfig:
             if proto.upper() not in SECURITY_PROTOCOLS:
                 raise ConfigException("listener.security.protocol.map", v["listener.security.protocol.map"],
                                       f"Invalid security protocol `{proto}` defined in listener.security.protocol.map")
-        self.listeners = self._parse_endpoints("listeners", v["listeners"])
+        # Kafka: KafkaConfig.getListeners / getAdvertisedListeners -- the deprecated port and host.name
+        # (and advertised.port / advertised.host.name) describe one PLAINTEXT listener when the new keys are unset.
+        listeners = v["listeners"]
+        if listeners is None:
+            listeners = f"PLAINTEXT://{v['host.name']}:{v['port']}"
+        self.listeners = self._parse_endpoints("listeners", listeners)
         adv = v["advertised.listeners"]
+        if adv is None and (v["advertised.host.name"] is not None or v["advertised.port"] is not None):
+            host = v["advertised.host.name"] if v["advertised.host.name"] is not None else v["host.name"]
+            port = v["advertised.port"] if v["advertised.port"] is not None else v["port"]
+            adv = f"PLAINTEXT://{host}:{port}"
         self.advertised_listeners = self._parse_endpoints("advertised.listeners", adv) if adv else list(self.listeners)
         ibl = v["inter.broker.listener.name"]
         if ibl is not None and "security.inter.broker.protocol" in self.originals:

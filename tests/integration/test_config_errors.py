@@ -65,3 +65,23 @@ def test_unknown_key_is_warned_about_and_broker_starts(broker_factory):
     b = broker_factory({"no.such.kafkalite.key": "1"})
     assert re.search(r"(?i)warn.*no\.such\.kafkalite\.key|no\.such\.kafkalite\.key.*(isn't a known|unknown)",
                      b.log_text()), b.log_tail()
+
+
+def test_deprecated_port_key_is_checked_and_used(tmp_path):
+    """Kafka 2.4 still reads ``port`` (and ``host.name``) when ``listeners`` is unset."""
+    from harness import BrokerProcess
+    no_listeners = tmp_path / "no-listeners.properties"
+    no_listeners.write_text("".join(line for line in (REPO_ROOT / "server.properties").read_text().splitlines(True)
+                                    if not line.startswith(("listeners=", "advertised.listeners="))))
+    bad = BrokerProcess(tmp_path / "bad", {"listeners": None, "port": "abc"}, properties=no_listeners)
+    proc = subprocess.run(bad.command(), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode != 0
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "port" in lines[0] and "abc" in lines[0], proc.stderr
+    port = free_port()
+    good = BrokerProcess(tmp_path / "good", {"listeners": None, "port": str(port), "host.name": "127.0.0.1"},
+                         port=port, properties=no_listeners).start()
+    try:
+        assert f"PLAINTEXT://127.0.0.1:{port}" in good.log_text()
+    finally:
+        good.stop()
