@@ -60,8 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server.startup()
     except Exception as e:  # noqa: BLE001
+        from kafkalite.protocol.errors import Errors
+        storage = isinstance(e, Errors.KAFKA_STORAGE_ERROR.exception_class)   # a log.dirs problem: its one line says it
         logging.getLogger("kafka.server.KafkaServer").error("Fatal error during KafkaServer startup. Prepare to "
-                                                           "shutdown: %s", e, exc_info=True)
+                                                           "shutdown: %s", e, exc_info=not storage)
         try:
             server.shutdown()
         finally:

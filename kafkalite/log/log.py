@@ -29,6 +29,7 @@ take a copy-on-write snapshot of the segment list and need no lock.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import threading
 import uuid
@@ -97,8 +98,13 @@ class Log(Logging):
     def __init__(self, dir: str, config: LogConfig, log_start_offset: int = 0, recovery_point: int = 0,
                  scheduler=None, time: Time = SYSTEM, topic_partition=None,
                  max_producer_id_expiration_ms: int = 7 * 24 * 3600 * 1000,
-                 producer_id_expiration_check_interval_ms: int = PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS):
+                 producer_id_expiration_check_interval_ms: int = PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS,
+                 log_dir_failure_channel=None, had_clean_shutdown: bool | None = None):
         self.dir = dir
+        self.log_dir_failure_channel = log_dir_failure_channel
+        # Kafka 2.8: Log(hadCleanShutdown) -- the LogManager deletes the marker before loading, so it says
+        # what it found; None (a Log built on its own) looks for the marker as 2.4's Log does.
+        self._had_clean_shutdown = had_clean_shutdown
         self.config = config
         self.scheduler = scheduler
         self.time = time
@@ -178,7 +184,31 @@ class Log(Logging):
 
     @property
     def had_clean_shutdown(self) -> bool:
-        return os.path.exists(os.path.join(os.path.dirname(os.path.normpath(self.dir)), CLEAN_SHUTDOWN_FILE))
+        if self._had_clean_shutdown is not None:
+            return self._had_clean_shutdown
+        return os.path.exists(os.path.join(self.parent_dir, CLEAN_SHUTDOWN_FILE))
+
+    @property
+    def parent_dir(self) -> str:
+        """The log dir (an entry of log.dirs) holding this partition's directory."""
+        return os.path.dirname(os.path.normpath(self.dir))
+
+    # Kafka: Log.maybeHandleIOException -- an OSError takes the whole log dir offline (LogDirFailureChannel)
+    # and surfaces as KafkaStorageException (KAFKA_STORAGE_ERROR); once the dir is offline nothing more is
+    # tried there.
+    @contextlib.contextmanager
+    def maybe_handle_io_exception(self, msg):
+        channel = self.log_dir_failure_channel
+        if channel is not None and channel.has_offline_log_dir(self.parent_dir):
+            raise Errors.KAFKA_STORAGE_ERROR.exception(
+                f"The log dir {self.parent_dir} is offline due to a previous IO exception.")
+        try:
+            yield
+        except OSError as e:
+            text = msg() if callable(msg) else msg
+            if channel is not None:
+                channel.maybe_add_offline_log_dir(self.parent_dir, text, e)
+            raise Errors.KAFKA_STORAGE_ERROR.exception(f"{text}: {e}") from e
 
     # ---- loading ----
     # Kafka: Log.loadSegments (with removeTempFilesAndCollectSwapFiles and loadSegmentFiles)
@@ -220,7 +250,13 @@ class Log(Logging):
 
     # Kafka: Log.recoverLog
     def recover_log(self) -> int:
-        if not self.had_clean_shutdown:
+        if self.had_clean_shutdown:
+            active = self.active_segment
+            if not active.has_valid_tail():   # kafkalite's check, see LogSegment.has_valid_tail
+                truncated = self.recover_segment(active)
+                self.warn("Damaged tail found in segment %d after a clean shutdown: dropped %d invalid bytes, "
+                          "truncating to offset %d", active.base_offset, truncated, active.read_next_offset())
+        else:
             unflushed = self.log_segments(self.recovery_point, None)
             for i, segment in enumerate(unflushed):
                 self.info("Recovering unflushed segment %d", segment.base_offset)
@@ -269,11 +305,16 @@ class Log(Logging):
     # Kafka: Log.appendAsLeader
     def append_as_leader(self, records: MemoryRecords, leader_epoch: int, is_from_client: bool = True) -> LogAppendInfo:
         origin = AppendOrigin.CLIENT if is_from_client else AppendOrigin.COORDINATOR
-        return self._append(records, origin, assign_offsets=True, leader_epoch=leader_epoch)
+        with self.maybe_handle_io_exception(self._append_error_message):
+            return self._append(records, origin, assign_offsets=True, leader_epoch=leader_epoch)
+
+    def _append_error_message(self) -> str:
+        return f"Error while appending records to {self.topic_partition} in dir {self.parent_dir}"
 
     # Kafka: Log.appendAsFollower
     def append_as_follower(self, records: MemoryRecords) -> LogAppendInfo:
-        return self._append(records, AppendOrigin.REPLICATION, assign_offsets=False,
+        with self.maybe_handle_io_exception(self._append_error_message):
+            return self._append(records, AppendOrigin.REPLICATION, assign_offsets=False,
                             leader_epoch=RecordBatch.NO_PARTITION_LEADER_EPOCH)
 
     # Kafka: Log.append
@@ -513,6 +554,11 @@ class Log(Logging):
     def read(self, start_offset: int, max_length: int, max_offset=None, min_one_message: bool = True) -> FetchDataInfo:
         """Read from ``start_offset``; ``max_offset`` (an offset or LogOffsetMetadata, e.g. the high
         watermark) bounds what is visible. Returns a FileRecords slice, never a copy."""
+        with self.maybe_handle_io_exception(lambda: f"Exception while reading from {self.topic_partition} in dir "
+                                                    f"{self.parent_dir}"):
+            return self._read(start_offset, max_length, max_offset, min_one_message)
+
+    def _read(self, start_offset: int, max_length: int, max_offset, min_one_message: bool) -> FetchDataInfo:
         end_meta = self.next_offset_metadata
         end_offset = end_meta.message_offset
         if start_offset == end_offset:
@@ -608,7 +654,7 @@ class Log(Logging):
         params = RollParams(self.config.segment_ms, self.config.segment_size, append_info.max_timestamp,
                             append_info.last_offset, messages_size, now)
         if segment.should_roll(params):
-            self.debug("Rolling new log segment (log_size = %d/%d}, offset_index_size = %d/%d, "
+            self.debug("Rolling new log segment (log_size = %d/%d, offset_index_size = %d/%d, "
                        "time_index_size = %d/%d, inactive_time_ms = %d/%d).", segment.size,
                        self.config.segment_size, segment.offset_index.entries, segment.offset_index.max_entries,
                        segment.time_index.entries, segment.time_index.max_entries,
@@ -620,6 +666,11 @@ class Log(Logging):
 
     # Kafka: Log.roll
     def roll(self, expected_next_offset: int | None = None) -> LogSegment:
+        with self.maybe_handle_io_exception(lambda: f"Error while rolling log segment for {self.topic_partition} "
+                                                    f"in dir {self.parent_dir}"):
+            return self._roll(expected_next_offset)
+
+    def _roll(self, expected_next_offset: int | None) -> LogSegment:
         start = self.time.hi_res_clock_ms()
         with self._lock:
             new_offset = max(expected_next_offset or 0, self.log_end_offset)
@@ -656,6 +707,11 @@ class Log(Logging):
     # Kafka: Log.flush
     def flush(self, offset: int | None = None) -> None:
         """fsync the segments holding [recovery_point, offset) and move the recovery point."""
+        with self.maybe_handle_io_exception(lambda: f"Error while flushing log for {self.topic_partition} in dir "
+                                                    f"{self.parent_dir} with offset {offset}"):
+            self._flush(offset)
+
+    def _flush(self, offset: int | None) -> None:
         offset = self.log_end_offset if offset is None else offset
         if offset <= self.recovery_point:
             return

@@ -13,8 +13,15 @@ Each log dir holds ``recovery-point-offset-checkpoint`` and ``log-start-offset-c
 (Kafka's text format) and, after a clean shutdown, the ``.kafka_cleanshutdown`` marker that lets
 the next start skip recovery. A ``.lock`` file (flock) keeps two brokers off one directory.
 
+Log dir failures (Kafka's JBOD handling): a directory that cannot be created, locked or loaded at
+start-up, or whose I/O fails later (reported through the LogDirFailureChannel), leaves
+``live_log_dirs``; its logs are closed and forgotten (``handle_log_dir_failure``) and the broker goes
+on with the others. With no live directory left the broker halts, as Kafka does.
+The ``.kafka_cleanshutdown`` marker is deleted as soon as a directory starts loading (Kafka 2.4 deletes
+it after loading), so a start that fails half-way recovers the next time instead of trusting the logs.
+
 Left out: the log cleaner (compaction), future logs / JBOD moves (``alterReplicaLogDirs``),
-offline-dir handling (LogDirFailureChannel), recovery thread pools (logs load one by one).
+recovery thread pools (logs load one by one).
 Deviation: Kafka's kafka-delete-logs reschedules itself forever (every file.delete.delay.ms when
 nothing is queued); here it reschedules only while logs are queued, and ``async_delete`` schedules
 a run for the log it queues, so an idle broker does not wake for it and a deletion is not late by
@@ -24,6 +31,7 @@ from __future__ import annotations
 
 import collections
 import fcntl
+import logging
 import os
 import threading
 
@@ -31,6 +39,7 @@ from kafkalite.log.checkpoint_file import OffsetCheckpointFile
 from kafkalite.log.log import Log, log_delete_dir_name
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_file_utils import CLEAN_SHUTDOWN_FILE, DELETE_DIR_SUFFIX, log_dir_name, parse_topic_partition_name
+from kafkalite.protocol.errors import Errors
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
 
@@ -48,8 +57,10 @@ class LogManager(Logging):
                  scheduler=None, time: Time = SYSTEM, flush_check_ms: int = LONG_MAX,
                  flush_recovery_offset_checkpoint_ms: int = 60000, flush_start_offset_checkpoint_ms: int = 60000,
                  retention_check_ms: int = 300000, max_pid_expiration_ms: int = 7 * 24 * 3600 * 1000,
-                 initial_task_delay_ms: int = 30000):
+                 initial_task_delay_ms: int = 30000, log_dir_failure_channel=None, halt=None):
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
+        self.log_dir_failure_channel = log_dir_failure_channel
+        self._halt = halt if halt is not None else os._exit   # Kafka: Exit.halt
         self.current_default_config = initial_default_config
         self.topic_configs: dict[str, dict] = dict(topic_configs or {})
         self.scheduler = scheduler
@@ -65,29 +76,48 @@ class LogManager(Logging):
         self.current_logs: dict = {}
         # Kafka: logsToBeDeleted -- (log, time it was queued in ms), oldest first
         self.logs_to_be_deleted: collections.deque[tuple[Log, int]] = collections.deque()
-        self._create_and_validate_log_dirs()
+        self.live_log_dirs = self._create_and_validate_log_dirs()
         self._dir_locks = self._lock_log_dirs()
         self.recovery_point_checkpoints = {d: OffsetCheckpointFile(os.path.join(d, RECOVERY_POINT_CHECKPOINT_FILE))
-                                           for d in self.log_dirs}
+                                           for d in self.live_log_dirs}
         self.log_start_offset_checkpoints = {d: OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT_FILE))
-                                             for d in self.log_dirs}
+                                             for d in self.live_log_dirs}
         self.load_logs()
 
-    # Kafka: LogManager.createAndValidateLogDirs
-    def _create_and_validate_log_dirs(self) -> None:
+    # Kafka: LogManager.createAndValidateLogDirs -- a directory that cannot be created or used is offline;
+    # the broker starts on the others, and refuses to start when none is left.
+    def _create_and_validate_log_dirs(self) -> list[str]:
         if len(set(self.log_dirs)) != len(self.log_dirs):
             raise ValueError(f"Duplicate log directory found: {', '.join(self.log_dirs)}")
+        live, problems = [], []
         for d in self.log_dirs:
-            if not os.path.exists(d):
-                self.info("Log directory %s not found, creating it.", d)
-                os.makedirs(d)
-            if not os.path.isdir(d) or not os.access(d, os.W_OK):
-                raise OSError(f"{d} is not a readable log directory.")
+            try:
+                if not os.path.exists(d):
+                    self.info("Log directory %s not found, creating it.", d)
+                    os.makedirs(d)
+                if not os.path.isdir(d) or not os.access(d, os.R_OK | os.W_OK | os.X_OK):
+                    raise OSError(f"{d} is not a readable and writable directory")
+                live.append(d)
+            except OSError as e:
+                problems.append(f"{d} ({e.strerror or e})")
+                # one line, no stack trace: a bad log.dirs entry is a configuration problem
+                self._mark_offline(d, f"Failed to create or validate data directory {d}: {e.strerror or e}", None)
+        if not live:
+            raise Errors.KAFKA_STORAGE_ERROR.exception(
+                f"None of the specified log dirs from log.dirs={','.join(self.log_dirs)} can be created or "
+                f"validated: {'; '.join(problems)}")
+        return live
+
+    def _mark_offline(self, log_dir: str, msg: str, e: BaseException | None) -> None:
+        if self.log_dir_failure_channel is not None:
+            self.log_dir_failure_channel.maybe_add_offline_log_dir(log_dir, msg, e)
+        else:
+            self.error(msg, exc_info=e)
 
     # Kafka: LogManager.lockLogDirs
     def _lock_log_dirs(self) -> list[int]:
         fds = []
-        for d in self.log_dirs:
+        for d in self.live_log_dirs:
             fd = os.open(os.path.join(d, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -110,20 +140,28 @@ class LogManager(Logging):
     def load_logs(self) -> None:
         self.info("Loading logs.")
         start = self.time.hi_res_clock_ms()
-        for d in self.log_dirs:
-            clean_shutdown_file = os.path.join(d, CLEAN_SHUTDOWN_FILE)
-            if os.path.exists(clean_shutdown_file):
-                self.debug("Found clean shutdown file. Skipping recovery for all logs in data directory: %s", d)
-            recovery_points = self._read_checkpoint(self.recovery_point_checkpoints[d])
-            log_start_offsets = self._read_checkpoint(self.log_start_offset_checkpoints[d])
-            for name in sorted(os.listdir(d)):
-                path = os.path.join(d, name)
-                # the in-process ZooKeeper stand-in keeps its files beside the logs (DESIGN §6)
-                if os.path.isdir(path) and name != "__zookeeper":
-                    self._load_log(path, recovery_points, log_start_offsets)
-            if os.path.exists(clean_shutdown_file):
-                os.unlink(clean_shutdown_file)
+        for d in list(self.live_log_dirs):
+            try:
+                self._load_logs_in_dir(d)
+            except OSError as e:
+                self._mark_offline(d, f"Error while loading log dir {d}", e)
+                self._forget_log_dir(d)
         self.info("Logs loading complete in %d ms.", self.time.hi_res_clock_ms() - start)
+
+    def _load_logs_in_dir(self, d: str) -> None:
+        clean_shutdown_file = os.path.join(d, CLEAN_SHUTDOWN_FILE)
+        had_clean_shutdown = os.path.exists(clean_shutdown_file)
+        if had_clean_shutdown:
+            self.debug("Found clean shutdown file. Skipping recovery for all logs in data directory: %s", d)
+            # Gone before anything is loaded: if this start fails, the next one recovers.
+            os.unlink(clean_shutdown_file)
+        recovery_points = self._read_checkpoint(self.recovery_point_checkpoints[d])
+        log_start_offsets = self._read_checkpoint(self.log_start_offset_checkpoints[d])
+        for name in sorted(os.listdir(d)):
+            path = os.path.join(d, name)
+            # the in-process ZooKeeper stand-in keeps its files beside the logs (DESIGN §6)
+            if os.path.isdir(path) and name != "__zookeeper":
+                self._load_log(path, recovery_points, log_start_offsets, had_clean_shutdown)
 
     def _read_checkpoint(self, checkpoint: OffsetCheckpointFile) -> dict:
         try:
@@ -133,10 +171,12 @@ class LogManager(Logging):
             return {}
 
     # Kafka: LogManager.loadLog
-    def _load_log(self, log_dir: str, recovery_points: dict, log_start_offsets: dict) -> Log:
+    def _load_log(self, log_dir: str, recovery_points: dict, log_start_offsets: dict,
+                  had_clean_shutdown: bool) -> Log:
         tp = parse_topic_partition_name(log_dir)
         log = Log(log_dir, self._config_for(tp.topic), log_start_offsets.get(tp, 0), recovery_points.get(tp, 0),
-                  self.scheduler, self.time, tp, self.max_pid_expiration_ms)
+                  self.scheduler, self.time, tp, self.max_pid_expiration_ms,
+                  log_dir_failure_channel=self.log_dir_failure_channel, had_clean_shutdown=had_clean_shutdown)
         if log_dir.endswith(DELETE_DIR_SUFFIX):
             self._add_log_to_be_deleted(log)
         elif tp in self.current_logs:
@@ -176,19 +216,22 @@ class LogManager(Logging):
             if config is None:
                 config = self._config_for(topic_partition.topic)
             log_dir = os.path.join(self._next_log_dir(), log_dir_name(topic_partition))
-            log = Log(log_dir, config, 0, 0, self.scheduler, self.time, topic_partition, self.max_pid_expiration_ms)
+            log = Log(log_dir, config, 0, 0, self.scheduler, self.time, topic_partition, self.max_pid_expiration_ms,
+                      log_dir_failure_channel=self.log_dir_failure_channel)
             self.current_logs[topic_partition] = log
             self.info("Created log for partition %s in %s with properties %s.", topic_partition, log_dir, config)
             return log
 
     # Kafka: LogManager.nextLogDirs -- the directory holding the fewest partitions
     def _next_log_dir(self) -> str:
-        counts = {d: 0 for d in self.log_dirs}
+        if not self.live_log_dirs:
+            raise Errors.KAFKA_STORAGE_ERROR.exception("Can not create log because all log dirs are offline")
+        counts = {d: 0 for d in self.live_log_dirs}
         for log in self.current_logs.values():
             parent = os.path.dirname(os.path.normpath(log.dir))
             if parent in counts:
                 counts[parent] += 1
-        return min(self.log_dirs, key=lambda d: counts[d])
+        return min(self.live_log_dirs, key=lambda d: counts[d])
 
     # Kafka: LogManager.allLogs
     def all_logs(self) -> list[Log]:
@@ -245,15 +288,54 @@ class LogManager(Logging):
 
     # Kafka: LogManager.checkpointLogRecoveryOffsets
     def checkpoint_log_recovery_offsets(self) -> None:
-        for d in self.log_dirs:
-            self.recovery_point_checkpoints[d].write({tp: log.recovery_point for tp, log in self._logs_in_dir(d).items()})
+        for d in list(self.live_log_dirs):
+            self._write_checkpoint(d, self.recovery_point_checkpoints,
+                                   {tp: log.recovery_point for tp, log in self._logs_in_dir(d).items()})
 
     # Kafka: LogManager.checkpointLogStartOffsets
     def checkpoint_log_start_offsets(self) -> None:
-        for d in self.log_dirs:
-            self.log_start_offset_checkpoints[d].write(
-                {tp: log.log_start_offset for tp, log in self._logs_in_dir(d).items()
-                 if log.log_start_offset > log.log_segments()[0].base_offset})
+        for d in list(self.live_log_dirs):
+            self._write_checkpoint(d, self.log_start_offset_checkpoints,
+                                   {tp: log.log_start_offset for tp, log in self._logs_in_dir(d).items()
+                                    if log.log_start_offset > log.log_segments()[0].base_offset})
+
+    # Kafka: CheckpointFile.write -- an IOException takes the directory offline (KafkaStorageException)
+    def _write_checkpoint(self, d: str, checkpoints: dict, offsets: dict) -> None:
+        checkpoint = checkpoints.get(d)
+        if checkpoint is None:
+            return
+        try:
+            checkpoint.write(offsets)
+        except OSError as e:
+            self._mark_offline(d, f"Error while writing to checkpoint file {checkpoint.path}", e)
+
+    # Kafka: LogManager.handleLogDirFailure -- stop serving the logs of a failed directory; halt when none is left.
+    def handle_log_dir_failure(self, d: str) -> list:
+        self.info("Stopping serving logs in dir %s", d)
+        with self._lock:
+            offline = self._forget_log_dir(d)
+            if not self.live_log_dirs:
+                self.fatal("Shutdown broker because all log dirs in %s have failed", ", ".join(self.log_dirs))
+                for handler in logging.getLogger().handlers:
+                    handler.flush()
+                self._halt(1)
+            self.info("Logs for partitions %s are offline due to failure on log directory %s",
+                      ",".join(str(tp) for tp in offline), d)
+            return offline
+
+    def _forget_log_dir(self, d: str) -> list:
+        if d in self.live_log_dirs:
+            self.live_log_dirs.remove(d)
+        self.recovery_point_checkpoints.pop(d, None)
+        self.log_start_offset_checkpoints.pop(d, None)
+        offline = [tp for tp, log in self.current_logs.items() if log.parent_dir == d]
+        for tp in offline:
+            log = self.current_logs.pop(tp)
+            try:
+                log.close_handlers()
+            except OSError:
+                pass
+        return offline
 
     # Kafka: LogManager.truncateTo
     def truncate_to(self, partition_offsets: dict) -> None:
@@ -319,23 +401,30 @@ class LogManager(Logging):
         except RuntimeError as e:   # the scheduler is shutting down
             self.error("Failed to schedule next delete in kafka-delete-logs thread", exc_info=e)
 
+    def _shutdown_log_dir(self, d: str) -> None:
+        logs = self._logs_in_dir(d)
+        for log in logs.values():
+            log.flush()
+            log.close()
+        self.debug("Updating recovery points at %s", d)
+        self.recovery_point_checkpoints[d].write({tp: log.log_end_offset for tp, log in logs.items()})
+        self.log_start_offset_checkpoints[d].write(
+            {tp: log.log_start_offset for tp, log in logs.items()
+             if log.log_start_offset > log.log_segments()[0].base_offset})
+        self.debug("Writing clean shutdown marker at %s", d)
+        with open(os.path.join(d, CLEAN_SHUTDOWN_FILE), "w"):
+            pass
+
     # Kafka: LogManager.shutdown
     def shutdown(self) -> None:
         self.info("Shutting down.")
         with self._lock:
-            for d in self.log_dirs:
-                logs = self._logs_in_dir(d)
-                for log in logs.values():
-                    log.flush()
-                    log.close()
-                self.debug("Updating recovery points at %s", d)
-                self.recovery_point_checkpoints[d].write({tp: log.log_end_offset for tp, log in logs.items()})
-                self.log_start_offset_checkpoints[d].write(
-                    {tp: log.log_start_offset for tp, log in logs.items()
-                     if log.log_start_offset > log.log_segments()[0].base_offset})
-                self.debug("Writing clean shutdown marker at %s", d)
-                with open(os.path.join(d, CLEAN_SHUTDOWN_FILE), "w"):
-                    pass
+            for d in list(self.live_log_dirs):
+                try:
+                    self._shutdown_log_dir(d)
+                except Exception as e:   # noqa: BLE001 -- Kafka swallows per directory; no marker for this one
+                    self.error("Error while shutting down log dir %s, no clean shutdown marker written", d,
+                               exc_info=e)
             for fd in self._dir_locks:
                 os.close(fd)
             self._dir_locks = []

@@ -111,6 +111,31 @@ class LogSegment(Logging):
             raise FileNotFoundError(f"Segment file {self.log.file} does not exist")
         self.offset_index.sanity_check()
         self.time_index.sanity_check()
+        # No Kafka counterpart in 2.4: an index whose last entry points beyond the end of the .log file
+        # (the log was cut short after the index was written) would send reads past the data; rebuild it.
+        if self.offset_index.entries > 0:
+            last = self.offset_index.entry(self.offset_index.entries - 1)
+            if last.position > self.log.size_in_bytes():
+                raise CorruptIndexException(
+                    f"Corrupt index found, index file ({self.offset_index.file}) has its last entry at position "
+                    f"{last.position}, beyond the end of {self.log.file} ({self.log.size_in_bytes()} bytes).")
+
+    # No Kafka counterpart: Kafka 2.4 trusts every segment after a clean shutdown. A tail damaged while
+    # the broker was down (zeros, garbage, a cut batch) would then sit before every later append and
+    # hide it from readers, so kafkalite checks the batches after the last index entry of the active
+    # segment (at most index.interval.bytes plus one batch): whole, CRC-valid, ending at the file's end.
+    def has_valid_tail(self) -> bool:
+        start = 0
+        if self.offset_index.entries > 0:
+            start = self.offset_index.entry(self.offset_index.entries - 1).position
+        end = start
+        try:
+            for batch in self.log.batches(start):
+                batch.ensure_valid()
+                end = batch.position + batch.size_in_bytes
+        except (CorruptRecordException, InvalidRecordException):
+            return False
+        return end == self.log.size_in_bytes()
 
     # Kafka: LogSegment.append
     def append(self, largest_offset: int, largest_timestamp: int, shallow_offset_of_max_timestamp: int,

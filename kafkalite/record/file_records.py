@@ -195,8 +195,17 @@ class FileRecords:
         written = 0
         fd = self.channel.acquire()
         try:
-            while written < total:  # a regular file takes it all in one write; loop only for safety
-                written += os.write(fd, view[written:])
+            try:
+                while written < total:  # a regular file takes it all in one write; loop only for safety
+                    written += os.write(fd, view[written:])
+            except BaseException:
+                # A full disk (ENOSPC) or an I/O error may leave part of the batch on disk: cut the file
+                # back to what it held, so no partial batch ever sits behind later appends.
+                try:
+                    os.ftruncate(fd, self.start + self._size)
+                except OSError:
+                    pass   # the caller takes the log dir offline; recovery cuts the tail at start-up
+                raise
         finally:
             self.channel.release()
         self._size += written

@@ -18,8 +18,10 @@ import threading
 from kafkalite.cluster.broker import EndPoint
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.log_config import LogConfig
+from kafkalite.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkalite.log.log_manager import LogManager
 from kafkalite.network.socket_server import SocketServer
+from kafkalite.protocol.errors import Errors
 from kafkalite.server.admin_manager import AdminManager
 from kafkalite.server.dynamic_broker_config import DynamicLogConfig, dynamic_config_of
 from kafkalite.server.dynamic_config_manager import BrokerConfigHandler, DynamicConfigManager, TopicConfigHandler
@@ -32,6 +34,7 @@ from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM
 from kafkalite.zk.kafka_zk_client import KafkaZkClient
 from kafkalite.zk.zk_data import BrokerInfo
+from kafkalite.zookeeper.zoo_keeper_client import embedded_data_dir, is_embedded
 
 META_PROPERTIES = "meta.properties"
 
@@ -88,8 +91,13 @@ class KafkaServer(Logging):
     def startup(self, wait_for_metadata_s: float = 15.0) -> None:
         self.info("starting")
         cfg = self.config
-        for d in cfg.log_dirs:
-            os.makedirs(d, exist_ok=True)
+        if is_embedded(cfg.zk_connect) and embedded_data_dir(cfg.zk_connect, None) is None:
+            try:   # the in-process ZooKeeper stand-in lives in the first log dir (DESIGN §6)
+                os.makedirs(cfg.log_dirs[0], exist_ok=True)
+            except OSError as e:
+                raise Errors.KAFKA_STORAGE_ERROR.exception(
+                    f"log.dirs={','.join(cfg.log_dirs)}: cannot create {cfg.log_dirs[0]}, where the in-process "
+                    f"ZooKeeper keeps its data: {e.strerror or e}") from None
         # 1. ZooKeeper (or the in-process stand-in), cluster id, broker id
         self.zk_client = KafkaZkClient.create(cfg.zk_connect, cfg.zk_session_timeout_ms, cfg.log_dirs[0], self.time)
         self.zk_client.create_top_level_paths()
@@ -106,6 +114,7 @@ class KafkaServer(Logging):
         self.kafka_scheduler = KafkaScheduler(cfg.get("background.threads"))
         self.kafka_scheduler.startup()
         # 3. logs
+        self.log_dir_failure_channel = LogDirFailureChannel(len(cfg.log_dirs))
         self.log_manager = LogManager(
             cfg.log_dirs, self.default_log_config(), topic_configs=self.topic_configs(), scheduler=self.kafka_scheduler,
             time=self.time, flush_check_ms=cfg.log_flush_interval_ms if cfg.log_flush_interval_ms < 2**62 else 60_000,
@@ -113,7 +122,8 @@ class KafkaServer(Logging):
             flush_recovery_offset_checkpoint_ms=cfg.get("log.flush.offset.checkpoint.interval.ms"),
             flush_start_offset_checkpoint_ms=cfg.get("log.flush.start.offset.checkpoint.interval.ms"),
             initial_task_delay_ms=cfg.get("log.initial.task.delay.ms"),
-            max_pid_expiration_ms=cfg.get("producer.id.expiration.ms"))
+            max_pid_expiration_ms=cfg.get("producer.id.expiration.ms"),
+            log_dir_failure_channel=self.log_dir_failure_channel)
         self.log_manager.startup()
         # 4. metadata cache
         self.metadata_cache = MetadataCache(self.broker_id)
@@ -122,7 +132,8 @@ class KafkaServer(Logging):
         self.socket_server.startup(start_processing_requests=False)
         # 6. replica manager
         self.replica_manager = ReplicaManager(cfg, self.time, self.zk_client, self.kafka_scheduler, self.log_manager,
-                                              self.metadata_cache, self.log_config_for)
+                                              self.metadata_cache, self.log_config_for,
+                                              log_dir_failure_channel=self.log_dir_failure_channel)
         self.replica_manager.startup()
         # 7. register this broker: its epoch is the czxid of the ephemeral znode
         self.broker_epoch = self.zk_client.register_broker(self.create_broker_info())
@@ -230,7 +241,7 @@ class KafkaServer(Logging):
 
     # Kafka: KafkaServer.checkpointBrokerMetadata (BrokerMetadataCheckpoint)
     def checkpoint_broker_metadata(self) -> None:
-        for d in self.config.log_dirs:
+        for d in self.log_manager.live_log_dirs:
             path = os.path.join(d, META_PROPERTIES)
             tmp = path + ".tmp"
             with open(tmp, "w") as f:

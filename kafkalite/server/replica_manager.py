@@ -29,6 +29,7 @@ from kafkalite.server.delayed_operation import DelayedOperationPurgatory
 from kafkalite.server.delayed_produce import DelayedProduce, ProducePartitionStatus
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
+from kafkalite.utils.shutdownable_thread import ShutdownableThread
 
 FUTURE_LOCAL_REPLICA_ID = -3
 
@@ -86,7 +87,8 @@ class ReplicaManager(Logging):
     """Kafka: ReplicaManager(config, metrics, time, zkClient, scheduler, logManager, isShuttingDown, quotaManagers,
     brokerTopicStats, metadataCache, logDirFailureChannel, ...)."""
 
-    def __init__(self, config, time, zk_client, scheduler, log_manager, metadata_cache, log_config_fn):
+    def __init__(self, config, time, zk_client, scheduler, log_manager, metadata_cache, log_config_fn,
+                 log_dir_failure_channel=None):
         self.config = config
         self.time = time
         self.zk_client = zk_client
@@ -97,6 +99,10 @@ class ReplicaManager(Logging):
         self.log_config_fn = log_config_fn
         self.log_ident = f"[ReplicaManager broker={config.broker_id}] "
         self.all_partitions: dict[TopicPartition, Partition] = {}
+        # Kafka: HostedPartition.Offline -- partitions whose log dir failed; they answer KAFKA_STORAGE_ERROR
+        self.offline_partitions: set[TopicPartition] = set()
+        self.log_dir_failure_channel = log_dir_failure_channel
+        self.log_dir_failure_handler: LogDirFailureHandler | None = None
         self.controller_epoch = 0
         self.active_controller_id = -1
         self.replica_state_change_lock = threading.RLock()
@@ -112,7 +118,28 @@ class ReplicaManager(Logging):
 
     # Kafka: ReplicaManager.startup
     def startup(self) -> None:
-        pass   # isr-expiration and isr-change-propagation are scheduled with replication (tier 2)
+        # isr-expiration and isr-change-propagation are scheduled with replication (tier 2)
+        if self.log_dir_failure_channel is not None:
+            self.log_dir_failure_handler = LogDirFailureHandler("LogDirFailureHandler", self)
+            self.log_dir_failure_handler.start()
+
+    # Kafka: ReplicaManager.handleLogDirFailure -- the failed dir's partitions go offline (KAFKA_STORAGE_ERROR),
+    # requests waiting on them complete, and the LogManager stops serving the dir (halting with none left).
+    # Left out: the /log_dir_event_notification znode that tells the controller (it would elect other
+    # replicas; with one replica per partition there are none to elect).
+    def handle_log_dir_failure(self, d: str) -> None:
+        self.warn(f"Stopping serving replicas in dir {d}")
+        with self.replica_state_change_lock:
+            offline = [tp for tp, p in self.all_partitions.items()
+                       if p.log is not None and p.log.parent_dir == d]
+            for tp in offline:
+                self.all_partitions.pop(tp).delete()
+                self.offline_partitions.add(tp)
+            self.info(f"Partitions {','.join(map(str, offline))} are offline due to failure on log directory {d}")
+        for tp in offline:
+            self.try_complete_delayed_requests(tp)
+        self.log_manager.handle_log_dir_failure(d)
+        self.info(f"Stopped serving replicas in dir {d}")
 
     # ------------------------------------------------------------------ partitions
     # Kafka: ReplicaManager.getPartition
@@ -123,6 +150,8 @@ class ReplicaManager(Logging):
     def get_partition_or_exception(self, tp: TopicPartition, expect_leader: bool = True) -> Partition:
         partition = self.all_partitions.get(tp)
         if partition is None or partition.log is None:
+            if tp in self.offline_partitions:
+                raise Errors.KAFKA_STORAGE_ERROR.exception(f"Partition {tp} is in an offline log directory")
             if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is not None:
                 raise Errors.NOT_LEADER_FOR_PARTITION.exception(f"Broker {self.local_broker_id} is not a replica "
                                                                 f"of {tp}")
@@ -174,6 +203,9 @@ class ReplicaManager(Logging):
             to_lead, to_follow = [], []
             for st in states:
                 tp = TopicPartition(st.topic_name, st.partition_index)
+                if tp in self.offline_partitions:
+                    errors[tp] = Errors.KAFKA_STORAGE_ERROR
+                    continue
                 partition = self.all_partitions.get(tp)
                 if partition is None:
                     partition = self.all_partitions[tp] = Partition(tp, self.local_broker_id, self.time, self)
@@ -394,7 +426,23 @@ class ReplicaManager(Logging):
     # Kafka: ReplicaManager.shutdown
     def shutdown(self, checkpoint_hw: bool = True) -> None:
         self.info("Shutting down")
+        if self.log_dir_failure_handler is not None:
+            self.log_dir_failure_handler.shutdown()
         self.delayed_fetch_purgatory.shutdown()
         self.delayed_produce_purgatory.shutdown()
         self.delayed_delete_records_purgatory.shutdown()
         self.info("Shut down completely")
+
+
+class LogDirFailureHandler(ShutdownableThread):
+    """Kafka: ReplicaManager.LogDirFailureHandler -- takes each failed log dir off the channel and hands it
+    to ``handle_log_dir_failure``."""
+
+    def __init__(self, name: str, replica_manager: ReplicaManager):
+        super().__init__(name, is_interruptible=False)
+        self.replica_manager = replica_manager
+
+    def do_work(self) -> None:
+        d = self.replica_manager.log_dir_failure_channel.take_next_offline_log_dir(timeout_s=0.5)
+        if d is not None:
+            self.replica_manager.handle_log_dir_failure(d)

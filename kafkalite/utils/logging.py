@@ -52,6 +52,9 @@ class Logging:
     def error(self, msg: str, *args, exc_info=None) -> None:
         self.logger.error(self._msg(msg), *args, exc_info=exc_info)
 
+    def fatal(self, msg: str, *args) -> None:
+        self.logger.critical(self._msg(msg), *args)
+
 
 def kafka_logger_name(cls: type) -> str:
     """Kafka's logger for a class is its full name: ``kafkalite.network.socket_server.Processor`` logs as

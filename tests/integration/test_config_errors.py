@@ -85,3 +85,29 @@ def test_deprecated_port_key_is_checked_and_used(tmp_path):
         assert f"PLAINTEXT://127.0.0.1:{port}" in good.log_text()
     finally:
         good.stop()
+
+
+@pytest.mark.parametrize("dirs", ["/proc/kafkalite-cannot-be-here", "/proc/a,/proc/b"])
+def test_unusable_log_dirs_stop_startup_with_one_line_naming_the_key(tmp_path, dirs):
+    from harness import BrokerProcess
+    b = BrokerProcess(tmp_path / "b", {"log.dirs": dirs, "zookeeper.connect": f"embedded:{tmp_path / 'zk'}"})
+    proc = subprocess.run(b.command(), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr, proc.stderr
+    fatal = [line for line in proc.stderr.splitlines() if "Fatal error during KafkaServer startup" in line]
+    assert len(fatal) == 1 and "log.dirs=" in fatal[0] and "/proc/" in fatal[0], proc.stderr
+
+
+def test_one_unusable_log_dir_of_two_is_offline_and_the_broker_serves(tmp_path):
+    import clients
+    from harness import BrokerProcess
+    good = tmp_path / "good"
+    b = BrokerProcess(tmp_path / "b", {"log.dirs": f"/proc/kafkalite-cannot-be-here,{good}",
+                                       "zookeeper.connect": f"embedded:{tmp_path / 'zk'}"}).start()
+    try:
+        assert "Failed to create or validate data directory /proc/kafkalite-cannot-be-here" in b.log_text()
+        clients.create_topic(b.bootstrap, "works", 1)
+        clients.produce_confluent(b.bootstrap, "works", clients.make_records(5))
+        assert (good / "works-0").is_dir()
+    finally:
+        b.stop()
