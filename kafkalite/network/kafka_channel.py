@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 
+from kafkalite.common.memory.memory_pool import MemoryPool
 from kafkalite.network.network_receive import NetworkReceive
 from kafkalite.network.transport_layer import OP_READ, OP_WRITE
 
@@ -63,10 +64,12 @@ class ChannelState(enum.Enum):
 class KafkaChannel:
     """Kafka: KafkaChannel."""
 
-    def __init__(self, channel_id: str, transport, max_receive_size: int = NetworkReceive.UNLIMITED):
+    def __init__(self, channel_id: str, transport, max_receive_size: int = NetworkReceive.UNLIMITED,
+                 memory_pool: MemoryPool = MemoryPool.NONE):
         self.id = channel_id
         self.transport_layer = transport
         self.max_receive_size = max_receive_size
+        self.memory_pool = memory_pool
         self.receive: NetworkReceive | None = None
         self.send = None
         self.disconnected = False
@@ -124,12 +127,22 @@ class KafkaChannel:
     # Kafka: KafkaChannel.read -- returns a whole receive, or None if the frame is not complete yet.
     def read(self) -> NetworkReceive | None:
         if self.receive is None:
-            self.receive = NetworkReceive(self.max_receive_size, self.id)
+            self.receive = NetworkReceive(self.max_receive_size, self.id, self.memory_pool)
         self.receive.read_from(self.transport_layer)
         if self.receive.complete():
             result, self.receive = self.receive, None
             return result
+        if self.receive.required_memory_amount_known() and not self.receive.memory_allocated() \
+                and self.is_in_mutable_state():
+            self.mute()   # the pool must be out of memory: stop reading until the Selector unmutes us
         return None
+
+    # Kafka: KafkaChannel.isInMutableState -- only a channel waiting for memory for a receive may be
+    # muted (and unmuted) for memory's sake.
+    def is_in_mutable_state(self) -> bool:
+        if self.receive is None or self.receive.memory_allocated():
+            return False
+        return self.transport_layer.ready()
 
     def has_bytes_pending(self) -> bool:
         """True while a frame has been started but not finished (a disconnect now is mid-frame)."""
@@ -162,6 +175,14 @@ class KafkaChannel:
     def close(self) -> None:
         self.disconnected = True
         self.transport_layer.close()
+        # Kafka: Utils.closeAll(transportLayer, authenticator, receive) -- a half-read frame gives its
+        # buffer back to the pool now; and no reference cycle (channel <-> transport attachment) keeps a
+        # closed channel's buffers alive until the garbage collector happens to run.
+        if self.receive is not None:
+            self.receive.release()
+            self.receive = None
+        self.send = None
+        self.transport_layer.attachment = None
 
     def __repr__(self) -> str:
         return f"KafkaChannel(id={self.id}, mute_state={self.mute_state.name})"

@@ -111,7 +111,7 @@ class Request:
     """Kafka: RequestChannel.Request -- a parsed request and the timestamps of its trip (S13)."""
 
     def __init__(self, processor: int, context: RequestContext, start_time_nanos: int, buffer: memoryview,
-                 body_offset: int, from_control_plane: bool = False):
+                 body_offset: int, from_control_plane: bool = False, release=None):
         self.processor = processor
         self.context = context
         self.start_time_nanos = start_time_nanos
@@ -125,8 +125,13 @@ class Request:
         self.hops = [] if request_logger.isEnabledFor(logging.DEBUG) else None
         # The body is parsed here, on the network thread, as Kafka 2.4 does: a request that cannot
         # be parsed raises in the Processor, which closes only that connection (S17).
-        self.body = context.parse_request(buffer, body_offset)
+        self._release = release
         self._buffer = buffer
+        self.body = context.parse_request(buffer, body_offset)
+        # Kafka: most requests are whole objects once parsed, so their buffer goes back to the MemoryPool
+        # now; a produce request's records are views of it, so it waits until the request is handled.
+        if context.header.api_key != ApiKeys.PRODUCE.id:
+            self.release_buffer()
 
     def record_hop(self, hop: str, detail: str = "", thread_name: str | None = None, at_nanos: int | None = None) -> None:
         """The request trace: note that this request reached ``hop`` on the calling thread."""
@@ -150,6 +155,9 @@ class Request:
     # Kafka: Request.releaseBuffer -- the payload is garbage once the body holds what it needs.
     def release_buffer(self) -> None:
         self._buffer = None
+        if self._release is not None:
+            self._release, release = None, self._release
+            release()
 
     def request_desc(self) -> str:
         h = self.header

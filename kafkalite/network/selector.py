@@ -28,6 +28,7 @@ import enum
 import logging
 import socket
 
+from kafkalite.common.memory.memory_pool import MemoryPool
 from kafkalite.network.kafka_channel import ChannelState, KafkaChannel
 from kafkalite.network.nio_selector import NioSelector
 from kafkalite.network.network_receive import NetworkReceive
@@ -58,9 +59,11 @@ class Selector:
 
     def __init__(self, max_receive_size: int = NetworkReceive.UNLIMITED,
                  connection_max_idle_ms: int = NO_IDLE_TIMEOUT_MS, time: Time = SYSTEM,
-                 log_context: str = ""):
+                 log_context: str = "", memory_pool: MemoryPool = MemoryPool.NONE):
         self.nio_selector = NioSelector()
         self.max_receive_size = max_receive_size
+        self.memory_pool = memory_pool
+        self.out_of_memory = False   # Kafka: Selector.outOfMemory -- some channel is muted for memory
         self.time = time
         self.log_context = log_context
         self.channels: dict[str, KafkaChannel] = {}
@@ -123,7 +126,7 @@ class Selector:
     # Kafka: Selector.buildAndAttachKafkaChannel
     def _build_channel(self, connection_id: str, sock: socket.socket, interest: int) -> KafkaChannel:
         transport = PlaintextTransportLayer(sock, self.nio_selector)
-        channel = KafkaChannel(connection_id, transport, self.max_receive_size)
+        channel = KafkaChannel(connection_id, transport, self.max_receive_size, self.memory_pool)
         transport.attachment = channel
         if interest:
             transport.add_interest_ops(interest)
@@ -163,6 +166,13 @@ class Selector:
         self.clear()
         if self.has_staged_receives() or self.immediately_connected_keys:
             timeout_ms = 0
+        if self.out_of_memory and not self.memory_pool.is_out_of_memory():
+            # Kafka: "Broker no longer low on memory - unmuting incoming sockets"
+            log.debug("%sBroker no longer low on memory - unmuting incoming sockets", self.log_context)
+            for channel in self.channels.values():
+                if channel.is_in_mutable_state() and channel not in self.explicitly_muted_channels:
+                    channel.maybe_unmute()
+            self.out_of_memory = False
         events = self.nio_selector.select(timeout_ms / 1000.0)
         now = self.time.nanoseconds()
         if events:
@@ -233,6 +243,8 @@ class Selector:
         while True:
             receive = channel.read()
             if receive is None:
+                if channel.is_muted() and channel not in self.explicitly_muted_channels:
+                    self.out_of_memory = True   # muted itself: the memory pool is out of memory
                 return
             self.add_to_staged_receives(channel, receive)
 
@@ -338,7 +350,8 @@ class Selector:
     # Kafka: Selector.doClose
     def _do_close(self, channel: KafkaChannel, notify_disconnect: bool) -> None:
         channel.close()
-        self.staged_receives.pop(channel, None)
+        for receive in self.staged_receives.pop(channel, ()):
+            receive.release()   # read but never handed out: its memory goes back to the pool
         self.explicitly_muted_channels.discard(channel)
         self.immediately_connected_keys.discard(channel)
         if notify_disconnect:

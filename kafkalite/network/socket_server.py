@@ -27,6 +27,7 @@ import selectors
 import socket
 import threading
 
+from kafkalite.common.memory.memory_pool import MemoryPool, SimpleMemoryPool
 from kafkalite.network.kafka_channel import ChannelMuteEvent
 from kafkalite.network.request_channel import (CloseConnectionAction, NoOpAction, Request, RequestChannel,
                                                RequestContext, SendAction, request_logger)
@@ -51,6 +52,11 @@ class SocketServer(Logging):
         self.time = time
         self.log_ident = f"[SocketServer brokerId={config.broker_id}] "
         self.max_queued_requests = config.queued_max_requests
+        # Kafka: SocketServer.memoryPool -- queued.max.request.bytes bounds the bytes of requests read but
+        # not yet handled, across all data-plane processors (the control plane takes MemoryPool.NONE)
+        queued_max_bytes = config.get("queued.max.request.bytes")
+        self.memory_pool = SimpleMemoryPool(queued_max_bytes, config.socket_request_max_bytes, False) \
+            if queued_max_bytes > 0 else MemoryPool.NONE
         self.data_plane_processors: dict[int, Processor] = {}
         self.data_plane_acceptors: dict = {}   # EndPoint -> Acceptor
         self.data_plane_request_channel = RequestChannel(self.max_queued_requests, DATA_PLANE_METRIC_PREFIX)
@@ -155,7 +161,8 @@ class SocketServer(Logging):
                       security_protocol: str, control_plane: bool) -> "Processor":
         return Processor(processor_id, self.time, self.config.socket_request_max_bytes, request_channel,
                          self.connection_quotas, self.config.connections_max_idle_ms, listener_name,
-                         security_protocol, self.config.broker_id, control_plane)
+                         security_protocol, self.config.broker_id, control_plane,
+                         MemoryPool.NONE if control_plane else self.memory_pool)
 
     # Kafka: SocketServer.reconfigurableConfigs / reconfigure (BrokerReconfigurable, S24)
     reconfigurable_configs = frozenset({"max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides"})
@@ -408,7 +415,8 @@ class Processor(AbstractServerThread):
 
     def __init__(self, processor_id: int, time, max_request_size: int, request_channel: RequestChannel,
                  connection_quotas: "ConnectionQuotas", connections_max_idle_ms: int, listener_name: str,
-                 security_protocol: str, broker_id: int = 0, control_plane: bool = False):
+                 security_protocol: str, broker_id: int = 0, control_plane: bool = False,
+                 memory_pool: MemoryPool = MemoryPool.NONE):
         super().__init__()
         self.id = processor_id
         self.time = time
@@ -426,7 +434,7 @@ class Processor(AbstractServerThread):
         self.response_queue: collections.deque = collections.deque()
         self._enqueue_lock = threading.Lock()
         self.selector = Selector(max_request_size, connections_max_idle_ms, time,
-                                 log_context=self.log_ident)
+                                 log_context=self.log_ident, memory_pool=memory_pool)
         self._next_connection_index = 0
         self.idle_nanos = 0   # for NetworkProcessorAvgIdlePercent
         self.accept_trace: dict = {}   # the request trace's "accepted" hop, until the connection's first request
@@ -548,7 +556,7 @@ class Processor(AbstractServerThread):
                 context = RequestContext(header, connection_id, connection_id.split("-")[1].rsplit(":", 1)[0],
                                          self.listener_name, self.security_protocol)
                 request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,
-                                  from_control_plane=self.control_plane)
+                                  from_control_plane=self.control_plane, release=receive.release)
                 if request.hops is not None:
                     accepted = self.accept_trace.pop(connection_id, None)
                     if accepted is not None:
@@ -558,6 +566,7 @@ class Processor(AbstractServerThread):
                 self.selector.mute(connection_id)
                 self.handle_channel_mute_event(connection_id, ChannelMuteEvent.REQUEST_RECEIVED)
             except Exception as e:  # noqa: BLE001 -- an unparseable request closes this connection only (S17)
+                receive.release()
                 self.process_channel_exception(connection_id, f"Exception while processing request from {connection_id}", e)
 
     # Kafka: Processor.parseRequestHeader

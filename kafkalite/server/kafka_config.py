@@ -192,6 +192,8 @@ CONFIG_DEF: dict[str, tuple] = {
     "num.io.threads": (INT, _D.NumIoThreads, _int_range(1)),
     "background.threads": (INT, _D.BackgroundThreads, _int_range(1)),
     "queued.max.requests": (INT, _D.QueuedMaxRequests, _int_range(1)),
+    # KIP-72: bytes of requests read and not yet handled; -1 = no limit (MemoryPool.NONE)
+    "queued.max.request.bytes": (LONG, -1, None),
     "socket.send.buffer.bytes": (INT, _D.SocketSendBufferBytes, None),
     "socket.receive.buffer.bytes": (INT, _D.SocketReceiveBufferBytes, None),
     "socket.request.max.bytes": (INT, _D.SocketRequestMaxBytes, _int_range(1)),
@@ -415,6 +417,9 @@ class KafkaConfig:
     # Kafka: KafkaConfig.validateValues
     def validate_values(self) -> None:
         v = self.values
+        if 0 < v["queued.max.request.bytes"] < v["socket.request.max.bytes"]:
+            raise ConfigException("queued.max.request.bytes", v["queued.max.request.bytes"],
+                                  "queued.max.request.bytes must be larger or equal to socket.request.max.bytes")
         if self.broker_id < -1:
             raise ConfigException("broker.id", self.broker_id, "Value must be at least -1")
         if v["broker.id.generation.enable"] and self.broker_id > v["reserved.broker.max.id"]:
