@@ -22,10 +22,12 @@ Omitted: connection-rate quotas, SSL/SASL, dynamic resize of the processor pool,
 from __future__ import annotations
 
 import collections
+import errno
 import logging
 import selectors
 import socket
 import threading
+import time as time_module
 
 from kafkalite.common.memory.memory_pool import MemoryPool, SimpleMemoryPool
 from kafkalite.network.kafka_channel import ChannelMuteEvent
@@ -278,6 +280,9 @@ class Acceptor(AbstractServerThread):
         self.thread_prefix = thread_prefix
         self.log_ident = f"[{thread_prefix}-kafka-socket-acceptor-{end_point.listener_name}] "
         self.nio_selector = selectors.DefaultSelector()
+        self._backoff_until: float | None = None    # out of file descriptors: not accepting until then
+        self._next_backoff_log = 0.0
+        self._accept_failures = 0
         self.server_channel = self.open_server_socket(end_point.host, end_point.port)
         self.bound_port = self.server_channel.getsockname()[1]
         self.processors: list[Processor] = []
@@ -319,7 +324,8 @@ class Acceptor(AbstractServerThread):
             current_processor_index = 0
             while self.is_running:
                 try:
-                    for key, _ in self.nio_selector.select(0.5):
+                    self._maybe_end_accept_backoff()
+                    for key, _ in self.nio_selector.select(self._select_timeout_s()):
                         if not self.is_running:
                             break
                         if key.data == "wakeup":
@@ -333,6 +339,10 @@ class Acceptor(AbstractServerThread):
                                     processor = self.processors[current_processor_index]
                                 current_processor_index += 1
                                 processor.accept(*accepted)
+                        except OSError as e:
+                            if e.errno not in (errno.EMFILE, errno.ENFILE):
+                                raise
+                            self._start_accept_backoff(e)
                         except Exception as e:  # noqa: BLE001
                             self.error(f"Error while accepting connection: {e}", exc_info=True)
                 except Exception as e:  # noqa: BLE001
@@ -348,6 +358,36 @@ class Acceptor(AbstractServerThread):
             self._wake_r.close()
             self._wake_w.close()
             self.shutdown_complete()
+
+    # Kafka 2.4 logs "Error occurred" for every failed accept and tries again at once: out of file
+    # descriptors, the server socket stays readable and the thread spins, logging each time. kafkalite
+    # stops selecting on the server socket for ACCEPT_BACKOFF_MS and logs once per LOG_INTERVAL_MS; the
+    # connections wait in the listen backlog meanwhile.
+    ACCEPT_BACKOFF_MS = 100
+    ACCEPT_BACKOFF_LOG_INTERVAL_MS = 10_000
+
+    def _start_accept_backoff(self, e: OSError) -> None:
+        now = time_module.monotonic()
+        self._accept_failures += 1
+        if now >= self._next_backoff_log:
+            self.error(f"Error while accepting connection: {e.strerror} ({self._accept_failures} time(s) since the "
+                       f"last report); not accepting for {self.ACCEPT_BACKOFF_MS} ms at a time until file "
+                       f"descriptors are free")
+            self._accept_failures = 0
+            self._next_backoff_log = now + self.ACCEPT_BACKOFF_LOG_INTERVAL_MS / 1000
+        if self._backoff_until is None:
+            self.nio_selector.unregister(self.server_channel)
+        self._backoff_until = now + self.ACCEPT_BACKOFF_MS / 1000
+
+    def _maybe_end_accept_backoff(self) -> None:
+        if self._backoff_until is not None and time_module.monotonic() >= self._backoff_until:
+            self._backoff_until = None
+            self.nio_selector.register(self.server_channel, selectors.EVENT_READ, "accept")
+
+    def _select_timeout_s(self) -> float:
+        if self._backoff_until is None:
+            return 0.5
+        return max(0.0, min(0.5, self._backoff_until - time_module.monotonic()))
 
     def _drain(self) -> None:
         try:
