@@ -222,7 +222,7 @@ class DefaultMetadataUpdater(MetadataUpdater):
             return self.reconnect_backoff_ms
         return self.client.connection_delay(node, now) or self.reconnect_backoff_ms
 
-    # Kafka: DefaultMetadataUpdater.handleServerDisconnect
+    # Kafka: DefaultMetadataUpdater.handleDisconnection
     def handle_server_disconnect(self, now: int, node_id: str) -> None:
         if self.metadata.fetch().is_bootstrap_configured:
             log.warning("Bootstrap broker %s disconnected", node_id)
@@ -230,7 +230,7 @@ class DefaultMetadataUpdater(MetadataUpdater):
             self.in_progress = None
             self.metadata.failed_update(now)
 
-    # Kafka: DefaultMetadataUpdater.handleSuccessfulResponse
+    # Kafka: DefaultMetadataUpdater.handleCompletedMetadataResponse
     def handle_successful_response(self, request_header, now: int, response) -> None:
         request_version = self.in_progress[1] if self.in_progress else self.metadata.request_version
         self.in_progress = None

@@ -167,7 +167,7 @@ class NetworkClient:
     def connection_delay(self, node: Node, now: int) -> int:
         return self.connection_states.connection_delay(node.id_string, now)
 
-    # Kafka: NetworkClient.isConnecting (2.4 spells it connectionStates.isConnecting)
+    # Kafka: ClusterConnectionStates.isConnecting (NetworkClient asks its connectionStates)
     def is_connecting(self, node: Node) -> bool:
         return self.connection_states.is_connecting(node.id_string)
 
@@ -378,7 +378,7 @@ class NetworkClient:
         self.cancel_in_flight_requests(node_id, now, responses, timed_out)
         self.metadata_updater.handle_server_disconnect(now, node_id)
 
-    # Kafka: NetworkClient.cancelInFlightRequests
+    # Kafka 3.x: NetworkClient.cancelInFlightRequests
     def cancel_in_flight_requests(self, node_id: str, now: int, responses: list | None, timed_out: bool = False
                                   ) -> None:
         for request in self.in_flight_requests.clear_all(node_id):

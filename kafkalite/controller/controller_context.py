@@ -141,7 +141,7 @@ class ControllerContext:
         return [PartitionAndReplica(tp, r) for tp in sorted(partitions, key=_tp_key)
                 for r in self.partition_replica_assignment(tp)]
 
-    # Kafka: ControllerContext.partitionsLeadByBroker
+    # No Kafka counterpart: the partitions a broker leads (2.4 filters partitionLeadershipInfo where it needs them)
     def partitions_lead_by_broker(self, broker_id: int) -> set[TopicPartition]:
         return {tp for tp, lice in self.partition_leadership_info.items() if lice.leader_and_isr.leader == broker_id}
 
@@ -179,7 +179,7 @@ class ControllerContext:
     def is_topic_eligible_for_deletion(self, topic: str) -> bool:
         return topic in self.topics_to_be_deleted and topic not in self.topics_ineligible_for_deletion
 
-    # Kafka: ControllerContext.removeTopicFromTopicsToBeDeleted (part of removeTopic in later versions)
+    # Kafka: ControllerContext.removeTopic (its topicsToBeDeleted part)
     def remove_topic_from_deletion(self, topic: str) -> None:
         self.topics_to_be_deleted.discard(topic)
         self.topics_with_deletion_started.discard(topic)

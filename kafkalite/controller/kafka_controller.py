@@ -486,7 +486,7 @@ class KafkaController(Logging):
         if errors:
             self.warn(f"Broker {broker_id} reported errors for partitions {errors} in its LeaderAndIsr response")
 
-    # Kafka: KafkaController.processUpdateMetadataResponseReceived
+    # Kafka 3.x: KafkaController.processUpdateMetadataResponseReceived
     def process_update_metadata_response_received(self, response, broker_id: int) -> None:
         if not self.is_active():
             return

@@ -155,7 +155,7 @@ class TopicDeletionManager(Logging):
         self.replica_state_machine.handle_state_changes(successfully_deleted, ReplicaState.ReplicaDeletionSuccessful)
         self.resume_deletions()
 
-    # Kafka: TopicDeletionManager.reset
+    # Kafka 3.x: TopicDeletionManager.reset
     def reset(self) -> None:
         if self.is_delete_topic_enabled:
             ctx = self.controller_context
@@ -163,7 +163,7 @@ class TopicDeletionManager(Logging):
             ctx.topics_with_deletion_started.clear()
             ctx.topics_ineligible_for_deletion.clear()
 
-    # Kafka: TopicDeletionManager.isDeleteTopicSuccessful (private in Kafka)
+    # No Kafka counterpart: is every replica of the topic deleted (2.4 checks it inline)
     def _is_topic_deletion_successful(self, topic: str) -> bool:
         return self.controller_context.are_all_replicas_in_state(topic, ReplicaState.ReplicaDeletionSuccessful)
 

@@ -528,7 +528,7 @@ class Log(Logging):
                 self.high_watermark_metadata = hw = full
         return hw
 
-    # Kafka: Log.convertToOffsetMetadata
+    # Kafka: Log.convertToOffsetMetadataOrThrow
     def convert_to_offset_metadata(self, offset: int) -> LogOffsetMetadata | None:
         if offset == self.log_end_offset:
             return self.next_offset_metadata
@@ -787,7 +787,7 @@ class Log(Logging):
         self._segments.pop(segment.base_offset, None)
         self._publish()
 
-    # Kafka: Log.asyncDeleteSegment -- files go at once; descriptors close after file.delete.delay.ms
+    # Kafka: Log.deleteSegments (the files' part) -- files go at once; descriptors close after file.delete.delay.ms
     # so that a fetch still sending from the segment (sendfile) is not cut off.
     def _async_delete_segment(self, segment: LogSegment) -> None:
         for path in segment.files():

@@ -27,7 +27,7 @@ class LogDirFailureChannel(Logging):
         self._lock = threading.Lock()
         self._offline_log_dir_queue: queue.Queue[str] = queue.Queue(maxsize=max(1, log_dir_num))
 
-    # Kafka: LogDirFailureChannel.hasOfflineLogDir
+    # Kafka 3.x: LogDirFailureChannel.hasOfflineLogDir
     def has_offline_log_dir(self, log_dir: str) -> bool:
         return log_dir in self._offline_log_dirs
 

@@ -241,7 +241,7 @@ class LogManager(Logging):
     def logs_by_topic(self, topic: str) -> list[Log]:
         return [log for tp, log in self.current_logs.items() if tp.topic == topic]
 
-    # Kafka: LogManager.updateTopicConfig (via TopicConfigHandler)
+    # Kafka: LogManager.topicConfigUpdated (via TopicConfigHandler)
     def update_topic_config(self, topic: str, overrides: dict) -> None:
         LogConfig.validate(overrides)
         with self._lock:

@@ -211,7 +211,7 @@ class ProducerAppendInfo:
         self.append_data_batch(batch.producer_epoch, batch.base_sequence, batch.last_sequence, batch.max_timestamp,
                                batch.base_offset, batch.last_offset, batch.is_transactional)
 
-    # Kafka: ProducerAppendInfo.appendDataBatch
+    # Kafka: ProducerAppendInfo.append (a data batch)
     def append_data_batch(self, epoch: int, first_seq: int, last_seq: int, last_timestamp: int,
                           first_offset: int, last_offset: int, is_transactional: bool) -> None:
         self._check_producer_epoch(epoch, first_offset)

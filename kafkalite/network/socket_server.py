@@ -86,7 +86,7 @@ class SocketServer(Logging):
         self.info(f"Started {len(self.data_plane_acceptors) + (1 if self.control_plane_acceptor_opt else 0)} "
                   f"acceptor threads")
 
-    # Kafka: SocketServer.startProcessingRequests -- control plane first, then the data plane with
+    # Kafka 2.6: SocketServer.startProcessingRequests -- control plane first, then the data plane with
     # the inter-broker listener first, so the broker's own traffic can flow before clients'.
     def start_processing_requests(self) -> None:
         self.info("Starting socket server acceptors and processors")
@@ -244,7 +244,7 @@ class AbstractServerThread(Logging):
     def shutdown_complete(self) -> None:
         self._shutdown_latch.set()
 
-    # Kafka: AbstractServerThread.initiateShutdown
+    # Kafka: AbstractServerThread.shutdown (its first half)
     def initiate_shutdown(self) -> None:
         if self._alive.is_set():
             self._alive.clear()
@@ -609,7 +609,7 @@ class Processor(AbstractServerThread):
                 receive.release()
                 self.process_channel_exception(connection_id, f"Exception while processing request from {connection_id}", e)
 
-    # Kafka: Processor.parseRequestHeader
+    # Kafka 2.7: Processor.parseRequestHeader
     @staticmethod
     def parse_request_header(payload: memoryview):
         try:

@@ -62,6 +62,6 @@ class RequestHeader:
         header_version = ApiKeys(api_key).request_header_version(api_version)
         return schema.read(cls, header_version, buf, offset)
 
-    # Kafka: RequestHeader.write
+    # Kafka 3.x: RequestHeader.write
     def to_bytes(self) -> bytes:
         return schema.write(self, self.header_version)

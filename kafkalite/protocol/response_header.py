@@ -20,7 +20,7 @@ class ResponseHeader:
 
     correlation_id: int = field(INT32, "0+")
 
-    # Kafka: ResponseHeader.write
+    # Kafka 3.x: ResponseHeader.write
     def to_bytes(self, header_version: int) -> bytes:
         return schema.write(self, header_version)
 

@@ -73,7 +73,7 @@ class Versions:
         self.lo = lo
         self.hi = hi
 
-    # Kafka: Versions.parse
+    # Kafka's message generator: Versions.parse
     @classmethod
     def parse(cls, text) -> "Versions":
         if isinstance(text, Versions):
@@ -522,7 +522,7 @@ def _plan_for(cls, version: int) -> _Plan:
 # The codec
 # ---------------------------------------------------------------------------------------------
 
-# Kafka: XxxData.write (generated)
+# Kafka's generated *Data classes: write
 def _write_struct(out: bytearray, obj, plan: _Plan, chunks) -> None:
     for name, default in plan.absent:
         if getattr(obj, name) != default:
@@ -556,7 +556,7 @@ def _write_tagged_fields(out: bytearray, obj, plan: _Plan) -> None:
         out += payload
 
 
-# Kafka: XxxData.read (generated)
+# Kafka's generated *Data classes: read
 def _read_struct(plan: _Plan, mv: memoryview, pos: int):
     kw = {}
     for step in plan.read_steps:

@@ -146,7 +146,7 @@ class DefaultRecordBatch:
     @property
     def is_control_batch(self) -> bool: return bool(self.attributes & CONTROL_FLAG_MASK)
 
-    # Kafka: DefaultRecordBatch.hasProducerId
+    # Kafka: RecordBatch.hasProducerId
     def has_producer_id(self) -> bool:
         return self.producer_id > RecordBatch.NO_PRODUCER_ID
 

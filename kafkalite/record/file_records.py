@@ -211,7 +211,7 @@ class FileRecords:
         self._size += written
         return written
 
-    # Kafka: FileRecords.availableBytes (checks) + slice
+    # Kafka 3.x: FileRecords.availableBytes (checks) + slice
     def slice(self, position: int, size: int) -> "FileRecords":
         current = self.size_in_bytes()
         if position < 0:

@@ -235,7 +235,7 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
             if e.error is not Errors.TOPIC_ALREADY_EXISTS:
                 raise
 
-    # Kafka: KafkaApis.handleDescribeCluster
+    # Kafka 2.8: KafkaApis.handleDescribeCluster
     def handle_describe_cluster(self, request) -> None:
         listener = request.context.listener_name
         controller_id = self.metadata_cache.get_controller_id()

@@ -248,7 +248,7 @@ class GroupApis:
         self.send_response(request, delete_groups.DeleteGroupsResponse(results=[
             delete_groups.DeletableGroupResult(group_id=g, error_code=e.code) for g, e in results.items()]))
 
-    # Kafka: KafkaApis.handleDeleteOffsetsRequest (KIP-496)
+    # Kafka: KafkaApis.handleOffsetDeleteRequest (KIP-496)
     def handle_offset_delete_request(self, request) -> None:
         body = request.body
         unknown: dict[TopicPartition, Errors] = {}

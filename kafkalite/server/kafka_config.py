@@ -360,7 +360,7 @@ class KafkaConfig:
             if proto.upper() not in SECURITY_PROTOCOLS:
                 raise ConfigException("listener.security.protocol.map", v["listener.security.protocol.map"],
                                       f"Invalid security protocol `{proto}` defined in listener.security.protocol.map")
-        # Kafka: KafkaConfig.getListeners / getAdvertisedListeners -- the deprecated port and host.name
+        # Kafka: KafkaConfig.listeners / advertisedListeners -- the deprecated port and host.name
         # (and advertised.port / advertised.host.name) describe one PLAINTEXT listener when the new keys are unset.
         listeners = v["listeners"]
         if listeners is None:

@@ -295,7 +295,7 @@ class ReplicaManager(Logging):
         self.delayed_produce_purgatory.check_and_complete(key)
         self.delayed_fetch_purgatory.check_and_complete(key)
 
-    # Kafka: ReplicaManager.tryCompleteDelayedFetch / tryCompleteDelayedProduce (S32)
+    # Kafka: Partition.tryCompleteDelayedRequests (S32)
     def try_complete_delayed_requests(self, tp: TopicPartition) -> None:
         key = TopicPartitionOperationKey.from_topic_partition(tp)
         self.delayed_fetch_purgatory.check_and_complete(key)

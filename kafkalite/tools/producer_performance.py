@@ -122,7 +122,7 @@ class ThroughputThrottler:
             _time.sleep(3600)
             return
         wait = self.start + amount_so_far / self.target_throughput - _time.monotonic()
-        if wait > 0.002:   # Kafka: MIN_SLEEP_NS, 2 ms
+        if wait > 0.002:   # Kafka: ThroughputThrottler.MIN_SLEEP_NS, 2 ms
             _time.sleep(wait)
 
 

@@ -211,7 +211,7 @@ class KafkaZkClient(Logging):
         response.maybe_throw()
         return ClusterIdZNode.from_json(response.data)
 
-    # Kafka: KafkaZkClient.getOrCreateClusterId
+    # Kafka: KafkaZkClient.createOrGetClusterId
     def get_or_create_cluster_id(self, proposed_cluster_id: str | None = None) -> str:
         existing = self.get_cluster_id()
         if existing is not None:

@@ -324,7 +324,7 @@ class KafkaAdminClient:
                                                                                       p.metadata or "")
         return out
 
-    # Kafka: KafkaAdminClient.alterConsumerGroupOffsets (an OffsetCommit outside any generation)
+    # Kafka 2.5: KafkaAdminClient.alterConsumerGroupOffsets (an OffsetCommit outside any generation)
     def alter_consumer_group_offsets(self, group_id: str, offsets: dict[TopicPartition, int | OffsetAndMetadata]
                                      ) -> None:
         by_topic: dict[str, list] = {}

@@ -31,7 +31,7 @@ class ConsumerRecord:
     serialized_key_size: int = -1
     serialized_value_size: int = -1
 
-    # Kafka: ConsumerRecord.topicPartition (not in 2.4's class, but every caller wants it)
+    # No Kafka counterpart: a ConsumerRecord's TopicPartition (every caller wants it)
     def topic_partition(self) -> TopicPartition:
         return TopicPartition(self.topic, self.partition)
 

@@ -85,7 +85,7 @@ DEFAULTS = {
     "connections.max.idle.ms": 540000,
 }
 
-_CLIENT_ID_SEQUENCE = itertools.count(1)   # Kafka: PRODUCER_CLIENT_ID_SEQUENCE
+_CLIENT_ID_SEQUENCE = itertools.count(1)   # Kafka: KafkaProducer.PRODUCER_CLIENT_ID_SEQUENCE
 
 
 def _bool(value) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 class Partitioner:
     """Kafka: org.apache.kafka.clients.producer.Partitioner."""
 
-    # Kafka: Partitioner.configure (from Configurable)
+    # Kafka: Configurable.configure (a Partitioner is Configurable)
     def configure(self, configs: dict) -> None:
         pass
 

@@ -592,11 +592,11 @@ class GroupCoordinator(Logging):
             for member in group.all_member_metadata():
                 self.complete_and_schedule_next_heartbeat_expiration(group, member)
 
-    # Kafka: GroupCoordinator.onElection (2.5; 2.4: handleGroupImmigration)
+    # Kafka 2.5: GroupCoordinator.onElection (2.4: handleGroupImmigration)
     def on_election(self, offset_topic_partition_id: int, coordinator_epoch: int | None = None) -> None:
         self.group_manager.schedule_load_group_and_offsets(offset_topic_partition_id, self.on_group_loaded)
 
-    # Kafka: GroupCoordinator.onResignation (2.5; 2.4: handleGroupEmigration)
+    # Kafka 2.5: GroupCoordinator.onResignation (2.4: handleGroupEmigration)
     def on_resignation(self, offset_topic_partition_id: int, coordinator_epoch: int | None = None) -> None:
         self.group_manager.remove_groups_for_partition(offset_topic_partition_id, self.on_group_unloaded)
 

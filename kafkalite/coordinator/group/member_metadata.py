@@ -83,7 +83,7 @@ class MemberMetadata:
         # A member parked in SyncGroup is alive; otherwise it must have heartbeated recently.
         return self.is_awaiting_sync or self.latest_heartbeat + self.session_timeout_ms > deadline_ms
 
-    # Kafka: MemberMetadata.protocols -- the names only
+    # Kafka 3.x: MemberMetadata.protocols -- the names only
     def protocols(self) -> set[str]:
         return {name for name, _ in self.supported_protocols}
 

@@ -27,7 +27,7 @@ class TimerTask:
         self._timer_task_entry: TimerTaskEntry | None = None
         self._task_lock = threading.Lock()  # Kafka: `synchronized` on the task
 
-    # Kafka: TimerTask.run (Runnable) -- what the timer's executor thread calls on expiry
+    # Kafka: TimerTask (a Runnable: run) -- what the timer's executor thread calls on expiry
     def run(self) -> None:
         raise NotImplementedError
 

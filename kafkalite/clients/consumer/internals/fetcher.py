@@ -64,7 +64,7 @@ class PartitionRecords:
         self.records = collections.deque(records)
         self.next_fetch_offset = next_fetch_offset
 
-    # Kafka: PartitionRecords.fetchRecords
+    # Kafka: CompletedFetch.fetchRecords (3.x: PartitionRecords)
     def fetch_records(self, max_records: int) -> list[ConsumerRecord]:
         out = []
         while self.records and len(out) < max_records:
@@ -230,7 +230,7 @@ class Fetcher:
             return None
         raise error.exception(f"Unexpected error code {error.code} while fetching from partition {tp}")
 
-    # Kafka: Fetcher.PartitionRecords.nextFetchedRecord (+ the aborted-transaction bookkeeping)
+    # Kafka: CompletedFetch.nextFetchedRecord (+ the aborted-transaction bookkeeping)
     def parse_records(self, tp: TopicPartition, completed: CompletedFetch) -> tuple[list[ConsumerRecord], int]:
         records: list[ConsumerRecord] = []
         next_offset = completed.fetch_offset

@@ -159,7 +159,7 @@ class SubscriptionState:
             self.subscription_type = SubscriptionType.NONE
             self.rebalance_listener = None
 
-    # Kafka: SubscriptionState.hasAutoAssignedPartitions
+    # Kafka: SubscriptionState.partitionsAutoAssigned
     def has_auto_assigned_partitions(self) -> bool:
         return self.subscription_type is SubscriptionType.AUTO_TOPICS
 
@@ -235,7 +235,7 @@ class SubscriptionState:
             return {tp: s.reset_strategy for tp, s in self.assignment.items()
                     if s.fetch_state is FetchStates.AWAIT_RESET}
 
-    # Kafka: SubscriptionState.initializingPartitions
+    # Kafka 3.x: SubscriptionState.initializingPartitions
     def initializing_partitions(self) -> list[TopicPartition]:
         with self.lock:
             return [tp for tp, s in self.assignment.items() if s.fetch_state is FetchStates.INITIALIZING]

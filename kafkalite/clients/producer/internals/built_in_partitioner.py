@@ -73,7 +73,7 @@ class StickyPartitionInfo:
     index: int
     produced_bytes: int = 0
 
-    # Kafka: StickyPartitionInfo.partition
+    # Kafka 3.3: StickyPartitionInfo.partition
     def partition(self) -> int:
         return self.index
 
@@ -90,7 +90,7 @@ class PartitionLoadStats:
 class BuiltInPartitioner:
     """Kafka: BuiltInPartitioner."""
 
-    # Kafka: BuiltInPartitioner.<init>
+    # Kafka 3.3: BuiltInPartitioner.<init>
     def __init__(self, topic: str, sticky_batch_size: int, rng: random.Random | None = None):
         if sticky_batch_size < 1:
             raise ValueError(f"stickyBatchSize must be >= 1 but got {sticky_batch_size}")
@@ -101,11 +101,11 @@ class BuiltInPartitioner:
         self.rng = rng or random.Random()
         self._lock = threading.Lock()
 
-    # Kafka: BuiltInPartitioner.randomPartition
+    # Kafka 3.3: BuiltInPartitioner.randomPartition
     def random_partition(self) -> int:
         return to_positive(self.rng.getrandbits(32))
 
-    # Kafka: BuiltInPartitioner.nextPartition
+    # Kafka 3.3: BuiltInPartitioner.nextPartition
     def next_partition(self, cluster) -> int:
         rand = self.random_partition()
         stats = self.partition_load_stats
@@ -125,22 +125,22 @@ class BuiltInPartitioner:
         log.debug("Switching to partition %d in topic %s", partition, self.topic)
         return partition
 
-    # Kafka: BuiltInPartitioner.loadStatsRangeEnd (test helper)
+    # Kafka 3.3: BuiltInPartitioner.loadStatsRangeEnd (test helper)
     def load_stats_range_end(self) -> int:
         return self.partition_load_stats.cumulative_frequency_table[self.partition_load_stats.length - 1]
 
-    # Kafka: BuiltInPartitioner.peekCurrentPartitionInfo
+    # Kafka 3.3: BuiltInPartitioner.peekCurrentPartitionInfo
     def peek_current_partition_info(self, cluster) -> StickyPartitionInfo:
         with self._lock:
             if self.sticky_partition_info is None:
                 self.sticky_partition_info = StickyPartitionInfo(self.next_partition(cluster))
             return self.sticky_partition_info
 
-    # Kafka: BuiltInPartitioner.isPartitionChanged -- another thread switched partitions meanwhile
+    # Kafka 3.3: BuiltInPartitioner.isPartitionChanged -- another thread switched partitions meanwhile
     def is_partition_changed(self, partition_info: StickyPartitionInfo | None) -> bool:
         return partition_info is not None and self.sticky_partition_info is not partition_info
 
-    # Kafka: BuiltInPartitioner.updatePartitionInfo -- count bytes, switch after sticky_batch_size
+    # Kafka 3.3: BuiltInPartitioner.updatePartitionInfo -- count bytes, switch after sticky_batch_size
     def update_partition_info(self, partition_info: StickyPartitionInfo | None, appended_bytes: int, cluster,
                               enable_switch: bool = True) -> None:
         if partition_info is None:
@@ -152,7 +152,7 @@ class BuiltInPartitioner:
             with self._lock:
                 self.sticky_partition_info = StickyPartitionInfo(self.next_partition(cluster))
 
-    # Kafka: BuiltInPartitioner.updatePartitionLoadStats -- build the cumulative frequency table in place
+    # Kafka 3.3: BuiltInPartitioner.updatePartitionLoadStats -- build the cumulative frequency table in place
     def update_partition_load_stats(self, queue_sizes: list[int] | None, partition_ids: list[int],
                                     length: int) -> None:
         if queue_sizes is None:
@@ -175,7 +175,7 @@ class BuiltInPartitioner:
                   self.topic, queue_sizes, partition_ids, length)
         self.partition_load_stats = PartitionLoadStats(queue_sizes, partition_ids, length)
 
-    # Kafka: BuiltInPartitioner.partitionForKey
+    # Kafka 3.3: BuiltInPartitioner.partitionForKey
     @staticmethod
     def partition_for_key(serialized_key: bytes, num_partitions: int) -> int:
         return to_positive(murmur2(serialized_key)) % num_partitions

@@ -187,7 +187,7 @@ class ProducerBatch:
     def has_sequence(self) -> bool:
         return self.base_sequence != RecordBatch.NO_SEQUENCE
 
-    # Kafka: ProducerBatch.lastSequence
+    # Kafka 3.x: ProducerBatch.lastSequence
     def last_sequence(self) -> int:
         return self.base_sequence + self.record_count - 1
 
@@ -206,11 +206,11 @@ class ProducerBatch:
         self.complete_future_and_fire_callbacks()
         return True
 
-    # Kafka: ProducerBatch.complete
+    # Kafka 3.x: ProducerBatch.complete (2.4: done)
     def complete(self, base_offset: int, log_append_time: int) -> bool:
         return self.done(base_offset, log_append_time, None)
 
-    # Kafka: ProducerBatch.completeExceptionally
+    # Kafka 3.x: ProducerBatch.completeExceptionally (2.4: done)
     def complete_exceptionally(self, exception: BaseException) -> bool:
         return self.done(-1, RecordBatch.NO_TIMESTAMP, exception)
 

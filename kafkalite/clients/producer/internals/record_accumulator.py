@@ -160,7 +160,7 @@ class RecordAccumulator:
             with self.lock:
                 self.appends_in_progress -= 1
 
-    # Kafka: RecordAccumulator.appendNewBatch (called with the deque's lock held)
+    # Kafka 3.3: RecordAccumulator.appendNewBatch (called with the deque's lock held)
     def append_new_batch(self, topic: str, partition: int, dq: BatchDeque, timestamp: int, key, value, headers,
                          callback, buffer: bytearray, now_ms: int) -> RecordAppendResult:
         result = self.try_append(timestamp, key, value, headers, callback, dq, now_ms)
@@ -190,7 +190,7 @@ class RecordAccumulator:
         return RecordAppendResult(future, len(dq) > 1 or last.is_full(), False, False,
                                   last.estimated_size_in_bytes() - initial_bytes)
 
-    # Kafka: RecordAccumulator.allBatchesFull -- the sticky partitioner may switch only then
+    # Kafka 3.3: RecordAccumulator.allBatchesFull -- the sticky partitioner may switch only then
     @staticmethod
     def all_batches_full(dq: BatchDeque) -> bool:
         return not dq or len(dq) > 1 or dq[-1].is_full()
@@ -222,7 +222,7 @@ class RecordAccumulator:
                                                              unknown_leader_topics, exhausted)
         return ReadyCheckResult(ready_nodes, next_ready_check_delay_ms, unknown_leader_topics)
 
-    # Kafka: RecordAccumulator.partitionReady -- one topic; also collects queue sizes for the partitioner
+    # Kafka 3.3: RecordAccumulator.partitionReady -- one topic; also collects queue sizes for the partitioner
     def partition_ready(self, cluster, now_ms: int, topic: str, topic_info: TopicInfo, next_ready_check_delay_ms,
                         ready_nodes: set, unknown_leader_topics: set, exhausted: bool) -> int:
         batches = dict(topic_info.batches)
@@ -256,7 +256,7 @@ class RecordAccumulator:
         topic_info.built_in_partitioner.update_partition_load_stats(queue_sizes, partition_ids, index + 1)
         return next_ready_check_delay_ms
 
-    # Kafka: RecordAccumulator.batchReady -- full, lingered long enough, or must go now
+    # Kafka 3.3: RecordAccumulator.batchReady -- full, lingered long enough, or must go now
     def batch_ready(self, now_ms: int, exhausted: bool, part: TopicPartition, leader, waited_time_ms: int,
                     backing_off: bool, full: bool, next_ready_check_delay_ms: int, ready_nodes: set) -> int:
         if leader not in ready_nodes and part not in self.muted:
