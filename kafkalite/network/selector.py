@@ -64,6 +64,7 @@ class Selector:
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool
         self.out_of_memory = False   # Kafka: Selector.outOfMemory -- some channel is muted for memory
+        self.io_wait_time_nanos = 0  # time spent waiting in select, for io-wait-ratio (S7)
         self.time = time
         self.log_context = log_context
         self.channels: dict[str, KafkaChannel] = {}
@@ -173,8 +174,10 @@ class Selector:
                 if channel.is_in_mutable_state() and channel not in self.explicitly_muted_channels:
                     channel.maybe_unmute()
             self.out_of_memory = False
+        start_select = self.time.nanoseconds()
         events = self.nio_selector.select(timeout_ms / 1000.0)
         now = self.time.nanoseconds()
+        self.io_wait_time_nanos += now - start_select   # Kafka: Selector's io-wait-time (select only)
         if events:
             self.poll_selection_keys(events, False, now)
         if self.immediately_connected_keys:

@@ -476,7 +476,6 @@ class Processor(AbstractServerThread):
         self.selector = Selector(max_request_size, connections_max_idle_ms, time,
                                  log_context=self.log_ident, memory_pool=memory_pool)
         self._next_connection_index = 0
-        self.idle_nanos = 0   # for NetworkProcessorAvgIdlePercent
         self.accept_trace: dict = {}   # the request trace's "accepted" hop, until the connection's first request
         self.started_nanos = time.nanoseconds()
 
@@ -576,12 +575,16 @@ class Processor(AbstractServerThread):
     # Kafka: Processor.poll
     def poll(self) -> None:
         timeout = 0 if self.new_connections else 300
-        start = self.time.nanoseconds()
         try:
             self.selector.poll(timeout)
         except (OSError, ValueError) as e:
             self.error(f"Processor {self.id} poll failed: {e}")
-        self.idle_nanos += self.time.nanoseconds() - start
+
+    # Kafka: NetworkProcessorAvgIdlePercent averages the Selectors' io-wait-ratio: the time a Processor
+    # spends waiting in select, not reading, writing or sending files (S7).
+    @property
+    def idle_nanos(self) -> int:
+        return self.selector.io_wait_time_nanos
 
     # Kafka: Processor.processCompletedReceives -- parse, queue, mute (S13).
     def process_completed_receives(self) -> None:

@@ -1,0 +1,95 @@
+"""Mirrors Kafka 2.4: core/src/test/scala/unit/kafka/network/SocketServerTest.scala (the Processor's loop):
+the six phases of one turn in Kafka's order (S3), a failing turn that does not end the loop, and the
+Acceptor's hand-off waking a Processor that is blocked in select (S10)."""
+import socket
+import threading
+
+from kafkalite.network.request_channel import RequestChannel
+from kafkalite.network.socket_server import ConnectionQuotas, Processor
+from kafkalite.server.kafka_config import KafkaConfig
+from kafkalite.utils.time import SYSTEM
+
+PHASES = ["configure_new_connections", "process_new_responses", "poll", "process_completed_receives",
+          "process_completed_sends", "process_disconnected"]
+
+
+def new_processor() -> Processor:
+    config = KafkaConfig.from_props({"listeners": "PLAINTEXT://127.0.0.1:0"})
+    quotas = ConnectionQuotas(config)
+    quotas.add_listener("PLAINTEXT")
+    return Processor(0, SYSTEM, 1 << 20, RequestChannel(10, "test"), quotas, -1, "PLAINTEXT", "PLAINTEXT")
+
+
+def run_turns(processor: Processor, turns: int, fail_in: str | None = None) -> list[str]:
+    """Run ``processor.run`` with every phase recording its name; stop after ``turns`` turns."""
+    calls = []
+    failed = []
+    for name in PHASES:
+        def phase(name=name):
+            calls.append(name)
+            if name == fail_in and not failed:
+                failed.append(name)
+                raise RuntimeError("a phase failed")
+            if name == PHASES[-1] and calls.count(name) >= turns:
+                processor.initiate_shutdown()
+        setattr(processor, name, phase)
+    thread = threading.Thread(target=processor.run, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive(), "the processor did not stop"
+    return calls
+
+
+def test_run_calls_the_six_phases_in_kafkas_order():
+    assert run_turns(new_processor(), 2) == PHASES * 2
+
+
+def test_a_failing_turn_does_not_end_the_loop():
+    calls = run_turns(new_processor(), 1, fail_in="poll")
+    assert calls[:3] == PHASES[:3], "the turn should stop at the failing phase"
+    assert calls[3:] == PHASES, "the loop must go on with the next turn"
+
+
+def test_accept_wakes_a_processor_blocked_in_select():
+    processor = new_processor()
+    real_poll = processor.selector.poll
+    processor.selector.poll = lambda timeout_ms: real_poll(60_000 if timeout_ms else 0)   # block for a minute
+    thread = threading.Thread(target=processor.run, daemon=True)
+    thread.start()
+    server = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(server.getsockname())
+    accepted, address = server.accept()
+    try:
+        done = threading.Event()
+        real_register = processor.selector.register
+
+        def register(connection_id, sock):
+            real_register(connection_id, sock)
+            done.set()
+        processor.selector.register = register
+        processor.accept(accepted, address)
+        # Without wakeup() the processor would notice the connection only when select returns, a minute on.
+        assert done.wait(10), "the new connection was not registered: accept() did not wake the selector"
+    finally:
+        processor.initiate_shutdown()
+        processor.wakeup()
+        thread.join(10)
+        client.close()
+        server.close()
+
+
+def test_an_idle_processor_counts_its_select_wait_as_idle():
+    """S7: NetworkProcessorAvgIdlePercent is the time spent waiting in select (Kafka's io-wait-ratio)."""
+    import time
+    processor = new_processor()
+    thread = threading.Thread(target=processor.run, daemon=True)
+    start = time.monotonic_ns()
+    thread.start()
+    try:
+        time.sleep(0.5)   # measuring an idle interval, not waiting for an event
+        elapsed = time.monotonic_ns() - start
+        assert processor.idle_nanos / elapsed > 0.5, f"idle {processor.idle_nanos / elapsed:.2f} of the time"
+    finally:
+        processor.initiate_shutdown()
+        processor.wakeup()
+        thread.join(10)
