@@ -78,3 +78,61 @@ class TestReplicaManager:
         partition = create_topic(broker.server, "t")
         response = leader_and_isr(rm, "t", partition.leader_epoch + 1, rm.controller_epoch - 1)
         assert response.error_code == Errors.STALE_CONTROLLER_EPOCH.code
+
+
+def produce(rm, topic, acks, timeout_ms=30_000):
+    from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
+    responses = []
+    records = MemoryRecords.with_records(SimpleRecord(1_600_000_000_000, None, b"v"))
+    rm.append_records(timeout_ms, acks, False, True, {TopicPartition(topic, 0): records}, responses.append)
+    return responses
+
+
+def lead_with_a_lagging_follower(rm, topic):
+    """This broker leads ``topic``-0 with broker 1 in the ISR; broker 1 never fetches."""
+    partition = rm.get_partition(TopicPartition(topic, 0))
+    state = LeaderAndIsrPartitionState(topic_name=topic, partition_index=0, controller_epoch=rm.controller_epoch,
+                                       leader=0, leader_epoch=partition.leader_epoch + 1, isr=[0, 1],
+                                       zk_version=partition.leader_epoch + 1, replicas=[0, 1])
+    request = LeaderAndIsrRequest.build(2, [state], controller_id=rm.active_controller_id,
+                                        controller_epoch=rm.controller_epoch, live_leaders=[])
+    rm.become_leader_or_follower(1, request, lambda leaders, followers: None)
+    return partition
+
+
+class TestAcksAll:
+    """S33 and S34: acks=-1 waits in the produce purgatory until the high watermark passes the append."""
+
+    def test_acks_all_waits_for_the_isr_and_completes_when_the_hw_moves(self, broker):
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "t")
+        partition = lead_with_a_lagging_follower(rm, "t")
+        responses = produce(rm, "t", -1)
+        assert responses == [], "acks=-1 answered before the follower had the record"
+
+        # The follower catches up: its fetch offset reaches the leader's log end; the HW moves; S32.
+        leo = partition.log.log_end_offset
+        partition.remote_replicas_map[1].update_fetch_state(leo, 0, broker.server.time.milliseconds(), leo, 0)
+        assert partition.maybe_increment_leader_hw()
+        rm.try_complete_delayed_requests(TopicPartition("t", 0))
+        [result] = responses
+        assert result[TopicPartition("t", 0)].error is Errors.NONE
+
+    def test_acks_one_answers_at_once(self, broker):
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "t")
+        lead_with_a_lagging_follower(rm, "t")
+        [result] = produce(rm, "t", 1)
+        assert result[TopicPartition("t", 0)].error is Errors.NONE
+
+    def test_acks_all_times_out_when_the_follower_never_comes(self, broker):
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "t")
+        lead_with_a_lagging_follower(rm, "t")
+        responses = produce(rm, "t", -1, timeout_ms=200)
+        import time
+        deadline = time.monotonic() + 10
+        while not responses and time.monotonic() < deadline:
+            time.sleep(0.01)   # polling for the purgatory's expiry, bounded
+        [result] = responses
+        assert result[TopicPartition("t", 0)].error is Errors.REQUEST_TIMED_OUT
