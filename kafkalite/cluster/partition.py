@@ -1,6 +1,6 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/cluster/Partition.scala
 
-Classes: Partition.
+Classes: DelayedOperations, Partition.
 
 A partition on this broker is stateful (S38): whether this broker leads it, the leader epoch,
 the assigned replicas and the ISR, the remote followers (``Replica``), and the local ``Log``,
@@ -8,6 +8,11 @@ which only the LogManager creates (S30). The leader appends (``append_records_to
 moves the high watermark; readers only see records below it.
 With one replica the ISR is the leader alone and the high watermark follows the log end offset;
 followers and ISR changes come with replication (tier 2).
+
+As in 2.4 a Partition knows the LogManager (which creates its log) and a ``DelayedOperations`` (the
+produce, fetch and delete-records purgatories it completes after an append), never the ReplicaManager.
+``fetch_log_config`` stands for 2.4's ``PartitionStateStore.fetchTopicConfig``: the topic's log config
+as ZooKeeper holds it when the log is created.
 """
 from __future__ import annotations
 
@@ -16,19 +21,53 @@ import threading
 from kafkalite.cluster.replica import Replica
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import Errors
+from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
 
 
-class Partition(Logging):
-    """Kafka: Partition(topicPartition, replicaLagTimeMaxMs, interBrokerProtocolVersion, localBrokerId, time, ...)."""
+class DelayedOperations:
+    """Kafka: DelayedOperations(topicPartition, produce, fetch, deleteRecords) -- the purgatories a
+    partition's changes may unblock."""
 
-    def __init__(self, topic_partition: TopicPartition, local_broker_id: int, time, replica_manager):
+    def __init__(self, topic_partition: TopicPartition, produce, fetch, delete_records):
+        self.key = TopicPartitionOperationKey.from_topic_partition(topic_partition)
+        self.produce = produce
+        self.fetch = fetch
+        self.delete_records = delete_records
+
+    # Kafka: DelayedOperations.checkAndCompleteAll
+    def check_and_complete_all(self) -> None:
+        self.fetch.check_and_complete(self.key)
+        self.produce.check_and_complete(self.key)
+        self.delete_records.check_and_complete(self.key)
+
+    # Kafka: DelayedOperations.checkAndCompleteFetch
+    def check_and_complete_fetch(self) -> None:
+        self.fetch.check_and_complete(self.key)
+
+    # Kafka: DelayedOperations.checkAndCompleteProduce
+    def check_and_complete_produce(self) -> None:
+        self.produce.check_and_complete(self.key)
+
+    # Kafka: DelayedOperations.checkAndCompleteDeleteRecords
+    def check_and_complete_delete_records(self) -> None:
+        self.delete_records.check_and_complete(self.key)
+
+
+class Partition(Logging):
+    """Kafka: Partition(topicPartition, replicaLagTimeMaxMs, interBrokerProtocolVersion, localBrokerId, time,
+    stateStore, delayedOperations, metadataCache, logManager)."""
+
+    def __init__(self, topic_partition: TopicPartition, local_broker_id: int, time, log_manager,
+                 delayed_operations: DelayedOperations, fetch_log_config):
         self.topic_partition = topic_partition
         self.topic = topic_partition.topic
         self.partition_id = topic_partition.partition
         self.local_broker_id = local_broker_id
         self.time = time
-        self.replica_manager = replica_manager
+        self.log_manager = log_manager
+        self.delayed_operations = delayed_operations
+        self.fetch_log_config = fetch_log_config
         self.log = None
         self.leader_replica_id_opt: int | None = None
         self.in_sync_replica_ids: set[int] = set()
@@ -46,8 +85,8 @@ class Partition(Logging):
     # Kafka: Partition.createLogIfNotExists -- through the LogManager, with the topic's config.
     def create_log_if_not_exists(self, is_new: bool) -> None:
         if self.log is None:
-            self.log = self.replica_manager.log_manager.get_or_create_log(
-                self.topic_partition, self.replica_manager.log_config_for(self.topic), is_new=is_new)
+            self.log = self.log_manager.get_or_create_log(self.topic_partition, self.fetch_log_config(self.topic),
+                                                          is_new=is_new)
 
     # Kafka: Partition.makeLeader -- returns True if this broker just became the leader.
     def make_leader(self, controller_id: int, partition_state, correlation_id: int) -> bool:
@@ -107,10 +146,17 @@ class Partition(Logging):
                     f"the min.isr requirement of {min_isr} for partition {self.topic_partition}")
             info = self.log.append_as_leader(records, self.leader_epoch, is_from_client)
             hw_incremented = self.maybe_increment_leader_hw()
-        # Kafka: tryCompleteDelayedRequests -- outside the lock
+        # outside the lock, as 2.4: a moved high watermark may unblock every kind of delayed request;
+        # otherwise only the log end moved, which is what followers' delayed fetches wait for
         if hw_incremented:
-            self.replica_manager.try_complete_delayed_requests(self.topic_partition)
+            self.try_complete_delayed_requests()
+        else:
+            self.delayed_operations.check_and_complete_fetch()
         return info
+
+    # Kafka: Partition.tryCompleteDelayedRequests
+    def try_complete_delayed_requests(self) -> None:
+        self.delayed_operations.check_and_complete_all()
 
     # Kafka: Partition.localLogWithEpochOrException -- KIP-320 fencing by the client's leader epoch.
     def local_log_with_epoch_or_exception(self, current_leader_epoch: int, require_leader: bool):

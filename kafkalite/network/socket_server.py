@@ -580,7 +580,7 @@ class Processor(AbstractServerThread):
         except (OSError, ValueError) as e:
             self.error(f"Processor {self.id} poll failed: {e}")
 
-    # Kafka: NetworkProcessorAvgIdlePercent averages the Selectors' io-wait-ratio: the time a Processor
+    # Kafka's NetworkProcessorAvgIdlePercent averages the Selectors' io-wait-ratio: the time a Processor
     # spends waiting in select, not reading, writing or sending files (S7).
     @property
     def idle_nanos(self) -> int:

@@ -4,7 +4,7 @@ Classes: DelayedFetch, FetchPartitionStatus.
 
 A long-poll fetch (S35): created only when the fetch may wait (``max_wait_ms`` > 0), names
 partitions, found fewer bytes than ``min_bytes`` and no error. It is watched under each
-partition's key; an append to one of them (``ReplicaManager.try_complete_delayed_requests``)
+partition's key; an append to one of them (``Partition.try_complete_delayed_requests``)
 calls ``try_complete``, which adds up the bytes now available between each fetch offset and the
 high watermark (by file position, without reading anything). Enough bytes, a partition that
 moved or failed, or the timeout complete it; ``on_complete`` then reads the logs again.

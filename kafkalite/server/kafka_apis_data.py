@@ -318,7 +318,7 @@ class DataApis:
             if not self.metadata_cache.contains(name):
                 raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
             overrides = self.zk_client.get_entity_configs("topics", name)
-            for e in self.replica_manager.log_config_for(name).describe():
+            for e in self.replica_manager.log_config_fn(name).describe():
                 synonyms = [(e.name, overrides[e.name], "TOPIC_CONFIG")] if e.name in overrides else []
                 broker_key = SERVER_DEFAULT_CONFIG_NAMES.get(e.name)
                 if broker_key:

@@ -16,7 +16,7 @@ import threading
 
 import attrs
 
-from kafkalite.cluster.partition import Partition
+from kafkalite.cluster.partition import DelayedOperations, Partition
 from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ApiException, Errors
@@ -113,9 +113,6 @@ class ReplicaManager(Logging):
             "Fetch", broker_id=bid, purge_interval=config.get("fetch.purgatory.purge.interval.requests"))
         self.delayed_delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", broker_id=bid)
 
-    def log_config_for(self, topic: str):
-        return self.log_config_fn(topic)
-
     # Kafka: ReplicaManager.startup
     def startup(self) -> None:
         # isr-expiration and isr-change-propagation are scheduled with replication (tier 2)
@@ -137,7 +134,7 @@ class ReplicaManager(Logging):
                 self.offline_partitions.add(tp)
             self.info(f"Partitions {','.join(map(str, offline))} are offline due to failure on log directory {d}")
         for tp in offline:
-            self.try_complete_delayed_requests(tp)
+            self.complete_delayed_fetch_or_produce_requests(tp)
         self.log_manager.handle_log_dir_failure(d)
         self.info(f"Stopped serving replicas in dir {d}")
 
@@ -208,7 +205,11 @@ class ReplicaManager(Logging):
                     continue
                 partition = self.all_partitions.get(tp)
                 if partition is None:
-                    partition = self.all_partitions[tp] = Partition(tp, self.local_broker_id, self.time, self)
+                    partition = self.all_partitions[tp] = Partition(
+                        tp, self.local_broker_id, self.time, self.log_manager,
+                        DelayedOperations(tp, self.delayed_produce_purgatory, self.delayed_fetch_purgatory,
+                                          self.delayed_delete_records_purgatory),
+                        self.log_config_fn)
                 if st.leader_epoch <= partition.leader_epoch:
                     self.warn(f"Ignoring LeaderAndIsr request from controller {request.controller_id} with "
                               f"correlation id {correlation_id} epoch {request.controller_epoch} for partition {tp} "
@@ -290,13 +291,11 @@ class ReplicaManager(Logging):
                 self.log_manager.async_delete(tp)
         elif partition is not None:
             partition.leader_replica_id_opt = None
-        # any request waiting on this partition completes now (with an error)
-        key = TopicPartitionOperationKey.from_topic_partition(tp)
-        self.delayed_produce_purgatory.check_and_complete(key)
-        self.delayed_fetch_purgatory.check_and_complete(key)
+        self.complete_delayed_fetch_or_produce_requests(tp)
 
-    # Kafka: Partition.tryCompleteDelayedRequests (S32)
-    def try_complete_delayed_requests(self, tp: TopicPartition) -> None:
+    # Kafka: ReplicaManager.completeDelayedFetchOrProduceRequests -- after a partition stopped here or went
+    # offline, whatever waited on it completes now (with an error)
+    def complete_delayed_fetch_or_produce_requests(self, tp: TopicPartition) -> None:
         key = TopicPartitionOperationKey.from_topic_partition(tp)
         self.delayed_fetch_purgatory.check_and_complete(key)
         self.delayed_produce_purgatory.check_and_complete(key)

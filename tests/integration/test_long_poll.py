@@ -4,7 +4,7 @@ its own clients): the long poll of S35 seen from outside.
 A consumer Fetch with ``max_wait_ms`` 5000 and ``min_bytes`` 1 on an empty partition must not
 come back empty at once, nor wait the full 5 s once data arrives: the fetch waits in the Fetch
 purgatory, and the append that brings the first byte completes it
-(``ReplicaManager.append_records`` -> ``try_complete_delayed_requests`` ->
+(``ReplicaManager.append_records`` -> ``Partition.try_complete_delayed_requests`` ->
 ``DelayedFetch.try_complete``). The in-process tests wrap ``DelayedFetch.on_complete`` to see
 which path completed it (``completed_by`` is "append" or "expiry").
 """

@@ -114,7 +114,7 @@ class TestAcksAll:
         leo = partition.log.log_end_offset
         partition.remote_replicas_map[1].update_fetch_state(leo, 0, broker.server.time.milliseconds(), leo, 0)
         assert partition.maybe_increment_leader_hw()
-        rm.try_complete_delayed_requests(TopicPartition("t", 0))
+        partition.try_complete_delayed_requests()
         [result] = responses
         assert result[TopicPartition("t", 0)].error is Errors.NONE
 
