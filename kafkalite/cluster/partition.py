@@ -20,6 +20,7 @@ import threading
 
 from kafkalite.cluster.replica import Replica
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.log.fetch_data_info import FetchIsolation, LogReadInfo
 from kafkalite.protocol.errors import Errors
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
@@ -174,19 +175,21 @@ class Partition(Logging):
         return self.log
 
     # Kafka: Partition.readRecords -- consumers read below the high watermark (LSO = HW: no transactions).
-    def read_records(self, fetch_offset: int, current_leader_epoch: int, max_bytes: int, fetch_isolation: str,
-                     fetch_only_from_leader: bool, min_one_message: bool):
+    def read_records(self, fetch_offset: int, current_leader_epoch: int, max_bytes: int,
+                     fetch_isolation: FetchIsolation, fetch_only_from_leader: bool,
+                     min_one_message: bool) -> LogReadInfo:
         log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
         hw, lso = log.high_watermark, log.high_watermark
         log_start, leo = log.log_start_offset, log.log_end_offset
-        max_offset = None if fetch_isolation == "log_end" else hw
+        max_offset = None if fetch_isolation is FetchIsolation.FETCH_LOG_END else hw
         data = log.read(fetch_offset, max_bytes, max_offset, min_one_message)
-        return data, hw, log_start, leo, lso
+        return LogReadInfo(data, hw, log_start, leo, lso)
 
     # Kafka: Partition.fetchOffsetSnapshot -- the end a delayed fetch is waiting for, with its segment position.
-    def fetch_offset_snapshot(self, current_leader_epoch: int, fetch_only_from_leader: bool, fetch_isolation: str):
+    def fetch_offset_snapshot(self, current_leader_epoch: int, fetch_only_from_leader: bool,
+                              fetch_isolation: FetchIsolation):
         log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
-        if fetch_isolation == "log_end":
+        if fetch_isolation is FetchIsolation.FETCH_LOG_END:
             return log.log_end_offset_metadata
         return log.fetch_high_watermark_metadata()
 

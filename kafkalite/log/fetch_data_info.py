@@ -3,16 +3,28 @@
 Kept in ``kafkalite/log/`` (Kafka has it in kafka/server/) because LogSegment and Log return it
 and ``log`` must not import ``server``.
 
-Classes: FetchDataInfo -- what a log read returns: where the read started
+Classes: LogReadInfo (Kafka 2.4 keeps it in Log.scala: what Partition.readRecords returns -- the data and
+the offsets a Fetch response carries), FetchIsolation (how far a read may see: the log end for followers, the high watermark for
+consumers; read_committed comes with transactions), FetchDataInfo -- what a log read returns: where the read started
 (``fetch_offset_metadata``), the records (a ``FileRecords`` slice, so the bytes go to the socket
 with sendfile and are never copied into Python) and whether the first batch did not fit.
 Left out: aborted transactions (no transactions in kafkalite yet).
 """
 from __future__ import annotations
 
+import enum
+
 import attrs
 
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
+
+
+class FetchIsolation(enum.Enum):
+    """Kafka: FetchIsolation -- FetchLogEnd, FetchHighWatermark, FetchTxnCommitted."""
+
+    FETCH_LOG_END = "FetchLogEnd"
+    FETCH_HIGH_WATERMARK = "FetchHighWatermark"
+    FETCH_TXN_COMMITTED = "FetchTxnCommitted"
 
 
 @attrs.frozen
@@ -23,3 +35,14 @@ class FetchDataInfo:
     records: object  # FileRecords slice or MemoryRecords.EMPTY; both have size_in_bytes()
     first_entry_incomplete: bool = False
     aborted_transactions: list | None = None
+
+
+@attrs.frozen
+class LogReadInfo:
+    """Kafka: LogReadInfo(fetchedData, highWatermark, logStartOffset, logEndOffset, lastStableOffset)."""
+
+    fetched_data: FetchDataInfo
+    high_watermark: int
+    log_start_offset: int
+    log_end_offset: int
+    last_stable_offset: int

@@ -29,6 +29,8 @@ import socket
 import threading
 import time as time_module
 
+import attrs
+
 from kafkalite.common.memory.memory_pool import MemoryPool, SimpleMemoryPool
 from kafkalite.network.kafka_channel import ChannelMuteEvent
 from kafkalite.network.request_channel import (CloseConnectionAction, NoOpAction, Request, RequestChannel,
@@ -450,6 +452,29 @@ class Acceptor(AbstractServerThread):
             pass
 
 
+@attrs.frozen
+class ConnectionId:
+    """Kafka: Processor.ConnectionId(localHost, localPort, remoteHost, remotePort, index) -- the selector's key
+    for a connection, ``<local host>:<port>-<remote host>:<port>-<index>``."""
+
+    local_host: str
+    local_port: int
+    remote_host: str
+    remote_port: int
+    index: int
+
+    # Kafka: ConnectionId.fromString
+    @classmethod
+    def from_string(cls, s: str) -> "ConnectionId":
+        local, remote, index = s.split("-")
+        local_host, local_port = local.rsplit(":", 1)
+        remote_host, remote_port = remote.rsplit(":", 1)
+        return cls(local_host, int(local_port), remote_host, int(remote_port), int(index))
+
+    def __str__(self) -> str:
+        return f"{self.local_host}:{self.local_port}-{self.remote_host}:{self.remote_port}-{self.index}"
+
+
 class Processor(AbstractServerThread):
     """Kafka: Processor -- one network thread with its own Selector (S3)."""
 
@@ -526,9 +551,9 @@ class Processor(AbstractServerThread):
     def connection_id(self, sock: socket.socket, remote: tuple | None = None) -> str:
         local = sock.getsockname()
         remote = remote or sock.getpeername()
-        cid = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}-{self._next_connection_index}"
+        cid = ConnectionId(local[0], local[1], remote[0], remote[1], self._next_connection_index)
         self._next_connection_index += 1
-        return cid
+        return str(cid)
 
     # Kafka: Processor.processNewResponses (S14)
     def process_new_responses(self) -> None:
@@ -591,12 +616,12 @@ class Processor(AbstractServerThread):
         for receive in self.selector.completed_receives:
             connection_id = receive.source
             try:
-                channel = self.selector.channel(connection_id) or self.selector.closing_channel(connection_id)
+                channel = self.open_or_closing_channel(connection_id)
                 if channel is None:
                     raise RuntimeError(f"Channel {connection_id} removed from selector before processing completed receive")
                 payload = receive.payload()
                 header, body_offset = self.parse_request_header(payload)
-                context = RequestContext(header, connection_id, connection_id.split("-")[1].rsplit(":", 1)[0],
+                context = RequestContext(header, connection_id, ConnectionId.from_string(connection_id).remote_host,
                                          self.listener_name, self.security_protocol)
                 request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,
                                   from_control_plane=self.control_plane, release=receive.release)
@@ -642,7 +667,7 @@ class Processor(AbstractServerThread):
     def process_disconnected(self) -> None:
         for connection_id in list(self.selector.disconnected):
             try:
-                remote_host = connection_id.split("-")[1].rsplit(":", 1)[0]
+                remote_host = ConnectionId.from_string(connection_id).remote_host
                 self.inflight_responses.pop(connection_id, None)
                 self.accept_trace.pop(connection_id, None)
                 self.connection_quotas.dec(self.listener_name, remote_host)
@@ -651,18 +676,18 @@ class Processor(AbstractServerThread):
 
     # Kafka: Processor.handleChannelMuteEvent
     def handle_channel_mute_event(self, connection_id: str, event: ChannelMuteEvent) -> None:
-        channel = self.selector.channel(connection_id) or self.selector.closing_channel(connection_id)
+        channel = self.open_or_closing_channel(connection_id)
         if channel is not None:
             channel.handle_channel_mute_event(event)
 
     # Kafka: Processor.tryUnmuteChannel
     def try_unmute_channel(self, connection_id: str) -> None:
-        if self.selector.channel(connection_id) is not None or self.selector.closing_channel(connection_id) is not None:
+        if self.open_or_closing_channel(connection_id) is not None:
             self.selector.unmute(connection_id)
 
     # Kafka: Processor.processChannelException -- close the one connection, log why.
     def process_channel_exception(self, connection_id: str, error_message: str, e: Exception) -> None:
-        if self.selector.channel(connection_id) is not None or self.selector.closing_channel(connection_id) is not None:
+        if self.open_or_closing_channel(connection_id) is not None:
             self.error(f"Closing socket for {connection_id} because of error: {error_message}: "
                        f"{type(e).__name__}: {e}")
             self.close(connection_id)
@@ -674,12 +699,12 @@ class Processor(AbstractServerThread):
 
     # Kafka: Processor.close(connectionId)
     def close(self, connection_id: str) -> None:
-        if self.selector.channel(connection_id) is not None or self.selector.closing_channel(connection_id) is not None:
+        if self.open_or_closing_channel(connection_id) is not None:
             self.debug(f"Closing selector connection {connection_id}")
             self.selector.close_connection(connection_id)
             self.inflight_responses.pop(connection_id, None)
             self.accept_trace.pop(connection_id, None)
-            remote_host = connection_id.split("-")[1].rsplit(":", 1)[0]
+            remote_host = ConnectionId.from_string(connection_id).remote_host
             self.connection_quotas.dec(self.listener_name, remote_host)
 
     def _close_socket(self, sock: socket.socket, remote_host: str) -> None:
@@ -719,9 +744,13 @@ class Processor(AbstractServerThread):
             self.close(connection_id)
         self.selector.close()
 
+    # Kafka: Processor.openOrClosingChannel -- a connection may still be closing with requests to answer
+    def open_or_closing_channel(self, connection_id: str):
+        return self.selector.channel(connection_id) or self.selector.closing_channel(connection_id)
+
     # visible for testing (Kafka: Processor.numStagedReceives)
     def num_staged_receives(self, connection_id: str) -> int:
-        channel = self.selector.channel(connection_id) or self.selector.closing_channel(connection_id)
+        channel = self.open_or_closing_channel(connection_id)
         return self.selector.num_staged_receives(channel) if channel is not None else 0
 
 

@@ -1,6 +1,6 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/server/DelayedFetch.scala
 
-Classes: DelayedFetch, FetchPartitionStatus.
+Classes: DelayedFetch, FetchPartitionStatus, FetchMetadata.
 
 A long-poll fetch (S35): created only when the fetch may wait (``max_wait_ms`` > 0), names
 partitions, found fewer bytes than ``min_bytes`` and no error. It is watched under each
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import attrs
 
+from kafkalite.log.fetch_data_info import FetchIsolation
 from kafkalite.log.log_offset_metadata import OffsetOrderingException
 from kafkalite.protocol.errors import ApiException
 from kafkalite.server.delayed_operation import DelayedOperation
@@ -29,10 +30,27 @@ class FetchPartitionStatus:
     fetch_info: object              # FetchRequest partition (fetch_offset, partition_max_bytes, current_leader_epoch)
 
 
+@attrs.frozen
+class FetchMetadata:
+    """Kafka: FetchMetadata(fetchMinBytes, fetchMaxBytes, hardMaxBytesLimit, fetchOnlyLeader, fetchIsolation,
+    isFromFollower, replicaId, fetchPartitionStatus) -- what a parked fetch asked for. ``fetch_infos`` (the
+    request's partitions, in order) is what ``on_complete`` reads again."""
+
+    fetch_min_bytes: int
+    fetch_max_bytes: int
+    hard_max_bytes_limit: bool
+    fetch_only_leader: bool
+    fetch_isolation: FetchIsolation
+    is_from_follower: bool
+    replica_id: int
+    fetch_partition_status: list   # [(TopicPartition, FetchPartitionStatus)]
+    fetch_infos: list              # [(TopicPartition, FetchRequest partition)]
+
+
 class DelayedFetch(DelayedOperation):
     """Kafka: DelayedFetch(delayMs, fetchMetadata, replicaManager, quota, clientMetadata, responseCallback)."""
 
-    def __init__(self, delay_ms: int, fetch_metadata: dict, replica_manager, response_callback):
+    def __init__(self, delay_ms: int, fetch_metadata: FetchMetadata, replica_manager, response_callback):
         super().__init__(delay_ms)
         self.fetch_metadata = fetch_metadata
         self.replica_manager = replica_manager
@@ -43,14 +61,14 @@ class DelayedFetch(DelayedOperation):
     def try_complete(self) -> bool:
         md = self.fetch_metadata
         accumulated = 0
-        for tp, status in md["partition_status"]:
+        for tp, status in md.fetch_partition_status:
             fetch_offset = status.start_offset_metadata
             try:
                 if fetch_offset.message_offset_only():
                     continue
-                partition = self.replica_manager.get_partition_or_exception(tp, expect_leader=md["fetch_only_from_leader"])
+                partition = self.replica_manager.get_partition_or_exception(tp, expect_leader=md.fetch_only_leader)
                 end = partition.fetch_offset_snapshot(status.fetch_info.current_leader_epoch,
-                                                      md["fetch_only_from_leader"], md["fetch_isolation"])
+                                                      md.fetch_only_leader, md.fetch_isolation)
                 if end.message_offset != fetch_offset.message_offset:
                     if end.on_older_segment(fetch_offset):                 # case C
                         return self.force_complete()
@@ -60,7 +78,7 @@ class DelayedFetch(DelayedOperation):
                         accumulated += min(end.position_diff(fetch_offset), status.fetch_info.partition_max_bytes)
             except (ApiException, OffsetOrderingException):              # cases A, B, D, E
                 return self.force_complete()
-        if accumulated >= md["fetch_min_bytes"]:                           # case G
+        if accumulated >= md.fetch_min_bytes:                           # case G
             return self.force_complete()
         return False
 
@@ -83,6 +101,6 @@ class DelayedFetch(DelayedOperation):
     def on_complete(self) -> None:
         md = self.fetch_metadata
         results = self.replica_manager.read_from_local_log(
-            md["replica_id"], md["fetch_only_from_leader"], md["fetch_isolation"], md["fetch_max_bytes"],
-            md["hard_max_bytes_limit"], md["fetch_infos"])
+            md.replica_id, md.fetch_only_leader, md.fetch_isolation, md.fetch_max_bytes, md.hard_max_bytes_limit,
+            md.fetch_infos)
         self.response_callback(self.replica_manager.to_fetch_partition_data(results))

@@ -21,10 +21,10 @@ from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionError, LeaderAndIsrResponse
-from kafkalite.log.fetch_data_info import FetchDataInfo
+from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.record.memory_records import MemoryRecords
-from kafkalite.server.delayed_fetch import DelayedFetch, FetchPartitionStatus
+from kafkalite.server.delayed_fetch import DelayedFetch, FetchMetadata, FetchPartitionStatus
 from kafkalite.server.delayed_operation import DelayedOperationPurgatory
 from kafkalite.server.delayed_produce import DelayedProduce, ProducePartitionStatus
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
@@ -366,7 +366,7 @@ class ReplicaManager(Logging):
         """``fetch_infos``: [(TopicPartition, FetchPartition)] in request order."""
         is_from_follower = replica_id >= 0
         fetch_only_from_leader = replica_id != -2   # Kafka: debugging consumers (-2) may read followers
-        fetch_isolation = "log_end" if is_from_follower else "high_watermark"
+        fetch_isolation = FetchIsolation.FETCH_LOG_END if is_from_follower else FetchIsolation.FETCH_HIGH_WATERMARK
         results = self.read_from_local_log(replica_id, fetch_only_from_leader, fetch_isolation, fetch_max_bytes,
                                            hard_max_bytes_limit, fetch_infos)
         bytes_readable = sum(r.records_size() for _, r in results)
@@ -377,17 +377,15 @@ class ReplicaManager(Logging):
             return
         status = [(tp, FetchPartitionStatus(r.info.fetch_offset_metadata, info))
                   for (tp, info), (_, r) in zip(fetch_infos, results)]
-        metadata = {"fetch_min_bytes": fetch_min_bytes, "fetch_max_bytes": fetch_max_bytes,
-                    "hard_max_bytes_limit": hard_max_bytes_limit, "fetch_only_from_leader": fetch_only_from_leader,
-                    "fetch_isolation": fetch_isolation, "replica_id": replica_id, "partition_status": status,
-                    "fetch_infos": fetch_infos}
+        metadata = FetchMetadata(fetch_min_bytes, fetch_max_bytes, hard_max_bytes_limit, fetch_only_from_leader,
+                                 fetch_isolation, is_from_follower, replica_id, status, fetch_infos)
         delayed = DelayedFetch(timeout_ms, metadata, self, response_callback)
         keys = [TopicPartitionOperationKey.from_topic_partition(tp) for tp, _ in status]
         self.delayed_fetch_purgatory.try_complete_else_watch(delayed, keys)
 
     # Kafka: ReplicaManager.readFromLocalLog -- fetch.max.bytes shared across partitions in order;
     # the first batch is returned whole even if larger (min_one_message), unless the client asked for a hard limit.
-    def read_from_local_log(self, replica_id: int, fetch_only_from_leader: bool, fetch_isolation: str,
+    def read_from_local_log(self, replica_id: int, fetch_only_from_leader: bool, fetch_isolation: FetchIsolation,
                             fetch_max_bytes: int, hard_max_bytes_limit: bool, fetch_infos: list) -> list:
         limit_bytes = fetch_max_bytes
         min_one_message = not hard_max_bytes_limit
@@ -405,10 +403,10 @@ class ReplicaManager(Logging):
         adjusted_max_bytes = min(info.partition_max_bytes, limit_bytes)
         try:
             partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
-            data, hw, log_start, leo, lso = partition.read_records(
-                info.fetch_offset, getattr(info, "current_leader_epoch", -1), adjusted_max_bytes, fetch_isolation,
-                fetch_only_from_leader, min_one_message)
-            return LogReadResult(data, hw, log_start, leo, lso)
+            read = partition.read_records(info.fetch_offset, getattr(info, "current_leader_epoch", -1),
+                                          adjusted_max_bytes, fetch_isolation, fetch_only_from_leader, min_one_message)
+            return LogReadResult(read.fetched_data, read.high_watermark, read.log_start_offset, read.log_end_offset,
+                                 read.last_stable_offset)
         except ApiException as e:
             return LogReadResult(FetchDataInfo(LogOffsetMetadata(-1), MemoryRecords.EMPTY), error=e.error)
         except Exception as e:  # noqa: BLE001

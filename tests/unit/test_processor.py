@@ -93,3 +93,10 @@ def test_an_idle_processor_counts_its_select_wait_as_idle():
         processor.initiate_shutdown()
         processor.wakeup()
         thread.join(10)
+
+
+def test_connection_id_round_trips_through_its_string_form():
+    from kafkalite.network.socket_server import ConnectionId
+    cid = ConnectionId("127.0.0.1", 9092, "::1", 51234, 7)
+    assert str(cid) == "127.0.0.1:9092-::1:51234-7"
+    assert ConnectionId.from_string(str(cid)) == cid
