@@ -53,9 +53,8 @@ class GroupApis:
             partition = self.group_coordinator.partition_for(body.key)
         elif key_type == TRANSACTION_KEY_TYPE:
             topic = Topic.TRANSACTION_STATE_TOPIC_NAME
-            txn = getattr(self, "txn_coordinator", None)
-            partition = (txn.partition_for(body.key) if txn is not None else
-                         utils_abs(java_string_hashcode(body.key)) % self.config.get("transaction.state.log.num.partitions"))
+            # Kafka: TransactionStateManager.partitionFor (no transaction coordinator yet: its hashing alone)
+            partition = utils_abs(java_string_hashcode(body.key)) % self.config.get("transaction.state.log.num.partitions")
         else:
             respond(Errors.INVALID_REQUEST)
             return

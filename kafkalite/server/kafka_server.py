@@ -179,19 +179,12 @@ class KafkaServer(Logging):
                          self.time, self.cluster_id, broker_epoch_fn=lambda: self.broker_epoch)
 
     def create_group_coordinator(self):
-        try:
-            from kafkalite.coordinator.group.group_coordinator import GroupCoordinator
-        except ImportError:
-            return None
+        from kafkalite.coordinator.group.group_coordinator import GroupCoordinator
         return GroupCoordinator.create(self.config, self.zk_client, self.replica_manager, self.time)
 
     def start_metrics_reporter(self) -> None:
         if self.config.metrics_port:
-            try:
-                from kafkalite.metrics.prometheus_reporter import PrometheusReporter
-            except ImportError:
-                self.warn("kafkalite.metrics.port is set but the metrics reporter is not available")
-                return
+            from kafkalite.metrics.prometheus_reporter import PrometheusReporter
             self.metrics_reporter = PrometheusReporter(self)
             self.metrics_reporter.start()
 

@@ -31,7 +31,6 @@ from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.shutdownable_thread import ShutdownableThread
 
-FUTURE_LOCAL_REPLICA_ID = -3
 
 
 @attrs.define
@@ -299,9 +298,6 @@ class ReplicaManager(Logging):
         key = TopicPartitionOperationKey.from_topic_partition(tp)
         self.delayed_fetch_purgatory.check_and_complete(key)
         self.delayed_produce_purgatory.check_and_complete(key)
-
-    def is_internal_topic_allowed(self, topic: str, internal_topics_allowed: bool) -> bool:
-        return internal_topics_allowed or not Topic.is_internal(topic)
 
     # ------------------------------------------------------------------ produce (S31, S33, S34)
     # Kafka: ReplicaManager.appendRecords
