@@ -31,38 +31,16 @@ from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
 UNKNOWN_BROKER_EPOCH = -1
 _SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 
-# api key -> handler method name; an API is advertised only when its handler exists.
-HANDLERS = {
-    ApiKeys.PRODUCE: "handle_produce_request",
-    ApiKeys.FETCH: "handle_fetch_request",
-    ApiKeys.LIST_OFFSETS: "handle_list_offset_request",
-    ApiKeys.METADATA: "handle_topic_metadata_request",
-    ApiKeys.LEADER_AND_ISR: "handle_leader_and_isr_request",
-    ApiKeys.STOP_REPLICA: "handle_stop_replica_request",
-    ApiKeys.UPDATE_METADATA: "handle_update_metadata_request",
-    ApiKeys.OFFSET_COMMIT: "handle_offset_commit_request",
-    ApiKeys.OFFSET_FETCH: "handle_offset_fetch_request",
-    ApiKeys.FIND_COORDINATOR: "handle_find_coordinator_request",
-    ApiKeys.JOIN_GROUP: "handle_join_group_request",
-    ApiKeys.HEARTBEAT: "handle_heartbeat_request",
-    ApiKeys.LEAVE_GROUP: "handle_leave_group_request",
-    ApiKeys.SYNC_GROUP: "handle_sync_group_request",
-    ApiKeys.DESCRIBE_GROUPS: "handle_describe_groups_request",
-    ApiKeys.LIST_GROUPS: "handle_list_groups_request",
-    ApiKeys.API_VERSIONS: "handle_api_versions_request",
-    ApiKeys.CREATE_TOPICS: "handle_create_topics_request",
-    ApiKeys.DELETE_TOPICS: "handle_delete_topics_request",
-    ApiKeys.DELETE_RECORDS: "handle_delete_records_request",
-    ApiKeys.INIT_PRODUCER_ID: "handle_init_producer_id_request",
-    ApiKeys.OFFSET_FOR_LEADER_EPOCH: "handle_offset_for_leader_epoch_request",
-    ApiKeys.DESCRIBE_CONFIGS: "handle_describe_configs_request",
-    ApiKeys.ALTER_CONFIGS: "handle_alter_configs_request",
-    ApiKeys.INCREMENTAL_ALTER_CONFIGS: "handle_incremental_alter_configs_request",
-    ApiKeys.CREATE_PARTITIONS: "handle_create_partitions_request",
-    ApiKeys.DELETE_GROUPS: "handle_delete_groups_request",
-    ApiKeys.OFFSET_DELETE: "handle_offset_delete_request",
-    ApiKeys.DESCRIBE_CLUSTER: "handle_describe_cluster",
-}
+# The APIs this broker serves (what ApiVersions advertises); KafkaApis.handle dispatches each explicitly.
+SERVED_APIS = (
+    ApiKeys.PRODUCE, ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.METADATA, ApiKeys.LEADER_AND_ISR,
+    ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
+    ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.SYNC_GROUP,
+    ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.API_VERSIONS, ApiKeys.CREATE_TOPICS,
+    ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_RECORDS, ApiKeys.INIT_PRODUCER_ID, ApiKeys.OFFSET_FOR_LEADER_EPOCH,
+    ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.CREATE_PARTITIONS,
+    ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
+)
 
 
 class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
@@ -86,17 +64,44 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
         self.log_ident = f"[KafkaApi-{broker_id}] "
 
     # ------------------------------------------------------------------ dispatch
-    # Kafka: KafkaApis.handle
+    # Kafka: KafkaApis.handle -- one case per API, as Kafka's match on request.header.apiKey
     def handle(self, request) -> None:
         try:
             if self.is_trace_enabled():
                 self.trace(f"Handling request:{request.request_desc()} from connection "
                            f"{request.context.connection_id}")
-            method = HANDLERS.get(request.api_key)
-            handler = getattr(self, method, None) if method else None
-            if handler is None:
-                raise Errors.UNSUPPORTED_VERSION.exception(f"Unsupported api key {request.api_key.name}")
-            handler(request)
+            match request.api_key:
+                case ApiKeys.PRODUCE: self.handle_produce_request(request)
+                case ApiKeys.FETCH: self.handle_fetch_request(request)
+                case ApiKeys.LIST_OFFSETS: self.handle_list_offset_request(request)
+                case ApiKeys.METADATA: self.handle_topic_metadata_request(request)
+                case ApiKeys.LEADER_AND_ISR: self.handle_leader_and_isr_request(request)
+                case ApiKeys.STOP_REPLICA: self.handle_stop_replica_request(request)
+                case ApiKeys.UPDATE_METADATA: self.handle_update_metadata_request(request)
+                case ApiKeys.OFFSET_COMMIT: self.handle_offset_commit_request(request)
+                case ApiKeys.OFFSET_FETCH: self.handle_offset_fetch_request(request)
+                case ApiKeys.FIND_COORDINATOR: self.handle_find_coordinator_request(request)
+                case ApiKeys.JOIN_GROUP: self.handle_join_group_request(request)
+                case ApiKeys.HEARTBEAT: self.handle_heartbeat_request(request)
+                case ApiKeys.LEAVE_GROUP: self.handle_leave_group_request(request)
+                case ApiKeys.SYNC_GROUP: self.handle_sync_group_request(request)
+                case ApiKeys.DESCRIBE_GROUPS: self.handle_describe_groups_request(request)
+                case ApiKeys.LIST_GROUPS: self.handle_list_groups_request(request)
+                case ApiKeys.API_VERSIONS: self.handle_api_versions_request(request)
+                case ApiKeys.CREATE_TOPICS: self.handle_create_topics_request(request)
+                case ApiKeys.DELETE_TOPICS: self.handle_delete_topics_request(request)
+                case ApiKeys.DELETE_RECORDS: self.handle_delete_records_request(request)
+                case ApiKeys.INIT_PRODUCER_ID: self.handle_init_producer_id_request(request)
+                case ApiKeys.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request(request)
+                case ApiKeys.DESCRIBE_CONFIGS: self.handle_describe_configs_request(request)
+                case ApiKeys.ALTER_CONFIGS: self.handle_alter_configs_request(request)
+                case ApiKeys.INCREMENTAL_ALTER_CONFIGS: self.handle_incremental_alter_configs_request(request)
+                case ApiKeys.CREATE_PARTITIONS: self.handle_create_partitions_request(request)
+                case ApiKeys.DELETE_GROUPS: self.handle_delete_groups_request(request)
+                case ApiKeys.OFFSET_DELETE: self.handle_offset_delete_request(request)
+                case ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster(request)
+                case _:
+                    raise Errors.UNSUPPORTED_VERSION.exception(f"Unsupported api key {request.api_key.name}")
         except Exception as e:  # noqa: BLE001
             self.handle_error(request, e)
         finally:
@@ -105,8 +110,8 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
 
     @classmethod
     def advertised_apis(cls) -> list[ApiKeys]:
-        """Every API this broker has a handler and a schema for (what ApiVersions lists)."""
-        return [k for k, m in HANDLERS.items() if hasattr(cls, m) and k.request_class is not None]
+        """Every API this broker serves and has a schema for (what ApiVersions lists)."""
+        return [k for k in SERVED_APIS if k.request_class is not None]
 
     # Kafka: KafkaApis.handleError -- an unexpected failure closes the connection (we have no
     # generic per-API error response builder), with a log line saying why.

@@ -49,10 +49,9 @@ class KafkaRequestHandler(Logging):
                         req.request_dequeue_time_nanos = end
                         req.handler_thread = thread_name
                         if req.hops is not None:
-                            from kafkalite.server.kafka_apis import HANDLERS
                             req.record_hop("dequeued", f"waited {(end - req.start_time_nanos) / 1e6:.3f}ms since read",
                                            at_nanos=end)
-                            req.record_hop("handler", f"KafkaApis.{HANDLERS.get(req.api_key, 'handle')}")
+                            req.record_hop("handler", f"KafkaApis.handle {req.api_key.name}")
                         set_current_request(req)
                         if self.is_trace_enabled():
                             self.trace(f"Kafka request handler {self.id} on broker {self.broker_id} handling "

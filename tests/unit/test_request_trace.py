@@ -79,7 +79,7 @@ def test_one_produce_request_shows_every_hop_in_order_with_thread_names(traced_b
     assert threads["read"] == threads["queued"] == threads["response-dequeued"] == threads["sent"] == network
     assert threads["dequeued"].startswith("data-plane-kafka-request-handler-")
     assert threads["handler"] == threads["response-queued"] == threads["dequeued"]
-    assert dict((h[0], h[3]) for h in hops)["handler"] == "KafkaApis.handle_produce_request"
+    assert dict((h[0], h[3]) for h in hops)["handler"] == "KafkaApis.handle PRODUCE"
     times = [h[2] for h in hops]
     assert times == sorted(times)
 
