@@ -193,6 +193,21 @@ class Partition(Logging):
             return log.log_end_offset_metadata
         return log.fetch_high_watermark_metadata()
 
+    # Kafka: Partition.deleteRecordsOnLeader -- returns the low watermark (with one replica, the log start offset)
+    def delete_records_on_leader(self, offset: int) -> int:
+        with self.leader_isr_update_lock:
+            if not self.is_leader() or self.log is None:
+                raise Errors.NOT_LEADER_FOR_PARTITION.exception(
+                    f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
+            log = self.log
+            converted = log.high_watermark if offset == -1 else offset
+            if converted < 0 or converted > log.high_watermark:
+                raise Errors.OFFSET_OUT_OF_RANGE.exception(
+                    f"Cannot increment the log start offset to {converted} of partition {self.topic_partition} "
+                    f"since it is larger than the high watermark {log.high_watermark}")
+            log.maybe_increment_log_start_offset(converted)
+            return log.log_start_offset
+
     # Kafka: Partition.checkEnoughReplicasReachOffset
     def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
         if not self.is_leader() or self.log is None:

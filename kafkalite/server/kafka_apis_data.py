@@ -80,11 +80,6 @@ class DataApis:
                     entries[tp] = MemoryRecords(p.records)
 
         def send_response_callback(response_status: dict) -> None:
-            for tp, status in response_status.items():   # Kafka marks these in ReplicaManager.appendToLocalLog
-                if status.error is Errors.NONE and tp in entries:
-                    records = entries[tp]
-                    BROKER_TOPIC_STATS.update_bytes_and_messages_in(
-                        tp.topic, records.size_in_bytes(), sum(b.count for b in records.batches()))
             merged = dict(response_status)
             merged.update(errors)
             if body.acks == 0:
@@ -270,27 +265,20 @@ class DataApis:
     # ------------------------------------------------------------------ DeleteRecords
     # Kafka: KafkaApis.handleDeleteRecordsRequest -> ReplicaManager.deleteRecords (one replica: no waiting)
     def handle_delete_records_request(self, request) -> None:
-        topics = []
-        for topic in request.body.topics:
-            parts = []
-            for p in topic.partitions:
-                r = delete_records.DeleteRecordsPartitionResult(partition_index=p.partition_index, low_watermark=-1)
-                try:
-                    partition = self.replica_manager.get_partition_or_exception(
-                        TopicPartition(topic.name, p.partition_index), expect_leader=True)
-                    log = partition.log
-                    offset = log.high_watermark if p.offset == -1 else p.offset
-                    if offset < 0 or offset > log.high_watermark:
-                        raise Errors.OFFSET_OUT_OF_RANGE.exception(
-                            f"Cannot increment the log start offset to {offset} of partition {partition.topic_partition} "
-                            f"since it is larger than the high watermark {log.high_watermark}")
-                    log.maybe_increment_log_start_offset(offset)
-                    r.low_watermark = log.log_start_offset
-                except ApiException as e:
-                    r.error_code = e.error.code
-                parts.append(r)
-            topics.append(delete_records.DeleteRecordsTopicResult(name=topic.name, partitions=parts))
-        self.send_response(request, delete_records.DeleteRecordsResponse(topics=topics))
+        body = request.body
+        offsets = {TopicPartition(topic.name, p.partition_index): p.offset
+                   for topic in body.topics for p in topic.partitions}
+
+        def send_response_callback(results: dict) -> None:
+            by_topic: dict[str, list] = {}
+            for tp, (low_watermark, error) in results.items():
+                by_topic.setdefault(tp.topic, []).append(delete_records.DeleteRecordsPartitionResult(
+                    partition_index=tp.partition, low_watermark=low_watermark, error_code=error.code))
+            self.send_response(request, delete_records.DeleteRecordsResponse(topics=[
+                delete_records.DeleteRecordsTopicResult(name=name, partitions=parts)
+                for name, parts in by_topic.items()]))
+
+        self.replica_manager.delete_records(body.timeout_ms, offsets, send_response_callback)
 
     # ------------------------------------------------------------------ DescribeConfigs
     # Kafka: KafkaApis.handleDescribeConfigsRequest -> AdminManager.describeConfigs

@@ -23,6 +23,7 @@ from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionError, LeaderAndIsrResponse
 from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
+from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_fetch import DelayedFetch, FetchMetadata, FetchPartitionStatus
 from kafkalite.server.delayed_operation import DelayedOperationPurgatory
@@ -343,6 +344,8 @@ class ReplicaManager(Logging):
             try:
                 partition = self.get_partition_or_exception(tp, expect_leader=True)
                 info = partition.append_records_to_leader(records, is_from_client, required_acks)
+                # update stats for successfully appended bytes and messages as bytesInRate and messageInRate
+                BROKER_TOPIC_STATS.update_bytes_and_messages_in(tp.topic, records.size_in_bytes(), info.num_messages)
                 if self.is_trace_enabled():
                     self.trace(f"{records.size_in_bytes()} written to log {tp} beginning at offset "
                                f"{info.first_offset} and ending at offset {info.last_offset}")
@@ -352,6 +355,24 @@ class ReplicaManager(Logging):
             except Exception as e:  # noqa: BLE001
                 self.error(f"Error processing append operation on partition {tp}: {e}", exc_info=True)
                 results[tp] = LogAppendResult(None, Errors.UNKNOWN_SERVER_ERROR.exception(str(e)))
+        return results
+
+    # ------------------------------------------------------------------ DeleteRecords
+    # Kafka: ReplicaManager.deleteRecords -- moves each partition's log start offset (-1: to the high
+    # watermark) and answers with the low watermark. Left out until followers exist: the
+    # DelayedDeleteRecords wait for every replica's log start offset (the low watermark is the leader's).
+    def delete_records(self, timeout_ms: int, offset_per_partition: dict, response_callback) -> None:
+        response_callback(self.delete_records_on_local_log(offset_per_partition))
+
+    # Kafka: ReplicaManager.deleteRecordsOnLocalLog
+    def delete_records_on_local_log(self, offset_per_partition: dict) -> dict:
+        results = {}
+        for tp, requested_offset in offset_per_partition.items():
+            try:
+                partition = self.get_partition_or_exception(tp, expect_leader=True)
+                results[tp] = (partition.delete_records_on_leader(requested_offset), Errors.NONE)
+            except ApiException as e:
+                results[tp] = (-1, e.error)
         return results
 
     # ------------------------------------------------------------------ fetch (S31, S35)

@@ -136,3 +136,31 @@ class TestAcksAll:
             time.sleep(0.01)   # polling for the purgatory's expiry, bounded
         [result] = responses
         assert result[TopicPartition("t", 0)].error is Errors.REQUEST_TIMED_OUT
+
+
+class TestDeleteRecordsAndStats:
+    def test_delete_records_moves_the_log_start_offset(self, broker):
+        rm = broker.server.replica_manager
+        partition = create_topic(broker.server, "t")
+        for _ in range(5):
+            produce(rm, "t", 1)
+        tp = TopicPartition("t", 0)
+        results = []
+        rm.delete_records(1000, {tp: 3, TopicPartition("missing", 0): 1}, results.append)
+        [answer] = results
+        assert answer[tp] == (3, Errors.NONE) and partition.log.log_start_offset == 3
+        assert answer[TopicPartition("missing", 0)][1] is Errors.UNKNOWN_TOPIC_OR_PARTITION
+        rm.delete_records(1000, {tp: 99}, results.append)
+        assert results[-1][tp][1] is Errors.OFFSET_OUT_OF_RANGE
+        rm.delete_records(1000, {tp: -1}, results.append)   # -1: up to the high watermark
+        assert results[-1][tp] == (5, Errors.NONE)
+
+    def test_append_marks_bytes_and_messages_in_once(self, broker):
+        from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "stats-topic")
+        before = BROKER_TOPIC_STATS.topic_stats("stats-topic").messages_in_rate.count
+        from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
+        records = MemoryRecords.with_records(*[SimpleRecord(1_600_000_000_000, None, b"v%d" % i) for i in range(4)])
+        rm.append_records(1000, 1, False, True, {TopicPartition("stats-topic", 0): records}, lambda r: None)
+        assert BROKER_TOPIC_STATS.topic_stats("stats-topic").messages_in_rate.count - before == 4
