@@ -7,16 +7,51 @@ CreateTopics and DeleteTopics only write to ZooKeeper; the answer waits in the "
 until the controller's UPDATE_METADATA shows the change in this broker's MetadataCache (every
 partition of a new topic has a leader; a deleted topic is gone), or until the request's timeout.
 KafkaApis calls ``try_complete_delayed_topic_operations(topic)`` after each UpdateMetadata.
+
+Configs (KafkaApis only validates the request and hands it here, as in 2.4):
+- ``describe_configs``: every key of a topic or this broker with its value, where it comes from and,
+  when asked, its synonyms, most specific first (topic override, this broker's dynamic config, the
+  cluster-wide dynamic default, server.properties, the default);
+- ``alter_configs`` / ``incremental_alter_configs`` (KIP-339: SET, DELETE, APPEND, SUBTRACT) write the
+  entity's whole override set to ``/config/topics/<t>`` or ``/config/brokers/<id|<default>>`` with a
+  change notification; every broker's DynamicConfigManager then applies it (S24), so the response may
+  come a moment before the new value takes effect. A bad value or a key that cannot change dynamically
+  is INVALID_REQUEST with the reason.
+Left out: authorization, CreateTopicPolicy/AlterConfigPolicy, sensitive (password) values.
 """
 from __future__ import annotations
 
 import attrs
 
+from kafkalite.common import topic as Topic
+from kafkalite.log.log_config import SERVER_DEFAULT_CONFIG_NAMES, LogConfig, LogConfigDef
 from kafkalite.protocol.errors import ApiException, Errors
+from kafkalite.protocol.messages import describe_configs
 from kafkalite.server.delayed_operation import DelayedOperation, DelayedOperationPurgatory
 from kafkalite.server.delayed_operation_key import TopicKey
+from kafkalite.server.dynamic_broker_config import (ALL_DYNAMIC_CONFIGS, BROKER_CONFIG_SYNONYMS, DEFAULT_ENTITY,
+                                                    dynamic_config_of)
+from kafkalite.server.kafka_config import CONFIG_DEF, ConfigException
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.admin_zk_client import AdminZkClient, assign_replicas_to_brokers
+
+
+TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4        # Kafka: ConfigResource.Type
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3    # Kafka: AlterConfigOp.OpType
+# Kafka: DescribeConfigsResponse.ConfigSource
+CONFIG_SOURCE = {"UNKNOWN": 0, "TOPIC_CONFIG": 1, "DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2,
+                 "DYNAMIC_DEFAULT_BROKER_CONFIG": 3, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5}
+
+
+def config_text(value):
+    """A config value as DescribeConfigs shows it."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 @attrs.define
@@ -95,8 +130,9 @@ class DelayedDeleteTopics(DelayedOperation):
 class AdminManager(Logging):
     """Kafka: AdminManager(config, metrics, metadataCache, zkClient)."""
 
-    def __init__(self, config, metadata_cache, zk_client):
+    def __init__(self, config, metadata_cache, zk_client, log_config_fn=None):
         self.config = config
+        self.log_config_fn = log_config_fn   # topic -> its LogConfig (server defaults + the topic's overrides)
         self.metadata_cache = metadata_cache
         self.zk_client = zk_client
         self.admin_zk_client = AdminZkClient(zk_client)
@@ -208,6 +244,133 @@ class AdminManager(Logging):
         else:
             delayed = DelayedDeleteTopics(timeout_ms, results, self, response_callback)
             self.topic_purgatory.try_complete_else_watch(delayed, [TopicKey(t) for t, _ in results])
+
+    # ------------------------------------------------------------------ configs
+    # Kafka: AdminManager.describeConfigs
+    def describe_configs(self, resources, include_synonyms: bool) -> list:
+        results = []
+        for res in resources:
+            result = describe_configs.DescribeConfigsResult(resource_type=res.resource_type,
+                                                            resource_name=res.resource_name)
+            try:
+                entries = self.describe_resource_configs(res.resource_type, res.resource_name, include_synonyms)
+                keys = res.configuration_keys
+                result.configs = [e for e in entries if keys is None or e.name in keys]
+            except ApiException as e:
+                result.error_code, result.error_message = e.error.code, str(e)
+            results.append(result)
+        return results
+
+    # Kafka: AdminManager.describeConfigs (createTopicConfigEntry / createBrokerConfigEntry + configSynonyms)
+    def describe_resource_configs(self, resource_type: int, name: str, include_synonyms: bool = False) -> list:
+        dynamic = dynamic_config_of(self.config)
+        rows = []   # (name, value, source, read_only, sensitive, synonyms)
+        if resource_type == TOPIC_RESOURCE:
+            Topic.validate(name)
+            if not self.metadata_cache.contains(name):
+                raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
+            overrides = self.zk_client.get_entity_configs("topics", name)
+            for e in self.log_config_fn(name).describe():
+                synonyms = [(e.name, overrides[e.name], "TOPIC_CONFIG")] if e.name in overrides else []
+                broker_key = SERVER_DEFAULT_CONFIG_NAMES.get(e.name)
+                if broker_key:
+                    synonyms += self.broker_synonyms(broker_key, dynamic)
+                if len(synonyms) == (e.name in overrides):   # no broker key sets it: the topic default
+                    synonyms.append((e.name, config_text(LogConfigDef[e.name][1]), "DEFAULT_CONFIG"))
+                rows.append((e.name, e.value, synonyms[0][2], False, e.is_sensitive, synonyms))
+        elif resource_type == BROKER_RESOURCE:
+            if name and name != str(self.config.broker_id):
+                raise Errors.INVALID_REQUEST.exception(f"Unexpected broker id, expected {self.config.broker_id} or empty "
+                                                       f"string, but received {name}")
+            for key, value in sorted(self.config.values.items()):
+                synonyms = self.broker_synonyms(key, dynamic)
+                source = synonyms[0][2] if synonyms else "DEFAULT_CONFIG"
+                rows.append((key, config_text(value), source, key not in ALL_DYNAMIC_CONFIGS, False, synonyms))
+        else:
+            raise Errors.INVALID_REQUEST.exception(f"Unsupported resource type {resource_type}")
+        return [describe_configs.DescribeConfigsResourceResult(
+            name=n, value=None if sensitive else v, read_only=ro, config_source=CONFIG_SOURCE[src],
+            is_sensitive=sensitive,
+            synonyms=[describe_configs.DescribeConfigsSynonym(name=sn, value=sv, source=CONFIG_SOURCE[ss])
+                      for sn, sv, ss in synonyms] if include_synonyms else [])
+            for n, v, src, ro, sensitive, synonyms in rows]
+
+    # Kafka: DynamicBrokerConfig.brokerConfigSynonyms + AdminManager.configSynonyms -- where a broker
+    # key's value can come from, most specific first: this broker's dynamic config, the cluster-wide
+    # dynamic default, server.properties, the built-in default (for each of its spellings).
+    def broker_synonyms(self, key: str, dynamic) -> list:
+        synonyms = []
+        names = BROKER_CONFIG_SYNONYMS.get(key, (key,))
+        for source, store in (("DYNAMIC_BROKER_CONFIG", dynamic.dynamic_broker_configs),
+                              ("DYNAMIC_DEFAULT_BROKER_CONFIG", dynamic.dynamic_default_configs),
+                              ("STATIC_BROKER_CONFIG", dynamic.static_broker_configs)):
+            synonyms += [(n, str(store[n]), source) for n in names if n in store]
+        synonyms += [(n, config_text(CONFIG_DEF[n][1]), "DEFAULT_CONFIG") for n in names
+                     if n in CONFIG_DEF and CONFIG_DEF[n][1] is not None]
+        return synonyms
+
+    # Kafka: AdminManager.alterConfigs -- the resource's overrides become the request's set
+    def alter_configs(self, resource_type: int, name: str, new_props: dict, validate_only: bool):
+        return self.alter_resource_configs(resource_type, name, lambda current: new_props, validate_only)
+
+    # Kafka: AdminManager.incrementalAlterConfigs
+    def incremental_alter_configs(self, resource_type: int, name: str, alter_ops, validate_only: bool):
+        return self.alter_resource_configs(resource_type, name,
+                                           lambda current: self.prepare_incremental_configs(alter_ops, current),
+                                           validate_only)
+
+    # Kafka: AdminManager.prepareIncrementalConfigs
+    @staticmethod
+    def prepare_incremental_configs(alter_ops, current: dict) -> dict:
+        props = dict(current)
+        for op in alter_ops:
+            if op.config_operation == SET:
+                props[op.name] = op.value
+            elif op.config_operation == DELETE:
+                props.pop(op.name, None)
+            elif op.config_operation in (APPEND, SUBTRACT):
+                items = [v for v in (props.get(op.name) or "").split(",") if v]
+                given = [v.strip() for v in (op.value or "").split(",") if v.strip()]
+                if op.config_operation == APPEND:
+                    items += [v for v in given if v not in items]
+                else:
+                    items = [v for v in items if v not in given]
+                props[op.name] = ",".join(items)
+            else:
+                raise Errors.INVALID_REQUEST.exception(f"Unknown config operation {op.config_operation}")
+        return props
+
+    def alter_resource_configs(self, resource_type: int, name: str, new_props_fn, validate_only: bool):
+        """Validate and (unless validate_only) persist one resource's new overrides: (Errors, message)."""
+        try:
+            if resource_type == TOPIC_RESOURCE:
+                Topic.validate(name)
+                if not self.zk_client.topic_exists(name):
+                    raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
+                entity_type, entity = "topics", name
+                props = new_props_fn(self.zk_client.get_entity_configs(entity_type, entity))
+                LogConfig.validate(props)
+            elif resource_type == BROKER_RESOURCE:
+                per_broker = bool(name)
+                if per_broker and name != str(self.config.broker_id):
+                    raise Errors.INVALID_REQUEST.exception(
+                        f"Unexpected broker id, expected {self.config.broker_id} or empty string, but received {name}")
+                entity_type, entity = "brokers", name if per_broker else DEFAULT_ENTITY
+                props = new_props_fn(self.zk_client.get_entity_configs(entity_type, entity))
+                dynamic_config_of(self.config).validate(props, per_broker)
+            else:
+                raise Errors.INVALID_REQUEST.exception(f"Unsupported resource type {resource_type}")
+            if not validate_only:
+                self.zk_client.set_or_create_entity_configs(entity_type, entity, props)
+                self.zk_client.create_config_change_notification(f"{entity_type}/{entity}")
+                self.info(f"Updated {entity_type}/{entity} configs to {props}")
+            return Errors.NONE, None
+        except ApiException as e:
+            return e.error, str(e)
+        except (ConfigException, ValueError) as e:
+            message = f"Invalid config value for resource {name}: {e}"
+            self.info(message)
+            return Errors.INVALID_REQUEST, message
 
     def shutdown(self) -> None:
         self.topic_purgatory.shutdown()

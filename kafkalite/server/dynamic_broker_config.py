@@ -164,6 +164,15 @@ class DynamicBrokerConfig(Logging):
 _create_lock = threading.Lock()
 
 
+# Kafka: DynamicBrokerConfig.brokerConfigSynonyms -- keys that set the same thing, most specific first
+BROKER_CONFIG_SYNONYMS = {
+    "log.retention.ms": ("log.retention.ms", "log.retention.minutes", "log.retention.hours"),
+    "log.roll.ms": ("log.roll.ms", "log.roll.hours"),
+    "log.roll.jitter.ms": ("log.roll.jitter.ms", "log.roll.jitter.hours"),
+    "log.flush.interval.ms": ("log.flush.interval.ms", "log.flush.scheduler.interval.ms"),
+}
+
+
 def dynamic_config_of(config) -> DynamicBrokerConfig:
     """Kafka: KafkaConfig.dynamicConfig -- made on first use and kept on the KafkaConfig."""
     dynamic = getattr(config, "dynamic_config", None)

@@ -1,7 +1,6 @@
-"""Mirrors Kafka 2.4: core/src/main/scala/kafka/server/KafkaApis.scala -- the data-path and config
-handlers (handleProduceRequest, handleFetchRequest, handleListOffsetRequest,
-handleOffsetForLeaderEpochRequest, handleInitProducerIdRequest, handleDeleteRecordsRequest,
-handleDescribeConfigsRequest), split out of kafka_apis.py to keep files small. ``DataApis`` is a
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/server/KafkaApis.scala -- the data-path handlers
+(handleProduceRequest, handleFetchRequest, handleListOffsetRequest, handleOffsetForLeaderEpochRequest,
+handleInitProducerIdRequest, handleDeleteRecordsRequest), split out of kafka_apis.py. ``DataApis`` is a
 mixin of ``KafkaApis``.
 
 Produce (S29, S33): records go to ``ReplicaManager.append_records`` untouched (a memoryview of the
@@ -14,42 +13,15 @@ stable offset is the high watermark, aborted transactions are none), quotas.
 """
 from __future__ import annotations
 
-from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP
-from kafkalite.log.log_config import SERVER_DEFAULT_CONFIG_NAMES, LogConfigDef
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.network.request_channel import traced_purgatory_callback
 from kafkalite.protocol.errors import ApiException, Errors
-from kafkalite.protocol.messages import (delete_records, describe_configs, fetch, init_producer_id, list_offsets,
+from kafkalite.protocol.messages import (delete_records, fetch, init_producer_id, list_offsets,
                                          offset_for_leader_epoch, produce)
 from kafkalite.record.memory_records import MemoryRecords
-from kafkalite.server.dynamic_broker_config import ALL_DYNAMIC_CONFIGS, dynamic_config_of
-from kafkalite.server.kafka_config import CONFIG_DEF
 
-# Kafka: DynamicBrokerConfig.brokerConfigSynonyms -- keys that set the same thing, most specific first
-BROKER_CONFIG_SYNONYMS = {
-    "log.retention.ms": ("log.retention.ms", "log.retention.minutes", "log.retention.hours"),
-    "log.roll.ms": ("log.roll.ms", "log.roll.hours"),
-    "log.roll.jitter.ms": ("log.roll.jitter.ms", "log.roll.jitter.hours"),
-    "log.flush.interval.ms": ("log.flush.interval.ms", "log.flush.scheduler.interval.ms"),
-}
-
-
-def _config_text(value):
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (list, tuple)):
-        return ",".join(map(str, value))
-    return str(value)
-
-
-# Kafka: DescribeConfigsResponse.ConfigSource
-CONFIG_SOURCE = {"UNKNOWN": 0, "TOPIC_CONFIG": 1, "DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2,
-                 "DYNAMIC_DEFAULT_BROKER_CONFIG": 3, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5}
-TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 
 
@@ -279,68 +251,3 @@ class DataApis:
                 for name, parts in by_topic.items()]))
 
         self.replica_manager.delete_records(body.timeout_ms, offsets, send_response_callback)
-
-    # ------------------------------------------------------------------ DescribeConfigs
-    # Kafka: KafkaApis.handleDescribeConfigsRequest -> AdminManager.describeConfigs
-    def handle_describe_configs_request(self, request) -> None:
-        results = []
-        for res in request.body.resources:
-            result = describe_configs.DescribeConfigsResult(resource_type=res.resource_type,
-                                                            resource_name=res.resource_name)
-            try:
-                entries = self.describe_resource_configs(res.resource_type, res.resource_name,
-                                                         request.body.include_synonyms)
-                keys = res.configuration_keys
-                result.configs = [e for e in entries if keys is None or e.name in keys]
-            except ApiException as e:
-                result.error_code, result.error_message = e.error.code, str(e)
-            results.append(result)
-        self.send_response(request, describe_configs.DescribeConfigsResponse(results=results))
-
-    # Kafka: AdminManager.describeConfigs (createTopicConfigEntry / createBrokerConfigEntry + configSynonyms)
-    def describe_resource_configs(self, resource_type: int, name: str, include_synonyms: bool = False) -> list:
-        dynamic = dynamic_config_of(self.config)
-        rows = []   # (name, value, source, read_only, sensitive, synonyms)
-        if resource_type == TOPIC_RESOURCE:
-            Topic.validate(name)
-            if not self.metadata_cache.contains(name):
-                raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
-            overrides = self.zk_client.get_entity_configs("topics", name)
-            for e in self.replica_manager.log_config_fn(name).describe():
-                synonyms = [(e.name, overrides[e.name], "TOPIC_CONFIG")] if e.name in overrides else []
-                broker_key = SERVER_DEFAULT_CONFIG_NAMES.get(e.name)
-                if broker_key:
-                    synonyms += self.broker_synonyms(broker_key, dynamic)
-                if len(synonyms) == (e.name in overrides):   # no broker key sets it: the topic default
-                    synonyms.append((e.name, _config_text(LogConfigDef[e.name][1]), "DEFAULT_CONFIG"))
-                rows.append((e.name, e.value, synonyms[0][2], False, e.is_sensitive, synonyms))
-        elif resource_type == BROKER_RESOURCE:
-            if name and name != str(self.broker_id):
-                raise Errors.INVALID_REQUEST.exception(f"Unexpected broker id, expected {self.broker_id} or empty "
-                                                       f"string, but received {name}")
-            for key, value in sorted(self.config.values.items()):
-                synonyms = self.broker_synonyms(key, dynamic)
-                source = synonyms[0][2] if synonyms else "DEFAULT_CONFIG"
-                rows.append((key, _config_text(value), source, key not in ALL_DYNAMIC_CONFIGS, False, synonyms))
-        else:
-            raise Errors.INVALID_REQUEST.exception(f"Unsupported resource type {resource_type}")
-        return [describe_configs.DescribeConfigsResourceResult(
-            name=n, value=None if sensitive else v, read_only=ro, config_source=CONFIG_SOURCE[src],
-            is_sensitive=sensitive,
-            synonyms=[describe_configs.DescribeConfigsSynonym(name=sn, value=sv, source=CONFIG_SOURCE[ss])
-                      for sn, sv, ss in synonyms] if include_synonyms else [])
-            for n, v, src, ro, sensitive, synonyms in rows]
-
-    # Kafka: DynamicBrokerConfig.brokerConfigSynonyms + AdminManager.configSynonyms -- where a broker
-    # key's value can come from, most specific first: this broker's dynamic config, the cluster-wide
-    # dynamic default, server.properties, the built-in default (for each of its spellings).
-    def broker_synonyms(self, key: str, dynamic) -> list:
-        synonyms = []
-        names = BROKER_CONFIG_SYNONYMS.get(key, (key,))
-        for source, store in (("DYNAMIC_BROKER_CONFIG", dynamic.dynamic_broker_configs),
-                              ("DYNAMIC_DEFAULT_BROKER_CONFIG", dynamic.dynamic_default_configs),
-                              ("STATIC_BROKER_CONFIG", dynamic.static_broker_configs)):
-            synonyms += [(n, str(store[n]), source) for n in names if n in store]
-        synonyms += [(n, _config_text(CONFIG_DEF[n][1]), "DEFAULT_CONFIG") for n in names
-                     if n in CONFIG_DEF and CONFIG_DEF[n][1] is not None]
-        return synonyms

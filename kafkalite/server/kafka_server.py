@@ -144,7 +144,7 @@ class KafkaServer(Logging):
                                                 self.broker_epoch)
         self.kafka_controller.startup()
         # 9. admin manager and group coordinator
-        self.admin_manager = AdminManager(cfg, self.metadata_cache, self.zk_client)
+        self.admin_manager = AdminManager(cfg, self.metadata_cache, self.zk_client, self.log_config_for)
         self.group_coordinator = self.create_group_coordinator()
         if self.group_coordinator is not None:
             self.group_coordinator.startup()
