@@ -48,7 +48,8 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
     controller, zkClient, brokerId, config, metadataCache, ...)."""
 
     def __init__(self, request_channel, replica_manager, admin_manager, group_coordinator, controller, zk_client,
-                 broker_id: int, config, metadata_cache, time, cluster_id: str, broker_epoch_fn=lambda: -1):
+                 broker_id: int, config, metadata_cache, time, cluster_id: str, broker_epoch_fn=lambda: -1,
+                 producer_id_manager=None):
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -61,6 +62,7 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
         self.time = time
         self.cluster_id = cluster_id
         self.broker_epoch_fn = broker_epoch_fn
+        self.producer_id_manager = producer_id_manager
         self.log_ident = f"[KafkaApi-{broker_id}] "
 
     # ------------------------------------------------------------------ dispatch

@@ -223,16 +223,9 @@ class DataApis:
             self.send_response(request, init_producer_id.InitProducerIdResponse(
                 error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, producer_id=-1, producer_epoch=-1))
             return
-        pid = self.producer_id_manager().generate_producer_id()
+        pid = self.producer_id_manager.generate_producer_id()
         self.send_response(request, init_producer_id.InitProducerIdResponse(error_code=0, producer_id=pid,
                                                                             producer_epoch=0))
-
-    def producer_id_manager(self):
-        mgr = getattr(self.replica_manager, "producer_id_manager", None)
-        if mgr is None:
-            from kafkalite.coordinator.transaction.producer_id_manager import ProducerIdManager
-            mgr = self.replica_manager.producer_id_manager = ProducerIdManager(self.broker_id, self.zk_client)
-        return mgr
 
     # ------------------------------------------------------------------ DeleteRecords
     # Kafka: KafkaApis.handleDeleteRecordsRequest -> ReplicaManager.deleteRecords (one replica: no waiting)

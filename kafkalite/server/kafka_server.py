@@ -17,6 +17,7 @@ import threading
 
 from kafkalite.cluster.broker import EndPoint
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.coordinator.transaction.producer_id_manager import ProducerIdManager
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkalite.log.log_manager import LogManager
@@ -145,6 +146,9 @@ class KafkaServer(Logging):
         self.kafka_controller.startup()
         # 9. admin manager and group coordinator
         self.admin_manager = AdminManager(cfg, self.metadata_cache, self.zk_client, self.log_config_for)
+        # Kafka: TransactionCoordinator.apply builds the ProducerIdManager (blocks of ids from ZooKeeper); with
+        # no transaction coordinator yet, the server builds it for InitProducerId (idempotent producers)
+        self.producer_id_manager = ProducerIdManager(self.broker_id, self.zk_client)
         self.group_coordinator = self.create_group_coordinator()
         if self.group_coordinator is not None:
             self.group_coordinator.startup()
@@ -176,7 +180,8 @@ class KafkaServer(Logging):
     def create_apis(self, request_channel) -> KafkaApis:
         return KafkaApis(request_channel, self.replica_manager, self.admin_manager, self.group_coordinator,
                          self.kafka_controller, self.zk_client, self.broker_id, self.config, self.metadata_cache,
-                         self.time, self.cluster_id, broker_epoch_fn=lambda: self.broker_epoch)
+                         self.time, self.cluster_id, broker_epoch_fn=lambda: self.broker_epoch,
+                         producer_id_manager=self.producer_id_manager)
 
     def create_group_coordinator(self):
         from kafkalite.coordinator.group.group_coordinator import GroupCoordinator
