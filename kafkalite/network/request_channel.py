@@ -11,11 +11,9 @@ that owns its connection.
 Era notes: Response carries a ResponseAction (SendAction / NoOpAction / CloseConnectionAction), the
 Kafka <= 1.1 vocabulary the source documents use; Kafka 2.x spells the same three cases as the
 subclasses SendResponse / NoOpResponse / CloseConnectionResponse.
-The request trace (kafkalite's, for learners): when ``kafka.request.logger`` is at DEBUG (broker
-config ``kafkalite.request.trace=true`` sets it), each Request collects ``hops`` -- (hop, thread
-name, time in ns, detail) at every thread it passes: accepted, read, queued, dequeued, handler,
-purgatory, response-queued, response-dequeued, sent -- and logs them in one "Request trace" line
-when its response is sent. With the logger above DEBUG, ``hops`` is None and each hop costs one test.
+The request trace (kafkalite's, for learners) is one object on each Request, ``request.trace``
+(``kafkalite/network/request_trace.py``): a RequestTrace when ``kafka.request.logger`` is at DEBUG,
+else NO_TRACE, whose hops cost a method call.
 Omitted: principal and SASL session.
 """
 from __future__ import annotations
@@ -28,52 +26,13 @@ import threading
 import attrs
 
 from kafkalite.metrics.request_metrics import request_metrics
+from kafkalite.network.request_trace import NO_TRACE, RequestTrace
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.request_header import RequestHeader
 from kafkalite.protocol.requests import parse_request_body, serialize_response
 from kafkalite.utils.time import SYSTEM
 
 request_logger = logging.getLogger("kafka.request.logger")
-_handling = threading.local()   # the Request a handler thread is working on (for the trace's purgatory hop)
-
-
-def current_request():
-    """The Request the calling handler thread is handling, or None (set by KafkaRequestHandler)."""
-    return getattr(_handling, "request", None)
-
-
-def set_current_request(request) -> None:
-    _handling.request = request
-
-
-def traced_purgatory_callback(purgatory_name: str, callback):
-    """The trace's purgatory hops. KafkaApis wraps the callback it gives ReplicaManager, then calls
-    ``callback.after_call()`` once ReplicaManager returns: no answer by then means the request waits
-    in the purgatory. Returns ``callback`` itself unless the current request is being traced."""
-    request = current_request()
-    if request is None or request.hops is None:
-        return callback
-    watcher = threading.current_thread().name
-    state = {"done": False, "parked": False}
-
-    def completed(*args, **kwargs):
-        state["done"] = True
-        thread = threading.current_thread().name
-        if thread != watcher or state["parked"]:
-            if not state["parked"]:
-                request.record_hop("purgatory", f"{purgatory_name}: waiting in DelayedOperationPurgatory",
-                                   thread_name=watcher)
-            how = "expiry (its timeout)" if thread.startswith("executor-") else "a later append/fetch"
-            request.record_hop("purgatory-complete", f"{purgatory_name}: completed by {how}")
-        return callback(*args, **kwargs)
-
-    def after_call():
-        if not state["done"]:
-            state["parked"] = True
-            request.record_hop("purgatory", f"{purgatory_name}: waiting in DelayedOperationPurgatory")
-
-    completed.after_call = after_call
-    return completed
 
 
 @attrs.define
@@ -103,6 +62,8 @@ class RequestContext:
 class ShutdownRequest:
     """Kafka: RequestChannel.ShutdownRequest -- tells one handler thread to exit."""
 
+    trace = NO_TRACE
+
 
 SHUTDOWN_REQUEST = ShutdownRequest()
 
@@ -122,7 +83,7 @@ class Request:
         self.response_complete_time_nanos = -1
         self.response_dequeue_time_nanos = -1
         self.handler_thread = None
-        self.hops = [] if request_logger.isEnabledFor(logging.DEBUG) else None
+        self.trace = RequestTrace() if request_logger.isEnabledFor(logging.DEBUG) else NO_TRACE
         # The body is parsed here, on the network thread, as Kafka 2.4 does: a request that cannot
         # be parsed raises in the Processor, which closes only that connection (S17).
         self._release = release
@@ -132,17 +93,6 @@ class Request:
         # now; a produce request's records are views of it, so it waits until the request is handled.
         if context.header.api_key != ApiKeys.PRODUCE.id:
             self.release_buffer()
-
-    def record_hop(self, hop: str, detail: str = "", thread_name: str | None = None, at_nanos: int | None = None) -> None:
-        """The request trace: note that this request reached ``hop`` on the calling thread."""
-        if self.hops is not None:
-            self.hops.append((hop, thread_name or threading.current_thread().name,
-                              SYSTEM.nanoseconds() if at_nanos is None else at_nanos, detail))
-
-    def trace_line(self) -> str:
-        t0 = self.hops[0][2] if self.hops else 0
-        return " -> ".join(f"{hop}[{thread} +{(t - t0) / 1e6:.3f}ms{' ' + detail if detail else ''}]"
-                           for hop, thread, t, detail in self.hops)
 
     @property
     def header(self) -> RequestHeader:
@@ -184,9 +134,9 @@ class Request:
             "TotalTimeMs": ms(self.start_time_nanos, end),
         }
         request_metrics(self.api_key.api_name).update(self.timings)
-        if self.hops is not None:
-            self.record_hop("sent")
-            request_logger.debug("Request trace: %s: %s", self.request_desc(), self.trace_line())
+        if self.trace.enabled:
+            self.trace.hop("sent")
+            request_logger.debug("Request trace: %s: %s", self.request_desc(), self.trace.line())
         if request_logger.isEnabledFor(logging.DEBUG):
             t = self.timings
             request_logger.debug(
@@ -260,9 +210,9 @@ class RequestChannel:
 
     # Kafka: RequestChannel.sendRequest -- blocks while the queue is full (back-pressure).
     def send_request(self, request: Request) -> None:
-        if getattr(request, "hops", None) is not None:
-            request.record_hop("queued", f"{self.metric_name_prefix or 'data-plane '}RequestChannel, "
-                                         f"{self.request_queue.qsize()}/{self.queue_size} before it")
+        if request.trace.enabled:
+            request.trace.hop("queued", f"{self.metric_name_prefix or 'data-plane '}RequestChannel, "
+                                        f"{self.request_queue.qsize()}/{self.queue_size} before it")
         self.request_queue.put(request)
 
     # Kafka: RequestChannel.sendResponse -- route to the Processor that owns the connection.

@@ -564,8 +564,7 @@ class Processor(AbstractServerThread):
                 return
             connection_id = response.request.context.connection_id
             response.request.response_dequeue_time_nanos = self.time.nanoseconds()
-            if getattr(response.request, "hops", None) is not None:
-                response.request.record_hop("response-dequeued", f"Processor {self.id}, {response.response_action.name}")
+            response.request.trace.hop("response-dequeued", f"Processor {self.id}, {response.response_action.name}")
             try:
                 action = response.response_action
                 if action is NoOpAction:
@@ -625,11 +624,11 @@ class Processor(AbstractServerThread):
                                          self.listener_name, self.security_protocol)
                 request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,
                                   from_control_plane=self.control_plane, release=receive.release)
-                if request.hops is not None:
+                if request.trace.enabled:
                     accepted = self.accept_trace.pop(connection_id, None)
                     if accepted is not None:
-                        request.record_hop("accepted", "connection's first request", *accepted)
-                    request.record_hop("read", f"Processor {self.id}", at_nanos=request.start_time_nanos)
+                        request.trace.hop("accepted", "connection's first request", *accepted)
+                    request.trace.hop("read", f"Processor {self.id}", at_nanos=request.start_time_nanos)
                 self.request_channel.send_request(request)
                 self.selector.mute(connection_id)
                 self.handle_channel_mute_event(connection_id, ChannelMuteEvent.REQUEST_RECEIVED)
@@ -718,8 +717,7 @@ class Processor(AbstractServerThread):
     # handler threads, so two of them can never both see a length of 2 and both skip the wakeup.
     def enqueue_response(self, response) -> None:
         response.request.response_complete_time_nanos = self.time.nanoseconds()
-        if getattr(response.request, "hops", None) is not None:
-            response.request.record_hop("response-queued", f"Processor {self.id}'s response queue")
+        response.request.trace.hop("response-queued", f"Processor {self.id}'s response queue")
         with self._enqueue_lock:
             self.response_queue.append(response)
             first = len(self.response_queue) == 1

@@ -16,7 +16,6 @@ from __future__ import annotations
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
-from kafkalite.network.request_channel import traced_purgatory_callback
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages import (delete_records, fetch, init_producer_id, list_offsets,
                                          offset_for_leader_epoch, produce)
@@ -69,10 +68,10 @@ class DataApis:
         if not entries:
             send_response_callback({})
             return
-        callback = traced_purgatory_callback("Produce", send_response_callback)
+        callback = request.trace.purgatory_callback("Produce", send_response_callback)
         self.replica_manager.append_records(body.timeout_ms, body.acks, internal_topics_allowed, True, entries,
                                             callback)
-        getattr(callback, "after_call", lambda: None)()
+        request.trace.returned_from_purgatory_call()
 
     @staticmethod
     def produce_response(body, statuses: dict) -> produce.ProduceResponse:
@@ -144,10 +143,10 @@ class DataApis:
             process_response_callback([])
             return
         fetch_max_bytes = min(body.max_bytes, self.config.get("fetch.max.bytes"))
-        callback = traced_purgatory_callback("Fetch", process_response_callback)
+        callback = request.trace.purgatory_callback("Fetch", process_response_callback)
         self.replica_manager.fetch_messages(body.max_wait_ms, body.replica_id, body.min_bytes, fetch_max_bytes,
                                             version <= 2, fetch_infos, callback, body.isolation_level)
-        getattr(callback, "after_call", lambda: None)()
+        request.trace.returned_from_purgatory_call()
 
     # ------------------------------------------------------------------ ListOffsets
     # Kafka: KafkaApis.handleListOffsetRequest (handleListOffsetRequestV1AndAbove)

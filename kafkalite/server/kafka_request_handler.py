@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 
-from kafkalite.network.request_channel import Request, ShutdownRequest, set_current_request
+from kafkalite.network.request_channel import Request, ShutdownRequest
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM
 
@@ -48,11 +48,10 @@ class KafkaRequestHandler(Logging):
                     try:
                         req.request_dequeue_time_nanos = end
                         req.handler_thread = thread_name
-                        if req.hops is not None:
-                            req.record_hop("dequeued", f"waited {(end - req.start_time_nanos) / 1e6:.3f}ms since read",
-                                           at_nanos=end)
-                            req.record_hop("handler", f"KafkaApis.handle {req.api_key.name}")
-                        set_current_request(req)
+                        if req.trace.enabled:
+                            req.trace.hop("dequeued", f"waited {(end - req.start_time_nanos) / 1e6:.3f}ms since read",
+                                          at_nanos=end)
+                            req.trace.hop("handler", f"KafkaApis.handle {req.api_key.name}")
                         if self.is_trace_enabled():
                             self.trace(f"Kafka request handler {self.id} on broker {self.broker_id} handling "
                                        f"request {req.request_desc()}")
@@ -60,7 +59,6 @@ class KafkaRequestHandler(Logging):
                     except Exception as e:  # noqa: BLE001 -- never let a handler thread die
                         self.error(f"Exception when handling request: {e}", exc_info=True)
                     finally:
-                        set_current_request(None)
                         req.release_buffer()
         finally:
             self._shutdown_complete.set()

@@ -9,6 +9,7 @@ import threading
 
 import pytest
 
+from kafkalite.network.request_trace import NO_TRACE
 from kafkalite.network.request_channel import (SHUTDOWN_REQUEST, CloseConnectionAction, NoOpAction, RequestChannel,
                                                Response, SendAction, ShutdownRequest)
 
@@ -30,6 +31,8 @@ class FakeProcessor:
 
 
 class FakeRequest:
+    trace = NO_TRACE
+
     def __init__(self, processor, name=""):
         self.processor = processor
         self.name = name

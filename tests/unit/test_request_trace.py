@@ -105,7 +105,7 @@ def test_no_hops_are_collected_when_the_logger_is_above_debug(tmp_path):
         payload = memoryview(b"\x00\x12\x00\x00\x00\x00\x00\x07\x00\x01x")   # ApiVersions v0 header
         header, offset = RequestHeader.parse(payload)
         req = Request(0, RequestContext(header, "c", "127.0.0.1", "PLAINTEXT"), 0, payload, offset)
-        req.record_hop("read")
-        assert req.hops is None
+        req.trace.hop("read")
+        assert not req.trace.enabled and req.trace.line() == ""
     finally:
         request_logger.setLevel(old)
