@@ -13,6 +13,8 @@ import socket
 import subprocess
 import time
 
+from support import free_port
+
 ZK_JAR_CANDIDATES = ("/usr/share/java/zookeeper.jar",)
 SLF4J_SIMPLE = "/usr/share/java/slf4j-simple.jar"
 
@@ -22,12 +24,6 @@ def zookeeper_jar() -> str | None:
         if os.path.exists(jar) and shutil.which("java"):
             return jar
     return None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def four_letter_word(port: int, word: bytes, timeout: float = 1.0) -> bytes:

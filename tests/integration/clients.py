@@ -267,15 +267,13 @@ def create_topic(bootstrap: str, name: str, partitions: int = 1, config: dict | 
                                             config={k: str(v) for k, v in (config or {}).items()})],
                                   operation_timeout=10, request_timeout=15)
     futures[name].result(timeout=20)
-    import time
-    deadline = time.monotonic() + 15
-    while True:
+    from support import wait_until
+
+    def every_partition_has_a_leader():
         md = admin.list_topics(topic=name, timeout=10).topics.get(name)
-        if md is not None and md.error is None and len(md.partitions) == partitions and \
-                all(p.leader >= 0 for p in md.partitions.values()):
-            return
-        assert time.monotonic() < deadline, f"topic {name} has no leaders yet: {md and md.partitions}"
-        time.sleep(0.05)
+        return md is not None and md.error is None and len(md.partitions) == partitions and \
+            all(p.leader >= 0 for p in md.partitions.values())
+    wait_until(every_partition_has_a_leader, 15, f"every partition of {name} to have a leader", interval=0.05)
 
 
 def produce_kafka_python(bootstrap: str, topic: str, records: list[Produced], **config) -> None:

@@ -29,33 +29,11 @@ import subprocess
 import time
 from pathlib import Path
 
+from support import free_port, wait_until  # noqa: E402,F401 -- re-exported for the integration tests
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STARTED_LINE = "started (kafka.server.KafkaServer)"
 STARTED_RE = re.compile(r"\[KafkaServer id=\d+\] started \(kafka\.server\.KafkaServer\)")
-
-
-def wait_until(condition, timeout=15.0, message="condition", interval=0.02):
-    """Call ``condition()`` until it returns something truthy, and return that value;
-    fail with ``message`` once ``timeout`` seconds have passed."""
-    deadline = time.monotonic() + timeout
-    last_error = None
-    while True:
-        try:
-            value = condition()
-            if value:
-                return value
-        except Exception as e:  # a condition may raise while the thing it waits on is not ready
-            last_error = e
-        if time.monotonic() >= deadline:
-            extra = f" (last error: {last_error!r})" if last_error else ""
-            raise AssertionError(f"timed out after {timeout}s waiting for {message}{extra}")
-        time.sleep(interval)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def port_accepts(port: int, host: str = "127.0.0.1") -> bool:

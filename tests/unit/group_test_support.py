@@ -1,6 +1,6 @@
 """No Kafka counterpart: test doubles for the group coordinator tests.
 
-MockTimer (Kafka: kafka.utils.MockTimer) runs expired tasks on the caller's thread when the test
+ImmediateScheduler runs one-shot jobs at once. MockTimer (Kafka: kafka.utils.MockTimer) runs expired tasks on the caller's thread when the test
 advances the MockTime, so rebalances and session expiry are deterministic. FakeReplicaManager
 appends to in-memory logs that answer ``read`` like Log.read, so GroupMetadataManager can load back
 what it stored.
@@ -109,3 +109,15 @@ class FakeReplicaManager:
                 self.appends += 1
                 result[tp] = PartitionResponse(Errors.NONE, self.logs[tp].append(records))
         response_callback(result)
+
+
+class ImmediateScheduler:
+    """Runs one-shot jobs at once on the caller's thread; periodic ones are not run."""
+
+    def startup(self): pass
+    def shutdown(self): pass
+    is_started = True
+
+    def schedule(self, name, fun, delay_ms=0, period_ms=-1):
+        if period_ms < 0:
+            fun()

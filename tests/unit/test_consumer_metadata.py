@@ -44,12 +44,12 @@ def test_metadata_request_asks_for_the_consumers_topics(allow):
 
 
 def test_update_installs_a_cluster_without_the_failed_topics():
-    time = MockTime()
-    metadata = ConsumerMetadata(time=time)
+    mock_time = MockTime()
+    metadata = ConsumerMetadata(time=mock_time)
     metadata.bootstrap([("a", 1)])
     metadata.topics = {"t", "missing"}
     version = metadata.update_version
-    metadata.update(metadata.request_version, response("t", error_topic="missing"), time.milliseconds())
+    metadata.update(metadata.request_version, response("t", error_topic="missing"), mock_time.milliseconds())
     cluster = metadata.fetch()
     assert metadata.update_version == version + 1 and not metadata.update_requested()
     assert cluster.partition_count_for_topic("t") == 3 and cluster.partition_count_for_topic("missing") is None
@@ -60,8 +60,8 @@ def test_update_installs_a_cluster_without_the_failed_topics():
 class _UpdatingClient:
     """Stands in for NetworkClient: its DefaultMetadataUpdater would answer on the n-th poll."""
 
-    def __init__(self, metadata, time, answer_on_poll):
-        self.metadata, self.time, self.answer_on_poll, self.polls = metadata, time, answer_on_poll, 0
+    def __init__(self, metadata, mock_time, answer_on_poll):
+        self.metadata, self.time, self.answer_on_poll, self.polls = metadata, mock_time, answer_on_poll, 0
 
     def poll(self, timeout_ms, now):
         self.polls += 1
@@ -76,19 +76,19 @@ class _UpdatingClient:
 
 def test_await_metadata_update_polls_until_the_version_moves():
     # Kafka: ConsumerNetworkClientTest.testAwaitForMetadataUpdateWithTimeout (and its successful twin)
-    time = MockTime()
-    metadata = ConsumerMetadata(time=time)
-    client = _UpdatingClient(metadata, time, answer_on_poll=3)
-    network_client = ConsumerNetworkClient(client, metadata, time)
+    mock_time = MockTime()
+    metadata = ConsumerMetadata(time=mock_time)
+    client = _UpdatingClient(metadata, mock_time, answer_on_poll=3)
+    network_client = ConsumerNetworkClient(client, metadata, mock_time)
     assert network_client.await_metadata_update(1000)
     assert client.polls == 3 and metadata.fetch().partition_count_for_topic("t") == 3
 
 
 def test_await_metadata_update_times_out_but_polls_at_least_once():
-    time = MockTime()
-    metadata = ConsumerMetadata(time=time)
-    client = _UpdatingClient(metadata, time, answer_on_poll=-1)
-    network_client = ConsumerNetworkClient(client, metadata, time)
+    mock_time = MockTime()
+    metadata = ConsumerMetadata(time=mock_time)
+    client = _UpdatingClient(metadata, mock_time, answer_on_poll=-1)
+    network_client = ConsumerNetworkClient(client, metadata, mock_time)
     assert not network_client.await_metadata_update(0)
     assert client.polls == 1 and metadata.update_requested()
-    assert not network_client.await_metadata_update(50) and time.milliseconds() >= 60
+    assert not network_client.await_metadata_update(50) and mock_time.milliseconds() >= 60

@@ -8,7 +8,6 @@ from __future__ import annotations
 import socket
 import struct
 import threading
-import time
 
 import pytest
 
@@ -31,18 +30,12 @@ from kafkalite.server.kafka_config import KafkaConfig
 from kafkalite.zk.kafka_zk_client import KafkaZkClient, topic_id_to_uuid
 from kafkalite.zk.zk_data import BrokerInfo, LeaderAndIsr
 from kafkalite.zookeeper.local_zoo_keeper import LocalZooKeeper
-from socket_doubles import listening_socket
+from socket_doubles import SocketBrokerDouble
+from support import wait_until
 
 pytestmark = pytest.mark.timeout(60)
 
 LAI, UM, SR = ApiKeys.LEADER_AND_ISR, ApiKeys.UPDATE_METADATA, ApiKeys.STOP_REPLICA
-
-
-def wait_until(condition, msg="condition", timeout_s=10.0):
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {msg}"
-        time.sleep(0.01)
 
 
 class RecordingChannelManager:
@@ -149,14 +142,14 @@ def cluster(tmp_path):
 def test_single_broker_elects_itself_and_bumps_epoch(cluster):
     cluster.register(0)
     controller, channel = cluster.start_controller(0)
-    wait_until(lambda: controller.is_active(), "controller 0 elected")
+    wait_until(lambda: controller.is_active(), message="controller 0 elected")
     assert controller.controller_id == 0
     assert controller.epoch == 1
     epoch, stat = cluster.admin.get_controller_epoch()
     assert epoch == 1 and controller.controller_context.epoch_zk_version == stat.version
     assert cluster.admin.get_controller_id() == 0
     # failover sends UpdateMetadata to every live broker -- here, itself
-    wait_until(lambda: channel.of(UM, 0), "UpdateMetadata to broker 0")
+    wait_until(lambda: channel.of(UM, 0), message="UpdateMetadata to broker 0")
     assert [b.id for b in channel.of(UM, 0)[0].live_brokers] == [0]
 
 
@@ -164,13 +157,13 @@ def test_second_controller_waits_then_takes_over(cluster):
     cluster.register(0)
     cluster.register(1)
     c0, _ = cluster.start_controller(0)
-    wait_until(lambda: c0.is_active(), "controller 0 elected")
+    wait_until(lambda: c0.is_active(), message="controller 0 elected")
     c1, ch1 = cluster.start_controller(1)
-    wait_until(lambda: c1.controller_id == 0, "controller 1 sees controller 0")
+    wait_until(lambda: c1.controller_id == 0, message="controller 1 sees controller 0")
     assert not c1.is_active()
     assert ch1.of(UM) == []
     cluster.kill(0)
-    wait_until(lambda: c1.is_active(), "controller 1 takes over")
+    wait_until(lambda: c1.is_active(), message="controller 1 takes over")
     assert c1.epoch == 2
     assert cluster.admin.get_controller_epoch()[0] == 2
     # the new controller sees broker 0 gone
@@ -181,11 +174,11 @@ def test_new_topic_partitions_go_online_with_first_live_replica(cluster):
     cluster.register(0)
     cluster.register(2)   # broker 1 is not alive
     controller, channel = cluster.start_controller(0)
-    wait_until(lambda: controller.is_active(), "controller elected")
+    wait_until(lambda: controller.is_active(), message="controller elected")
     channel.clear()
     cluster.admin.create_topic_assignment("t", {0: [1, 0, 2], 1: [2, 0]})
     tp0, tp1 = TopicPartition("t", 0), TopicPartition("t", 1)
-    wait_until(lambda: len(channel.of(LAI)) == 2, "LeaderAndIsr to both live replicas")
+    wait_until(lambda: len(channel.of(LAI)) == 2, message="LeaderAndIsr to both live replicas")
     states = cluster.admin.get_topic_partition_states([tp0, tp1])
     assert states[tp0].leader_and_isr.leader == 0 and states[tp0].leader_and_isr.isr == [0, 2]
     assert states[tp1].leader_and_isr.leader == 2 and states[tp1].leader_and_isr.isr == [2, 0]
@@ -200,8 +193,7 @@ def test_new_topic_partitions_go_online_with_first_live_replica(cluster):
         assert lai.controller_id == 0 and lai.controller_epoch == controller.epoch
         um = channel.of(UM, broker_id)[-1]
         assert {(s.topic_name, s.partition_index) for s in um.partition_states()} == {("t", 0), ("t", 1)}
-    wait_until(lambda: controller.controller_context.partition_states.get(tp1) is PartitionState.OnlinePartition,
-               "partitions Online")
+    wait_until(lambda: controller.controller_context.partition_states.get(tp1) is PartitionState.OnlinePartition, message="partitions Online")
     assert controller.controller_context.partition_states[tp0] is PartitionState.OnlinePartition
 
 
@@ -209,20 +201,20 @@ def test_topic_deletion_sends_stop_replica_then_removes_znodes(cluster):
     cluster.register(0)
     cluster.register(1)
     controller, channel = cluster.start_controller(0)
-    wait_until(lambda: controller.is_active(), "controller elected")
+    wait_until(lambda: controller.is_active(), message="controller elected")
     cluster.admin.create_topic_assignment("gone", {0: [0, 1]})
-    wait_until(lambda: len(channel.of(LAI)) == 2, "topic created")
+    wait_until(lambda: len(channel.of(LAI)) == 2, message="topic created")
     channel.clear()
     cluster.admin.create_delete_topic_path("gone")
-    wait_until(lambda: not cluster.admin.topic_exists("gone"), "topic znode removed")
-    wait_until(lambda: not cluster.admin.is_topic_marked_for_deletion("gone"), "deletion request removed")
+    wait_until(lambda: not cluster.admin.topic_exists("gone"), message="topic znode removed")
+    wait_until(lambda: not cluster.admin.is_topic_marked_for_deletion("gone"), message="deletion request removed")
     for broker_id in (0, 1):
         deletes = [b for b in channel.of(SR, broker_id) if b.delete_partitions]
         assert [b.partitions() for b in deletes] == [[("gone", 0)]]
     # brokers were told the topic is being deleted (leader -2) before the replicas were stopped
     um_states = [s for b in channel.of(UM) for s in b.partition_states() if s.topic_name == "gone"]
     assert um_states and all(s.leader == LeaderAndIsr.LEADER_DURING_DELETE for s in um_states)
-    wait_until(lambda: "gone" not in controller.controller_context.all_topics, "context forgot the topic")
+    wait_until(lambda: "gone" not in controller.controller_context.all_topics, message="context forgot the topic")
     assert TopicPartition("gone", 0) not in controller.controller_context.partition_leadership_info
 
 
@@ -231,40 +223,30 @@ def test_broker_failure_elects_new_leader_from_isr(cluster):
     cluster.register(1)
     cluster.register(2)
     controller, channel = cluster.start_controller(0)
-    wait_until(lambda: controller.is_active(), "controller elected")
+    wait_until(lambda: controller.is_active(), message="controller elected")
     tp = TopicPartition("f", 0)
     cluster.admin.create_topic_assignment("f", {0: [1, 2, 0]})
-    wait_until(lambda: len(channel.of(LAI)) == 3, "topic created")
+    wait_until(lambda: len(channel.of(LAI)) == 3, message="topic created")
     assert cluster.admin.get_topic_partition_state(tp).leader_and_isr.leader == 1
     channel.clear()
     cluster.kill(1)
-    wait_until(lambda: cluster.admin.get_topic_partition_state(tp).leader_and_isr.leader == 2, "new leader 2")
+    wait_until(lambda: cluster.admin.get_topic_partition_state(tp).leader_and_isr.leader == 2, message="new leader 2")
     lai = cluster.admin.get_topic_partition_state(tp).leader_and_isr
     assert lai.isr == [2, 0] and lai.leader_epoch == 1
-    wait_until(lambda: channel.of(LAI, 2), "LeaderAndIsr to the new leader")
+    wait_until(lambda: channel.of(LAI, 2), message="LeaderAndIsr to the new leader")
     state = [s for b in channel.of(LAI, 2) for s in b.partition_states()][0]
     assert state.leader == 2 and state.leader_epoch == 1
     assert channel.of(LAI, 1) == []
     assert controller.controller_context.live_broker_ids == {0, 2}
 
 
-class ControlPlaneDouble:
+class ControlPlaneDouble(SocketBrokerDouble):
     """A broker's control-plane socket: answers ApiVersions with the full table and every control request with
     an empty success response, recording (header, request) pairs."""
 
     def __init__(self):
-        self.server = listening_socket(4)
-        self.port = self.server.getsockname()[1]
         self.received = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+        super().__init__(4)
 
     def _serve(self, conn):
         with conn:
@@ -288,10 +270,6 @@ class ControlPlaneDouble:
 
     def of(self, api_key):
         return [(h, r) for h, r in self.received if h.api_key == api_key.id]
-
-    def close(self):
-        self.server.close()
-
 
 def test_controller_channel_manager_sends_over_the_network(tmp_path):
     """The real ControllerChannelManager: one named send thread per broker, ApiVersions first, then
@@ -331,16 +309,15 @@ def test_single_broker_controller_sends_to_itself_over_the_network(cluster):
         controller = KafkaController(make_config(0, cluster.tmp_path), zk, broker_info=broker_info(0, broker.port))
         cluster.controllers[0] = controller
         controller.startup()
-        wait_until(lambda: controller.is_active(), "controller elected")
-        wait_until(lambda: broker.of(UM), "UpdateMetadata over the socket")
+        wait_until(lambda: controller.is_active(), message="controller elected")
+        wait_until(lambda: broker.of(UM), message="UpdateMetadata over the socket")
         cluster.admin.create_topic_assignment("net", {0: [0]})
-        wait_until(lambda: broker.of(LAI), "LeaderAndIsr over the socket")
+        wait_until(lambda: broker.of(LAI), message="LeaderAndIsr over the socket")
         header, request = broker.of(LAI)[0]
         assert header.api_version == 4
         [state] = request.partition_states()
         assert (state.topic_name, state.partition_index, state.leader, state.is_new) == ("net", 0, 0, True)
-        wait_until(lambda: any(s.topic_name == "net" for _, r in broker.of(UM) for s in r.partition_states()),
-                   "UpdateMetadata with the new topic")
+        wait_until(lambda: any(s.topic_name == "net" for _, r in broker.of(UM) for s in r.partition_states()), message="UpdateMetadata with the new topic")
         um_header, um = broker.of(UM)[-1]
         assert um_header.api_version == ApiKeys.UPDATE_METADATA.max_version
         if um_header.api_version >= 7:   # topic ids travel from the topic znode to the broker

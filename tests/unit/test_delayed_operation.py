@@ -39,10 +39,10 @@ class MockDelayedOperation(DelayedOperation):
 
 @pytest.fixture
 def env():
-    time = MockTime()
-    timer = SystemTimer("mock", time=time)
+    mock_time = MockTime()
+    timer = SystemTimer("mock", time=mock_time)
     purgatory = DelayedOperationPurgatory("mock", timer, reaper_enabled=False)
-    yield time, purgatory
+    yield mock_time, purgatory
     purgatory.shutdown()
 
 
@@ -74,20 +74,20 @@ def test_try_complete_else_watch_completes_at_once(env):
 
 
 def test_request_expiry_calls_on_complete_then_on_expiration_once(env):
-    time, purgatory = env
+    mock_time, purgatory = env
     r1, r2 = MockDelayedOperation(10), MockDelayedOperation(200)
     assert not purgatory.try_complete_else_watch(r1, ["test1"])
     assert not purgatory.try_complete_else_watch(r2, ["test1", "test2"])
     assert purgatory.num_delayed() == 2
-    time.sleep(9)
+    mock_time.sleep(9)
     purgatory.advance_clock(0)
     assert not r1.finished.wait(0.05) and not r1.is_completed
-    time.sleep(1)
+    mock_time.sleep(1)
     purgatory.advance_clock(0)
     assert r1.finished.wait(WAIT_S)
     assert r1.events == ["complete", "expire"]  # Kafka: run() = forceComplete() (onComplete) then onExpiration
     assert not r2.is_completed and purgatory.num_delayed() == 1
-    time.sleep(190)
+    mock_time.sleep(190)
     purgatory.advance_clock(0)
     assert r2.finished.wait(WAIT_S)
     assert r2.events == ["complete", "expire"]
@@ -98,13 +98,13 @@ def test_request_expiry_calls_on_complete_then_on_expiration_once(env):
 
 
 def test_completed_operation_never_expires(env):
-    time, purgatory = env
+    mock_time, purgatory = env
     op = MockDelayedOperation(10)
     purgatory.try_complete_else_watch(op, ["k"])
     op.completable = True
     assert purgatory.check_and_complete("k") == 1
     assert purgatory.num_delayed() == 0  # force_complete cancelled the timer task
-    time.sleep(50)
+    mock_time.sleep(50)
     purgatory.advance_clock(0)
     assert not op.finished.wait(0.05)
     assert op.events == ["complete"]
@@ -136,8 +136,8 @@ def test_request_purge(env):
 
 
 def test_advance_clock_purges_once_enough_completed_operations_linger():
-    time = MockTime()
-    purgatory = DelayedOperationPurgatory("purge", SystemTimer("purge", time=time), purge_interval=2,
+    mock_time = MockTime()
+    purgatory = DelayedOperationPurgatory("purge", SystemTimer("purge", time=mock_time), purge_interval=2,
                                           reaper_enabled=False)
     try:
         ops = [MockDelayedOperation(100_000) for _ in range(5)]
@@ -174,12 +174,12 @@ def test_operation_watched_under_several_keys_completes_once(env):
 
 
 def test_racing_expiry_and_completion_complete_once(env):
-    time, purgatory = env
+    mock_time, purgatory = env
     for _ in range(50):
         op = MockDelayedOperation(5)
         purgatory.try_complete_else_watch(op, ["race"])
         op.completable = True
-        time.sleep(5)
+        mock_time.sleep(5)
         t = threading.Thread(target=purgatory.check_and_complete, args=("race",))
         t.start()
         purgatory.advance_clock(0)
@@ -189,7 +189,7 @@ def test_racing_expiry_and_completion_complete_once(env):
 
 
 def test_should_cancel_for_key_returning_cancelled_operations(env):
-    time, purgatory = env
+    mock_time, purgatory = env
     a, b, c = MockDelayedOperation(10_000), MockDelayedOperation(10_000), MockDelayedOperation(10_000)
     purgatory.try_complete_else_watch(a, ["key"])
     purgatory.try_complete_else_watch(b, ["key"])
@@ -199,7 +199,7 @@ def test_should_cancel_for_key_returning_cancelled_operations(env):
     assert not a.is_completed and not b.is_completed  # cancelled, not completed
     assert purgatory.watched() == 1
     assert purgatory.num_delayed() == 1  # also out of the timer
-    time.sleep(10_000)
+    mock_time.sleep(10_000)
     purgatory.advance_clock(0)
     assert c.finished.wait(WAIT_S)
     assert a.events == [] and b.events == []
@@ -308,14 +308,14 @@ def test_shutdown_does_not_wait_out_the_reaper_poll():
 
 
 def test_timer_disabled_operations_only_complete_by_events():
-    time = MockTime()
-    purgatory = DelayedOperationPurgatory("nt", SystemTimer("nt", time=time), reaper_enabled=False,
+    mock_time = MockTime()
+    purgatory = DelayedOperationPurgatory("nt", SystemTimer("nt", time=mock_time), reaper_enabled=False,
                                           timer_enabled=False)
     try:
         op = MockDelayedOperation(1)
         purgatory.try_complete_else_watch(op, ["k"])
         assert purgatory.num_delayed() == 0
-        time.sleep(100)
+        mock_time.sleep(100)
         purgatory.advance_clock(0)
         assert not op.is_completed
         op.completable = True

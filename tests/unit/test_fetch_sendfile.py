@@ -14,6 +14,7 @@ import pytest
 from kafkalite.record.default_record import DefaultRecord
 from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
 from kafkalite.testing.embedded_kafka import EmbeddedKafka
+from support import wait_until
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
 
@@ -29,13 +30,11 @@ def create_topic(bootstrap, name):
     from confluent_kafka.admin import AdminClient, NewTopic
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(name, num_partitions=1, replication_factor=1)])[name].result(timeout=20)
-    deadline = time.monotonic() + 15
-    while True:   # until the metadata shows a leader (LeaderAndIsr has reached the broker)
+
+    def has_leader():   # the metadata shows a leader once LeaderAndIsr has reached the broker
         md = admin.list_topics(topic=name, timeout=10).topics[name]
-        if md.error is None and md.partitions and md.partitions[0].leader >= 0:
-            return
-        assert time.monotonic() < deadline, f"no leader for {name}: {md.error}"
-        time.sleep(0.05)
+        return md.error is None and md.partitions and md.partitions[0].leader >= 0
+    wait_until(has_leader, 15, f"a leader for {name}", interval=0.05)
 
 
 def produce(bootstrap, topic, count):

@@ -11,25 +11,13 @@ from kafkalite.protocol.errors import Errors
 from kafkalite.server.delayed_operation import DelayedOperationPurgatory
 from kafkalite.utils.time import MockTime
 
-from group_test_support import FakeReplicaManager, MockTimer
+from group_test_support import FakeReplicaManager, ImmediateScheduler, MockTimer
 
 GROUP = "groupId"
 SESSION = 10_000
 REBALANCE = 60_000
 INITIAL_DELAY = 50
 PROTOCOLS = [("range", b"metadata")]
-
-
-class ImmediateScheduler:
-    """Runs one-shot jobs at once on the caller's thread; periodic ones are not run."""
-
-    def startup(self): pass
-    def shutdown(self): pass
-    is_started = True
-
-    def schedule(self, name, fun, delay_ms=0, period_ms=-1):
-        if period_ms < 0:
-            fun()
 
 
 class Harness:
@@ -202,7 +190,7 @@ def test_heartbeat_during_rebalance_tells_member_to_rejoin(h):
 def test_session_expiry_removes_member_and_group_becomes_empty(h):
     a, gen = h.join_stable_single()
     h.advance(SESSION - 1)
-    assert h.heartbeat(a, gen) is Errors.NONE   # heartbeat just in time
+    assert h.heartbeat(a, gen) is Errors.NONE   # heartbeat just in mock_time
     h.advance(SESSION - 1)
     assert h.group().is_(Stable)
     h.advance(2)

@@ -3,7 +3,7 @@ Log loads back as the same groups and offsets; tombstones delete them; partition
 import pytest
 
 from kafkalite.common.topic_partition import TopicPartition
-from kafkalite.coordinator.group.group_metadata import (CompletingRebalance, Empty, GroupMetadata, OffsetAndMetadata,
+from kafkalite.coordinator.group.group_metadata import (Empty, GroupMetadata, OffsetAndMetadata,
                                                         PreparingRebalance, Stable)
 from kafkalite.coordinator.group.group_metadata_manager import (GroupMetadataManager, OffsetConfig,
                                                                 java_string_hashcode, offset_commit_value,
@@ -15,7 +15,7 @@ from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import group_metadata_records as R
 from kafkalite.utils.time import MockTime
 
-from group_test_support import PartitionResponse
+from group_test_support import ImmediateScheduler, PartitionResponse
 
 OFFSETS_TP = TopicPartition("__consumer_offsets", 0)
 
@@ -37,16 +37,6 @@ class LogReplicaManager:
         callback(out)
 
 
-class ImmediateScheduler:
-    def startup(self): pass
-    def shutdown(self): pass
-    is_started = True
-
-    def schedule(self, name, fun, delay_ms=0, period_ms=-1):
-        if period_ms < 0:
-            fun()
-
-
 @pytest.fixture
 def log(tmp_path):
     lg = Log(str(tmp_path / "__consumer_offsets-0"), LogConfig({"cleanup.policy": "compact"}), time=MockTime())
@@ -54,9 +44,9 @@ def log(tmp_path):
     lg.close()
 
 
-def manager_over(log, time=None):
+def manager_over(log, mock_time=None):
     return GroupMetadataManager(0, OffsetConfig(offsets_topic_num_partitions=1), LogReplicaManager(log),
-                                time or MockTime(), ImmediateScheduler())
+                                mock_time or MockTime(), ImmediateScheduler())
 
 
 def load(log):
@@ -68,8 +58,8 @@ def load(log):
     return m, loaded
 
 
-def stable_group(time, group_id="g"):
-    g = GroupMetadata(group_id, Empty, time)
+def stable_group(mock_time, group_id="g"):
+    g = GroupMetadata(group_id, Empty, mock_time)
     for mid, inst in (("m1", None), ("m2", "instance-2")):
         g.add(MemberMetadata(mid, group_id, inst, "client-" + mid, "/10.0.0.1", 60000, 10000, "consumer",
                              [("range", b"sub-" + mid.encode())]), callback=lambda r: None)
@@ -112,15 +102,15 @@ def test_offset_commit_value_versions():
 
 
 def test_store_group_and_offsets_then_load_back_from_log(log):
-    time = MockTime()
-    m = manager_over(log, time)
-    group = m.add_group(stable_group(time))
+    mock_time = MockTime()
+    m = manager_over(log, mock_time)
+    group = m.add_group(stable_group(mock_time))
     store(m, group, {"m1": b"assign-1", "m2": b"assign-2"})
-    offsets = {TopicPartition("foo", 0): OffsetAndMetadata(10, 2, "x", time.milliseconds(), None),
-               TopicPartition("foo", 1): OffsetAndMetadata(20, None, "", time.milliseconds(), time.milliseconds() + 1000)}
+    offsets = {TopicPartition("foo", 0): OffsetAndMetadata(10, 2, "x", mock_time.milliseconds(), None),
+               TopicPartition("foo", 1): OffsetAndMetadata(20, None, "", mock_time.milliseconds(), mock_time.milliseconds() + 1000)}
     assert commit(m, group, offsets) == {tp: Errors.NONE for tp in offsets}
     assert group.all_offsets() == offsets
-    simple = m.add_group(GroupMetadata("simple", Empty, time))
+    simple = m.add_group(GroupMetadata("simple", Empty, mock_time))
     commit(m, simple, {TopicPartition("bar", 3): OffsetAndMetadata(7, None, "", 1, None)})
     assert log.log_end_offset == 4
 
@@ -141,9 +131,9 @@ def test_store_group_and_offsets_then_load_back_from_log(log):
 
 
 def test_later_commit_wins_and_tombstones_delete_on_load(log):
-    time = MockTime()
-    m = manager_over(log, time)
-    group = m.add_group(GroupMetadata("g", Empty, time))
+    mock_time = MockTime()
+    m = manager_over(log, mock_time)
+    group = m.add_group(GroupMetadata("g", Empty, mock_time))
     tp0, tp1 = TopicPartition("foo", 0), TopicPartition("foo", 1)
     commit(m, group, {tp0: OffsetAndMetadata(1, None, "", 1, None), tp1: OffsetAndMetadata(1, None, "", 1, None)})
     commit(m, group, {tp0: OffsetAndMetadata(5, None, "", 2, None)})
@@ -155,9 +145,9 @@ def test_later_commit_wins_and_tombstones_delete_on_load(log):
 
 
 def test_deleted_group_is_gone_after_load(log):
-    time = MockTime()
-    m = manager_over(log, time)
-    group = m.add_group(stable_group(time))
+    mock_time = MockTime()
+    m = manager_over(log, mock_time)
+    group = m.add_group(stable_group(mock_time))
     store(m, group, {"m1": b"", "m2": b""})
     commit(m, group, {TopicPartition("foo", 0): OffsetAndMetadata(3, None, "", 1, None)})
     # the members leave: an empty generation is written, then the group is deleted
@@ -195,13 +185,13 @@ def test_unload_partition_removes_groups(log):
 
 
 def test_offsets_expire_after_retention_in_empty_group(log):
-    time = MockTime()
+    mock_time = MockTime()
     m = GroupMetadataManager(0, OffsetConfig(offsets_topic_num_partitions=1, offsets_retention_ms=1000),
-                             LogReplicaManager(log), time, ImmediateScheduler())
-    group = m.add_group(GroupMetadata("simple", Empty, time))
-    commit(m, group, {TopicPartition("foo", 0): OffsetAndMetadata(1, None, "", time.milliseconds(), None)})
+                             LogReplicaManager(log), mock_time, ImmediateScheduler())
+    group = m.add_group(GroupMetadata("simple", Empty, mock_time))
+    commit(m, group, {TopicPartition("foo", 0): OffsetAndMetadata(1, None, "", mock_time.milliseconds(), None)})
     assert m.cleanup_group_metadata() == 0 and m.get_group("simple") is not None
-    time.sleep(1000)
+    mock_time.sleep(1000)
     assert m.cleanup_group_metadata() == 1
     assert m.get_group("simple") is None
     _, loaded = load(log)

@@ -25,16 +25,16 @@ def recs(*values, ts=None, **kw):
 
 
 @pytest.fixture
-def time():
+def mock_time():
     return MockTime(now_ms=1_600_000_000_000)
 
 
-def make_log(tmp_path, time, **props):
-    return Log(str(tmp_path / "topic-0"), LogConfig(props), time=time)
+def make_log(tmp_path, mock_time, **props):
+    return Log(str(tmp_path / "topic-0"), LogConfig(props), time=mock_time)
 
 
-def test_append_assigns_offsets_in_place_and_reads_back(tmp_path, time):
-    log = make_log(tmp_path, time)
+def test_append_assigns_offsets_in_place_and_reads_back(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time)
     for i in range(5):
         r = recs(b"a%d" % i, b"b%d" % i)
         info = log.append_as_leader(r, leader_epoch=3)
@@ -49,16 +49,16 @@ def test_append_assigns_offsets_in_place_and_reads_back(tmp_path, time):
     assert log.latest_epoch == 3 and log.end_offset_for_epoch(3) == (3, 10)
 
 
-def test_produce_path_never_decodes_records(tmp_path, time):
-    log = make_log(tmp_path, time, **{"segment.bytes": 300})
+def test_produce_path_never_decodes_records(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"segment.bytes": 300})
     with mock.patch.object(DefaultRecord, "read_from", side_effect=AssertionError("decoded on produce path")):
         for i in range(10):
             log.append_as_leader(recs(b"x" * 20, b"y" * 20), 0)
     assert log.log_end_offset == 20 and log.num_segments > 1
 
 
-def test_read_returns_file_records_slice(tmp_path, time):
-    log = make_log(tmp_path, time)
+def test_read_returns_file_records_slice(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time)
     log.append_as_leader(recs(b"v"), 0)
     from kafkalite.record.file_records import FileRecords
     info = log.read(0, 1000)
@@ -68,8 +68,8 @@ def test_read_returns_file_records_slice(tmp_path, time):
         log.read(2, 1000)
 
 
-def test_read_bounded_by_max_offset(tmp_path, time):
-    log = make_log(tmp_path, time)
+def test_read_bounded_by_max_offset(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time)
     for _ in range(4):
         log.append_as_leader(recs(b"v", b"w"), 0)
     log.update_high_watermark(4)
@@ -78,8 +78,8 @@ def test_read_bounded_by_max_offset(tmp_path, time):
     assert log.read(4, 10_000, max_offset=4).records.size_in_bytes() == 0
 
 
-def test_corrupt_batch_rejected_and_leaves_no_bytes(tmp_path, time):
-    log = make_log(tmp_path, time)
+def test_corrupt_batch_rejected_and_leaves_no_bytes(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time)
     log.append_as_leader(recs(b"ok"), 0)
     size = log.size
     bad = bytearray(recs(b"bad").buffer)
@@ -89,8 +89,8 @@ def test_corrupt_batch_rejected_and_leaves_no_bytes(tmp_path, time):
     assert log.size == size == os.path.getsize(log.active_segment.log.file) and log.log_end_offset == 1
 
 
-def test_too_large_old_magic_and_empty_are_rejected(tmp_path, time):
-    log = make_log(tmp_path, time, **{"max.message.bytes": 100})
+def test_too_large_old_magic_and_empty_are_rejected(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"max.message.bytes": 100})
     with pytest.raises(RecordTooLargeException):
         log.append_as_leader(recs(b"x" * 200), 0)
     old = bytearray(recs(b"x").buffer)
@@ -102,17 +102,17 @@ def test_too_large_old_magic_and_empty_are_rejected(tmp_path, time):
     assert log.size == 0
 
 
-def test_log_append_time_stamps_batches(tmp_path, time):
-    log = make_log(tmp_path, time, **{"message.timestamp.type": "LogAppendTime"})
+def test_log_append_time_stamps_batches(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"message.timestamp.type": "LogAppendTime"})
     r = recs(b"a", b"b", ts=5)
     info = log.append_as_leader(r, 0)
     batch = next(log.read(0, 1000).records.batches())
-    assert info.log_append_time == time.milliseconds() == batch.max_timestamp
-    assert batch.is_valid() and {x.timestamp for x in batch} == {time.milliseconds()}
+    assert info.log_append_time == mock_time.milliseconds() == batch.max_timestamp
+    assert batch.is_valid() and {x.timestamp for x in batch} == {mock_time.milliseconds()}
 
 
-def test_roll_at_segment_bytes(tmp_path, time):
-    log = make_log(tmp_path, time, **{"segment.bytes": 200})
+def test_roll_at_segment_bytes(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"segment.bytes": 200})
     size = recs(b"x" * 20).size_in_bytes()
     for _ in range(10):
         log.append_as_leader(recs(b"x" * 20), 0)
@@ -123,18 +123,18 @@ def test_roll_at_segment_bytes(tmp_path, time):
     assert names[1] == "%020d.log" % per_segment
 
 
-def test_roll_by_segment_ms(tmp_path, time):
-    log = make_log(tmp_path, time, **{"segment.ms": 1000})
-    log.append_as_leader(recs(b"a", ts=time.milliseconds()), 0)
-    time.sleep(1500)
-    log.append_as_leader(recs(b"b", ts=time.milliseconds()), 0)
+def test_roll_by_segment_ms(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"segment.ms": 1000})
+    log.append_as_leader(recs(b"a", ts=mock_time.milliseconds()), 0)
+    mock_time.sleep(1500)
+    log.append_as_leader(recs(b"b", ts=mock_time.milliseconds()), 0)
     assert log.num_segments == 2 and log.active_segment.base_offset == 1
 
 
-def test_retention_by_time_moves_log_start_offset(tmp_path, time):
-    log = make_log(tmp_path, time, **{"segment.bytes": 150, "retention.ms": 10_000})
+def test_retention_by_time_moves_log_start_offset(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"segment.bytes": 150, "retention.ms": 10_000})
     for i in range(6):
-        log.append_as_leader(recs(b"x" * 30, ts=time.milliseconds() - 20_000 if i < 4 else time.milliseconds()), 0)
+        log.append_as_leader(recs(b"x" * 30, ts=mock_time.milliseconds() - 20_000 if i < 4 else mock_time.milliseconds()), 0)
     log.update_high_watermark(log.log_end_offset)
     before = log.num_segments
     deleted = log.delete_old_segments()
@@ -144,8 +144,8 @@ def test_retention_by_time_moves_log_start_offset(tmp_path, time):
         log.read(0, 100)
 
 
-def test_retention_by_size(tmp_path, time):
-    log = make_log(tmp_path, time, **{"segment.bytes": 150, "retention.bytes": 300})
+def test_retention_by_size(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"segment.bytes": 150, "retention.bytes": 300})
     for _ in range(10):
         log.append_as_leader(recs(b"x" * 30), 0)
     log.update_high_watermark(log.log_end_offset)
@@ -153,15 +153,15 @@ def test_retention_by_size(tmp_path, time):
     assert log.size <= 300 + 150 and log.log_start_offset > 0
 
 
-def test_retention_waits_for_high_watermark(tmp_path, time):
-    log = make_log(tmp_path, time, **{"segment.bytes": 150, "retention.ms": 1})
+def test_retention_waits_for_high_watermark(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"segment.bytes": 150, "retention.ms": 1})
     for _ in range(6):
         log.append_as_leader(recs(b"x" * 30, ts=1), 0)
     assert log.delete_old_segments() == 0  # HW is 0: nothing is deletable yet
 
 
-def test_delete_records_via_log_start_offset(tmp_path, time):
-    log = make_log(tmp_path, time, **{"segment.bytes": 150})
+def test_delete_records_via_log_start_offset(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"segment.bytes": 150})
     for _ in range(6):
         log.append_as_leader(recs(b"x" * 30), 0)
     log.update_high_watermark(6)
@@ -172,9 +172,9 @@ def test_delete_records_via_log_start_offset(tmp_path, time):
         log.maybe_increment_log_start_offset(7)
 
 
-def test_fetch_offset_by_timestamp(tmp_path, time):
-    log = make_log(tmp_path, time, **{"segment.bytes": 200, "index.interval.bytes": 1})
-    base = time.milliseconds()
+def test_fetch_offset_by_timestamp(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"segment.bytes": 200, "index.interval.bytes": 1})
+    base = mock_time.milliseconds()
     for i in range(10):
         log.append_as_leader(recs(b"v%d" % i, ts=base + i * 100), 5)
     found = log.fetch_offset_by_timestamp(base + 450)
@@ -186,8 +186,8 @@ def test_fetch_offset_by_timestamp(tmp_path, time):
     assert (mx.timestamp, mx.offset) == (base + 900, 9)
 
 
-def test_high_watermark_bounds(tmp_path, time):
-    log = make_log(tmp_path, time)
+def test_high_watermark_bounds(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time)
     log.append_as_leader(recs(b"a", b"b", b"c"), 0)
     assert log.update_high_watermark(100) == 3 and log.update_high_watermark(-5) == 0
     assert log.maybe_increment_high_watermark(log.log_end_offset_metadata).message_offset == 0
@@ -195,8 +195,8 @@ def test_high_watermark_bounds(tmp_path, time):
     assert log.maybe_increment_high_watermark(log.log_end_offset_metadata) is None
 
 
-def test_truncate_to_and_fully(tmp_path, time):
-    log = make_log(tmp_path, time, **{"segment.bytes": 150})
+def test_truncate_to_and_fully(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"segment.bytes": 150})
     for _ in range(6):
         log.append_as_leader(recs(b"x" * 30), 0)
     assert log.truncate_to(3) and log.log_end_offset == 3
@@ -207,21 +207,21 @@ def test_truncate_to_and_fully(tmp_path, time):
     assert (log.log_start_offset, log.log_end_offset, log.num_segments) == (100, 100, 1)
 
 
-def test_reopen_after_clean_shutdown(tmp_path, time):
-    log = make_log(tmp_path, time, **{"segment.bytes": 150})
+def test_reopen_after_clean_shutdown(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time, **{"segment.bytes": 150})
     for _ in range(6):
         log.append_as_leader(recs(b"x" * 30), 0)
     log.close()
     open(tmp_path / CLEAN_SHUTDOWN_FILE, "w").close()
-    again = make_log(tmp_path, time, **{"segment.bytes": 150})
+    again = make_log(tmp_path, mock_time, **{"segment.bytes": 150})
     assert again.log_end_offset == 6 and again.num_segments == log.num_segments
     assert again.recovery_point == 0 or again.recovery_point <= 6
     again.append_as_leader(recs(b"z"), 0)
     assert again.log_end_offset == 7
 
 
-def test_recovery_truncates_partial_tail_and_logs_bytes(tmp_path, time, caplog):
-    log = make_log(tmp_path, time)
+def test_recovery_truncates_partial_tail_and_logs_bytes(tmp_path, mock_time, caplog):
+    log = make_log(tmp_path, mock_time)
     for _ in range(5):
         log.append_as_leader(recs(b"x" * 30), 0)
     good = log.size
@@ -229,13 +229,13 @@ def test_recovery_truncates_partial_tail_and_logs_bytes(tmp_path, time, caplog):
     with open(log.active_segment.log.file, "ab") as f:
         f.write(bytes(recs(b"tail" * 10).buffer)[:50])
     with caplog.at_level(logging.WARNING):
-        again = make_log(tmp_path, time)
+        again = make_log(tmp_path, mock_time)
     assert again.log_end_offset == 5 and again.size == good
     assert [b.base_offset for b in again.log_segments()[0].log.batches()] == [0, 1, 2, 3, 4]
 
 
-def test_recovery_truncates_at_flipped_byte_and_warns(tmp_path, time, caplog):
-    log = make_log(tmp_path, time)
+def test_recovery_truncates_at_flipped_byte_and_warns(tmp_path, mock_time, caplog):
+    log = make_log(tmp_path, mock_time)
     sizes = [log.append_as_leader(recs(b"x" * 30), 0).valid_bytes for _ in range(5)]
     path = log.active_segment.log.file
     log.close()
@@ -245,14 +245,14 @@ def test_recovery_truncates_at_flipped_byte_and_warns(tmp_path, time, caplog):
         f.seek(sizes[0] * 3 + 70)
         f.write(bytes([b[0] ^ 0x55]))
     with caplog.at_level(logging.WARNING):
-        again = make_log(tmp_path, time)
+        again = make_log(tmp_path, mock_time)
     assert again.log_end_offset == 3 and os.path.getsize(path) == 3 * sizes[0]
     assert any(f"dropped {2 * sizes[0]} invalid bytes" in r.getMessage() for r in caplog.records)
     assert [r.value for r in next(again.read(2, 1000).records.batches())] == [b"x" * 30]
 
 
-def test_idempotent_duplicate_returns_original_offsets(tmp_path, time):
-    log = make_log(tmp_path, time)
+def test_idempotent_duplicate_returns_original_offsets(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time)
     first = log.append_as_leader(recs(b"a", b"b", producer_id=7, producer_epoch=0, base_sequence=0), 0)
     log.append_as_leader(recs(b"c", producer_id=7, producer_epoch=0, base_sequence=2), 0)
     size = log.size
@@ -261,8 +261,8 @@ def test_idempotent_duplicate_returns_original_offsets(tmp_path, time):
     assert log.size == size and log.log_end_offset == 3
 
 
-def test_idempotent_gap_and_fencing_rejected_without_bytes(tmp_path, time):
-    log = make_log(tmp_path, time)
+def test_idempotent_gap_and_fencing_rejected_without_bytes(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time)
     log.append_as_leader(recs(b"a", producer_id=7, producer_epoch=1, base_sequence=0), 0)
     size = log.size
     with pytest.raises(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER.exception_class):
@@ -274,19 +274,19 @@ def test_idempotent_gap_and_fencing_rejected_without_bytes(tmp_path, time):
     assert log.size == size == os.path.getsize(log.active_segment.log.file)
 
 
-def test_producer_state_rebuilt_on_reload(tmp_path, time):
-    log = make_log(tmp_path, time)
+def test_producer_state_rebuilt_on_reload(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time)
     log.append_as_leader(recs(b"a", producer_id=7, producer_epoch=0, base_sequence=0), 0)
     log.close()
-    again = make_log(tmp_path, time)
+    again = make_log(tmp_path, mock_time)
     dup = again.append_as_leader(recs(b"a", producer_id=7, producer_epoch=0, base_sequence=0), 0)
     assert dup.first_offset == 0 and again.log_end_offset == 1
     again.append_as_leader(recs(b"b", producer_id=7, producer_epoch=0, base_sequence=1), 0)
     assert again.log_end_offset == 2
 
 
-def test_append_as_follower_keeps_offsets(tmp_path, time):
-    log = make_log(tmp_path, time)
+def test_append_as_follower_keeps_offsets(tmp_path, mock_time):
+    log = make_log(tmp_path, mock_time)
     log.append_as_follower(recs(b"a", b"b", base_offset=0, partition_leader_epoch=2))
     log.append_as_follower(recs(b"c", base_offset=2, partition_leader_epoch=4))
     assert log.log_end_offset == 3 and log.latest_epoch == 4
@@ -307,38 +307,38 @@ class RecordingScheduler:
         return job
 
 
-def test_periodic_producer_id_expiration(tmp_path, time):
+def test_periodic_producer_id_expiration(tmp_path, mock_time):
     # Kafka: LogTest.testPeriodicProducerIdExpiration
     scheduler = RecordingScheduler()
-    log = Log(str(tmp_path / "topic-0"), LogConfig(), scheduler=scheduler, time=time,
+    log = Log(str(tmp_path / "topic-0"), LogConfig(), scheduler=scheduler, time=mock_time,
               max_producer_id_expiration_ms=200, producer_id_expiration_check_interval_ms=100)
     check = scheduler.jobs["PeriodicProducerExpirationCheck"]
     assert (check.delay_ms, check.period_ms) == (100, 100)
-    log.append_as_leader(recs(b"a", ts=time.milliseconds(), producer_id=7, producer_epoch=0, base_sequence=0), 0)
+    log.append_as_leader(recs(b"a", ts=mock_time.milliseconds(), producer_id=7, producer_epoch=0, base_sequence=0), 0)
     assert set(log.producer_state_manager.active_producers()) == {7}
-    time.sleep(150)
+    mock_time.sleep(150)
     check.fun()
     assert set(log.producer_state_manager.active_producers()) == {7}   # idle 150 ms < 200 ms
-    time.sleep(100)
+    mock_time.sleep(100)
     check.fun()
     assert log.producer_state_manager.active_producers() == {}
     log.close()
     check.cancel.assert_called()
 
 
-def test_delete_cancels_producer_expiration_check(tmp_path, time):
+def test_delete_cancels_producer_expiration_check(tmp_path, mock_time):
     scheduler = RecordingScheduler()
-    log = Log(str(tmp_path / "topic-0"), LogConfig(), scheduler=scheduler, time=time)
+    log = Log(str(tmp_path / "topic-0"), LogConfig(), scheduler=scheduler, time=mock_time)
     check = scheduler.jobs["PeriodicProducerExpirationCheck"]
     assert check.period_ms == 10 * 60 * 1000
     log.delete()
     check.cancel.assert_called()
 
 
-def test_read_at_high_watermark_below_log_end_gives_full_offset_metadata(tmp_path, time):
+def test_read_at_high_watermark_below_log_end_gives_full_offset_metadata(tmp_path, mock_time):
     # Kafka: Log.read answers an empty read at the bound with the segment position of the offset,
     # so a DelayedFetch parked there can count the bytes that later appends make visible.
-    log = make_log(tmp_path, time)
+    log = make_log(tmp_path, mock_time)
     log.append_as_leader(recs(b"a"), 0)
     log.update_high_watermark(1)
     log.append_as_leader(recs(b"b"), 0)          # log end offset 2, high watermark still 1
@@ -372,9 +372,9 @@ def with_header_field(records, offset, value):
     (RECORDS_COUNT_OFFSET, 0, {}),                 # no records
     (BASE_SEQUENCE_OFFSET, -1, dict(producer_id=7, producer_epoch=0, base_sequence=0)),  # idempotent, no sequence
 ])
-def test_client_batch_header_must_agree_with_itself(tmp_path, time, field, value, kw):
+def test_client_batch_header_must_agree_with_itself(tmp_path, mock_time, field, value, kw):
     # Kafka: LogValidator.validateBatch (LogValidatorTest's invalid count / offset range / sequence cases)
-    log = make_log(tmp_path, time)
+    log = make_log(tmp_path, mock_time)
     bad = with_header_field(recs(b"a", b"b", **kw), field, value)
     assert next(bad.batches()).is_valid()          # the CRC matches: only the header check can catch it
     with mock.patch.object(DefaultRecord, "read_from", side_effect=AssertionError("decoded on produce path")):

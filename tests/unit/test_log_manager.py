@@ -61,11 +61,11 @@ def test_startup_schedules_kafkas_tasks(tmp_path):
 
 
 def test_cleanup_logs_applies_retention_and_checkpoints_start_offset(tmp_path):
-    time = MockTime()
-    lm = LogManager([str(tmp_path)], LogConfig({"segment.bytes": 150, "retention.ms": 1000}), time=time)
+    mock_time = MockTime()
+    lm = LogManager([str(tmp_path)], LogConfig({"segment.bytes": 150, "retention.ms": 1000}), time=mock_time)
     log = lm.get_or_create_log(TP)
     for i in range(5):
-        log.append_as_leader(recs(2, ts=time.milliseconds() - (5000 if i < 3 else 0)), 0)
+        log.append_as_leader(recs(2, ts=mock_time.milliseconds() - (5000 if i < 3 else 0)), 0)
     log.update_high_watermark(log.log_end_offset)
     assert lm.cleanup_logs() == 3 and log.log_start_offset == 6
     lm.checkpoint_log_start_offsets()  # start == first segment base: nothing to record, as in Kafka
@@ -86,14 +86,14 @@ def test_topic_config_override(tmp_path):
 
 
 def test_async_delete_renames_then_removes(tmp_path):
-    sched, time = RecordingScheduler(), MockTime()
-    lm = LogManager([str(tmp_path)], LogConfig({"file.delete.delay.ms": 1000}), scheduler=sched, time=time)
+    sched, mock_time = RecordingScheduler(), MockTime()
+    lm = LogManager([str(tmp_path)], LogConfig({"file.delete.delay.ms": 1000}), scheduler=sched, time=mock_time)
     log = lm.get_or_create_log(TP)
     log.append_as_leader(recs(), 0)
     lm.async_delete(TP)
     assert lm.get_log(TP) is None and log.dir.endswith("-delete") and os.path.isdir(log.dir)
     assert sched.tasks[-1][:3] == ("kafka-delete-logs", lm.delete_logs, 1000)
-    time.sleep(1000)
+    mock_time.sleep(1000)
     lm.delete_logs()
     assert not os.path.exists(log.dir) and not os.path.exists(tmp_path / "orders-0")
     lm.shutdown()
@@ -101,22 +101,22 @@ def test_async_delete_renames_then_removes(tmp_path):
 
 def test_delete_logs_deletes_only_logs_whose_delay_has_passed(tmp_path):
     # Kafka's deleteLogs: a log queued later waits out its own file.delete.delay.ms.
-    sched, time = RecordingScheduler(), MockTime()
-    lm = LogManager([str(tmp_path)], LogConfig({"file.delete.delay.ms": 2000}), scheduler=sched, time=time)
+    sched, mock_time = RecordingScheduler(), MockTime()
+    lm = LogManager([str(tmp_path)], LogConfig({"file.delete.delay.ms": 2000}), scheduler=sched, time=mock_time)
     first, second = lm.get_or_create_log(TP), lm.get_or_create_log(TopicPartition("orders", 1))
     lm.async_delete(TP)
-    time.sleep(1900)
+    mock_time.sleep(1900)
     lm.async_delete(TopicPartition("orders", 1))
-    time.sleep(100)              # the first log's delay has passed, the second's has not
+    mock_time.sleep(100)              # the first log's delay has passed, the second's has not
     sched.tasks.clear()
     lm.delete_logs()
     assert not os.path.exists(first.dir)
     assert os.path.isdir(second.dir) and second.active_segment.log.fd >= 0
     assert sched.tasks == [("kafka-delete-logs", lm.delete_logs, 1900, -1)]   # again when the second is due
-    time.sleep(1899)
+    mock_time.sleep(1899)
     lm.delete_logs()
     assert os.path.isdir(second.dir)
-    time.sleep(1)
+    mock_time.sleep(1)
     lm.delete_logs()
     assert not os.path.exists(second.dir) and lm.logs_to_be_deleted == collections.deque()
     lm.shutdown()

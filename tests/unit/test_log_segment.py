@@ -122,13 +122,13 @@ def test_recovery_truncates_at_flipped_byte(segment):
 
 
 def test_should_roll_by_size_and_time(tmp_path):
-    time = MockTime()
-    seg = LogSegment.open(str(tmp_path), 0, LogConfig(), time)
-    append(seg, 0, b"x" * 50, ts=time.milliseconds())
+    mock_time = MockTime()
+    seg = LogSegment.open(str(tmp_path), 0, LogConfig(), mock_time)
+    append(seg, 0, b"x" * 50, ts=mock_time.milliseconds())
     p = lambda now, ts: RollParams(1000, 100, ts, 5, 60, now)  # noqa: E731
-    assert seg.should_roll(p(time.milliseconds(), time.milliseconds()))  # size + 60 > 100
-    big = RollParams(1000, 10**6, time.milliseconds() + 2000, 5, 10, time.milliseconds())
+    assert seg.should_roll(p(mock_time.milliseconds(), mock_time.milliseconds()))  # size + 60 > 100
+    big = RollParams(1000, 10**6, mock_time.milliseconds() + 2000, 5, 10, mock_time.milliseconds())
     assert seg.should_roll(big)  # the next batch is more than segment.ms newer than the first
-    ok = RollParams(1000, 10**6, time.milliseconds() + 10, 5, 10, time.milliseconds())
+    ok = RollParams(1000, 10**6, mock_time.milliseconds() + 10, 5, 10, mock_time.milliseconds())
     assert not seg.should_roll(ok)
     seg.close_handlers()

@@ -27,36 +27,36 @@ def response(leader=0, topic="t", error=0):
 
 
 def test_bootstrap_asks_for_an_update_at_once():
-    time = MockTime()
-    metadata = Metadata(100, 300_000, time)
+    mock_time = MockTime()
+    metadata = Metadata(100, 300_000, mock_time)
     metadata.bootstrap([("a", 1), ("b", 2)])
     cluster = metadata.fetch()
     assert [n.id for n in cluster.nodes] == [-1, -2] and cluster.is_bootstrap_configured
-    assert metadata.need_full_update and metadata.time_to_next_update(time.milliseconds()) == 0
+    assert metadata.need_full_update and metadata.time_to_next_update(mock_time.milliseconds()) == 0
 
 
 def test_time_to_next_update_is_max_age_then_backoff():
     # Kafka: MetadataTest.testTimeToNextUpdate / testMetadataUpdateAfterClose-style timing
-    time = MockTime()
-    metadata = Metadata(100, 300_000, time)
+    mock_time = MockTime()
+    metadata = Metadata(100, 300_000, mock_time)
     metadata.bootstrap([("a", 1)])
-    metadata.update(metadata.request_version, response(), time.milliseconds())
+    metadata.update(metadata.request_version, response(), mock_time.milliseconds())
     assert not metadata.need_full_update
-    assert metadata.time_to_next_update(time.milliseconds()) == 300_000      # metadata.max.age.ms = 5 min
-    time.sleep(299_000)
-    assert metadata.time_to_next_update(time.milliseconds()) == 1000
+    assert metadata.time_to_next_update(mock_time.milliseconds()) == 300_000      # metadata.max.age.ms = 5 min
+    mock_time.sleep(299_000)
+    assert metadata.time_to_next_update(mock_time.milliseconds()) == 1000
     metadata.request_update()
-    assert metadata.time_to_next_update(time.milliseconds()) == 0
-    metadata.failed_update(time.milliseconds())
-    assert metadata.time_to_next_update(time.milliseconds()) == 100          # retry.backoff.ms
+    assert metadata.time_to_next_update(mock_time.milliseconds()) == 0
+    metadata.failed_update(mock_time.milliseconds())
+    assert metadata.time_to_next_update(mock_time.milliseconds()) == 100          # retry.backoff.ms
 
 
 def test_update_requested_while_in_flight_stays_requested():
-    time = MockTime()
-    metadata = Metadata(100, 300_000, time)
+    mock_time = MockTime()
+    metadata = Metadata(100, 300_000, mock_time)
     version_sent = metadata.request_version
     metadata.add("new-topic")                       # arrives while the request is on the wire
-    metadata.update(version_sent, response(), time.milliseconds())
+    metadata.update(version_sent, response(), mock_time.milliseconds())
     assert metadata.need_full_update
 
 

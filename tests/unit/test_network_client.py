@@ -26,7 +26,7 @@ from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRespon
 from kafkalite.protocol.request_header import RequestHeader
 from kafkalite.protocol.response_header import ResponseHeader
 from kafkalite.utils.time import MockTime
-from socket_doubles import listening_socket, recv_frame
+from socket_doubles import SocketBrokerDouble, recv_frame
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -35,33 +35,20 @@ OLD_METADATA_MAX = 4
 
 
 
-class BrokerDouble:
+class BrokerDouble(SocketBrokerDouble):
     """Accepts connections; per request calls ``self.on_request(conn, header)`` on its own thread."""
 
     def __init__(self):
-        self.server = listening_socket(8)
-        self.port = self.server.getsockname()[1]
         self.headers: list[RequestHeader] = []
         self.hold_metadata = False       # never answer Metadata
         self.close_on_metadata = False   # drop the connection on Metadata
         self.wrong_correlation = False
         self.api_versions_gate = threading.Event()   # ApiVersions is answered once this is set
         self.api_versions_gate.set()
-        self.conns = []
-        self._stop = False
-        threading.Thread(target=self._accept_loop, daemon=True).start()
+        super().__init__(8)
 
     def node(self, node_id=0):
         return Node(node_id, "127.0.0.1", self.port)
-
-    def _accept_loop(self):
-        while not self._stop:
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            self.conns.append(conn)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn):
         try:
@@ -102,14 +89,6 @@ class BrokerDouble:
             return True
         return False
 
-    def close(self):
-        self._stop = True
-        self.server.close()
-        for c in self.conns:
-            try:
-                c.close()
-            except OSError:
-                pass
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import socket
 import threading
 
 import pytest
+from support import recv_exact
 
 from kafkalite.network.network_send import NetworkSend
 from kafkalite.network.transport_layer import PlaintextTransportLayer
@@ -61,15 +62,6 @@ def pair():
     yield a, b
     a.close()
     b.close()
-
-
-def recv_exact(sock, n) -> bytes:
-    out = bytearray()
-    while len(out) < n:
-        chunk = sock.recv(min(65536, n - len(out)))
-        assert chunk, "peer closed early"
-        out += chunk
-    return bytes(out)
 
 
 def write_all(send, transport, max_rounds=100_000):

@@ -2,7 +2,6 @@
 KafkaProducer against a socket-level broker double that knows only old versions -- ApiVersions v0-2, Metadata
 v0-4, Produce v3 -- negotiates down (S42) and its Produce request arrives at v3 with a valid v2 batch."""
 import struct
-import threading
 
 import pytest
 
@@ -18,7 +17,7 @@ from kafkalite.protocol.messages.produce import (
 from kafkalite.protocol.request_header import RequestHeader
 from kafkalite.protocol.response_header import ResponseHeader
 from kafkalite.record.memory_records import MemoryRecords
-from socket_doubles import listening_socket, recv_frame
+from socket_doubles import SocketBrokerDouble, recv_frame
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -26,23 +25,11 @@ SUPPORTED = {ApiKeys.API_VERSIONS.id: (0, 2), ApiKeys.METADATA.id: (0, 4), ApiKe
 
 
 
-class OldBroker:
+class OldBroker(SocketBrokerDouble):
     def __init__(self):
-        self.server = listening_socket(4)
-        self.port = self.server.getsockname()[1]
         self.headers: list[RequestHeader] = []
         self.records: list[MemoryRecords] = []
-        self.conns = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            self.conns.append(conn)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+        super().__init__(4)
 
     def _respond(self, conn, header, body, version):
         payload = ResponseHeader(correlation_id=header.correlation_id).to_bytes(0) + schema.write(body, version)
@@ -89,13 +76,6 @@ class OldBroker:
         finally:
             conn.close()
 
-    def close(self):
-        self.server.close()
-        for c in self.conns:
-            try:
-                c.close()
-            except OSError:
-                pass
 
 
 def test_producer_negotiates_down_to_produce_v3():

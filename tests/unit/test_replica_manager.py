@@ -13,6 +13,7 @@ from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from kafkalite.protocol.messages.stop_replica import StopReplicaRequest, StopReplicaTopic
 from kafkalite.testing.embedded_kafka import EmbeddedKafka
+from support import wait_until
 
 
 @pytest.fixture
@@ -23,14 +24,10 @@ def broker(tmp_path):
 
 
 def wait_for_partition(server, tp, timeout=10.0):
-    import time
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def leader():
         p = server.replica_manager.get_partition(tp)
-        if p is not None and p.is_leader():
-            return p
-        time.sleep(0.01)
-    raise AssertionError(f"{tp} never got a leader")
+        return p if p is not None and p.is_leader() else None
+    return wait_until(leader, timeout, f"{tp} to get a leader", interval=0.01)
 
 
 def create_topic(server, topic):
@@ -130,10 +127,7 @@ class TestAcksAll:
         create_topic(broker.server, "t")
         lead_with_a_lagging_follower(rm, "t")
         responses = produce(rm, "t", -1, timeout_ms=200)
-        import time
-        deadline = time.monotonic() + 10
-        while not responses and time.monotonic() < deadline:
-            time.sleep(0.01)   # polling for the purgatory's expiry, bounded
+        wait_until(lambda: responses, 10, "the DelayedProduce to expire")
         [result] = responses
         assert result[TopicPartition("t", 0)].error is Errors.REQUEST_TIMED_OUT
 

@@ -8,7 +8,7 @@ import pytest
 from kafkalite.protocol import requests, schema
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import InvalidRequestException, UnsupportedVersionException
-from kafkalite.protocol.messages.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from kafkalite.protocol.messages.api_versions import ApiVersionsResponse
 from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataResponse
 from kafkalite.protocol.request_header import RequestHeader
 from kafkalite.protocol.response_header import ResponseHeader

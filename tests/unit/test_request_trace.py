@@ -4,9 +4,9 @@ hop on the thread Kafka's design puts it on. No Kafka counterpart test: Kafka's 
 only the time breakdown (RequestChannel.updateRequestMetrics)."""
 import logging
 import re
-import time
 
 import pytest
+from support import wait_until
 
 from kafkalite.server.kafka_config import KafkaConfig
 from kafkalite.server.kafka_server import KafkaServer
@@ -42,12 +42,8 @@ def traced_broker(tmp_path):
 def await_lines(capture, prefix, timeout=10.0):
     """The trace line is logged once the Processor has sent the response -- possibly just after the
     client has read it -- so wait (bounded) for it to appear."""
-    deadline = time.monotonic() + timeout
-    while True:
-        lines = [line for line in capture.lines if line.startswith(prefix)]
-        if lines or time.monotonic() > deadline:
-            return lines
-        time.sleep(0.01)
+    return wait_until(lambda: [line for line in capture.lines if line.startswith(prefix)], timeout,
+                      f"a '{prefix}' line", interval=0.01)
 
 
 def hops_of(line):

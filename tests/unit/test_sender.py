@@ -27,8 +27,8 @@ N0, N1 = Node(0, "h0", 1), Node(1, "h1", 2)
 
 
 class FakeClient:
-    def __init__(self, time):
-        self.time = time
+    def __init__(self, mock_time):
+        self.time = mock_time
         self.requests: list[ClientRequest] = []
         self.correlation = 0
 
@@ -76,26 +76,26 @@ def cluster(leader=N0, partitions=1):
     return Cluster("c", [N0, N1], [PartitionInfo("t", p, leader) for p in range(partitions)])
 
 
-def setup(time, retries=3, tm=None, max_in_flight=5):
-    metadata = Metadata(100, 300_000, time)
+def setup(mock_time, retries=3, tm=None, max_in_flight=5):
+    metadata = Metadata(100, 300_000, mock_time)
     metadata.cache = cluster()
     acc = RecordAccumulator(1024, linger_ms=0, retry_backoff_ms=100, delivery_timeout_ms=120_000,
-                            free=BufferPool(16 * 1024, 1024, time), time=time, transaction_manager=tm)
-    client = FakeClient(time)
-    sender = Sender(client, metadata, acc, max_in_flight == 1, 1 << 20, -1, retries, time, 30000, 100, tm)
+                            free=BufferPool(16 * 1024, 1024, mock_time), time=mock_time, transaction_manager=tm)
+    client = FakeClient(mock_time)
+    sender = Sender(client, metadata, acc, max_in_flight == 1, 1 << 20, -1, retries, mock_time, 30000, 100, tm)
     return metadata, acc, client, sender
 
 
-def send(acc, metadata, time, value=b"v", partition=0):
-    return acc.append("t", partition, time.milliseconds(), None, value, [], None, 1000, time.milliseconds(),
+def send(acc, metadata, mock_time, value=b"v", partition=0):
+    return acc.append("t", partition, mock_time.milliseconds(), None, value, [], None, 1000, mock_time.milliseconds(),
                       metadata.fetch()).future
 
 
 def test_simple():
     # Kafka: SenderTest.testSimple
-    time = MockTime()
-    metadata, acc, client, sender = setup(time)
-    future = send(acc, metadata, time)
+    mock_time = MockTime()
+    metadata, acc, client, sender = setup(mock_time)
+    future = send(acc, metadata, mock_time)
     sender.run_once()
     assert len(client.requests) == 1
     request = client.requests[0]
@@ -109,26 +109,26 @@ def test_simple():
 
 
 def test_one_request_per_node():
-    time = MockTime()
-    metadata, acc, client, sender = setup(time)
+    mock_time = MockTime()
+    metadata, acc, client, sender = setup(mock_time)
     metadata.cache = Cluster("c", [N0, N1], [PartitionInfo("t", 0, N0), PartitionInfo("t", 1, N1)])
-    send(acc, metadata, time, partition=0)
-    send(acc, metadata, time, partition=1)
+    send(acc, metadata, mock_time, partition=0)
+    send(acc, metadata, mock_time, partition=1)
     sender.run_once()
     assert sorted(r.destination for r in client.requests) == ["0", "1"]
 
 
 def test_retries_then_fails_after_retries_are_used_up():
     # Kafka: SenderTest.testRetries
-    time = MockTime()
-    metadata, acc, client, sender = setup(time, retries=1)
-    future = send(acc, metadata, time)
+    mock_time = MockTime()
+    metadata, acc, client, sender = setup(mock_time, retries=1)
+    future = send(acc, metadata, mock_time)
     sender.run_once()
     client.respond(client.requests[-1], {0: Errors.NOT_ENOUGH_REPLICAS})
     assert not future.is_done() and len(acc.get_deque(client_tp())) == 1    # back in the queue
     sender.run_once()
     assert len(client.requests) == 1                                       # still backing off
-    time.sleep(100)
+    mock_time.sleep(100)
     sender.run_once()
     assert len(client.requests) == 2
     client.respond(client.requests[-1], {0: Errors.NOT_ENOUGH_REPLICAS})
@@ -138,9 +138,9 @@ def test_retries_then_fails_after_retries_are_used_up():
 
 
 def test_non_retriable_error_fails_at_once():
-    time = MockTime()
-    metadata, acc, client, sender = setup(time)
-    future = send(acc, metadata, time)
+    mock_time = MockTime()
+    metadata, acc, client, sender = setup(mock_time)
+    future = send(acc, metadata, mock_time)
     sender.run_once()
     client.respond(client.requests[-1], {0: Errors.MESSAGE_TOO_LARGE})
     with pytest.raises(Errors.MESSAGE_TOO_LARGE.exception_class):
@@ -148,28 +148,28 @@ def test_non_retriable_error_fails_at_once():
 
 
 def test_disconnect_is_retried():
-    time = MockTime()
-    metadata, acc, client, sender = setup(time)
-    future = send(acc, metadata, time)
+    mock_time = MockTime()
+    metadata, acc, client, sender = setup(mock_time)
+    future = send(acc, metadata, mock_time)
     sender.run_once()
     client.disconnect_request(client.requests[-1])
     assert not future.is_done() and metadata.need_full_update
-    time.sleep(100)
+    mock_time.sleep(100)
     sender.run_once()
     client.respond(client.requests[-1], base_offset=5)
     assert future.get(1).offset == 5
 
 
 def test_metadata_refresh_on_leader_change_moves_the_retry():
-    time = MockTime()
-    metadata, acc, client, sender = setup(time)
-    future = send(acc, metadata, time)
+    mock_time = MockTime()
+    metadata, acc, client, sender = setup(mock_time)
+    future = send(acc, metadata, mock_time)
     sender.run_once()
     metadata.need_full_update = False
     client.respond(client.requests[-1], {0: Errors.NOT_LEADER_FOR_PARTITION})
     assert metadata.need_full_update                          # the error asked for fresh metadata
     metadata.cache = cluster(leader=N1)                       # ... which names the new leader
-    time.sleep(100)
+    mock_time.sleep(100)
     sender.run_once()
     assert client.requests[-1].destination == "1"
     client.respond(client.requests[-1], base_offset=7)
@@ -179,20 +179,20 @@ def test_metadata_refresh_on_leader_change_moves_the_retry():
 def test_idempotent_retries_keep_order():
     # Kafka: SenderTest.testIdempotenceWithMultipleInflights... -- seq 0 fails retriably, seq 1 is refused as out
     # of order; both are retried, the first alone first, and the records land in send order
-    time = MockTime()
+    mock_time = MockTime()
     tm = TransactionManager()
     tm.set_producer_id_and_epoch(ProducerIdAndEpoch(1000, 0))
-    metadata, acc, client, sender = setup(time, tm=tm)
-    first = send(acc, metadata, time, b"a")
+    metadata, acc, client, sender = setup(mock_time, tm=tm)
+    first = send(acc, metadata, mock_time, b"a")
     sender.run_once()
-    second = send(acc, metadata, time, b"b")
+    second = send(acc, metadata, mock_time, b"b")
     sender.run_once()
     r1, r2 = client.requests
     assert [batch_of(r).base_sequence for r in (r1, r2)] == [0, 1]
     client.respond(r1, {0: Errors.NOT_ENOUGH_REPLICAS})
     client.respond(r2, {0: Errors.OUT_OF_ORDER_SEQUENCE_NUMBER})
     assert not first.is_done() and not second.is_done()
-    time.sleep(100)
+    mock_time.sleep(100)
     sender.run_once()
     assert len(client.requests) == 3 and batch_of(client.requests[2]).base_sequence == 0   # only seq 0
     client.respond(client.requests[2], base_offset=0)
@@ -204,22 +204,22 @@ def test_idempotent_retries_keep_order():
 
 
 def test_duplicate_sequence_counts_as_success():
-    time = MockTime()
+    mock_time = MockTime()
     tm = TransactionManager()
     tm.set_producer_id_and_epoch(ProducerIdAndEpoch(5, 0))
-    metadata, acc, client, sender = setup(time, tm=tm)
-    future = send(acc, metadata, time)
+    metadata, acc, client, sender = setup(mock_time, tm=tm)
+    future = send(acc, metadata, mock_time)
     sender.run_once()
     client.respond(client.requests[-1], {0: Errors.DUPLICATE_SEQUENCE_NUMBER})
     assert future.is_done() and future.exception() is None
 
 
 def test_max_in_flight_one_mutes_the_partition():
-    time = MockTime()
-    metadata, acc, client, sender = setup(time, max_in_flight=1)
-    send(acc, metadata, time)
+    mock_time = MockTime()
+    metadata, acc, client, sender = setup(mock_time, max_in_flight=1)
+    send(acc, metadata, mock_time)
     sender.run_once()
-    send(acc, metadata, time)
+    send(acc, metadata, mock_time)
     sender.run_once()
     assert len(client.requests) == 1                          # muted until the answer
     client.respond(client.requests[0])
@@ -228,8 +228,8 @@ def test_max_in_flight_one_mutes_the_partition():
 
 
 def test_thread_name():
-    time = MockTime()
-    _, acc, client, _ = setup(time)
+    mock_time = MockTime()
+    _, acc, client, _ = setup(mock_time)
     sender = Sender(client, Metadata(), acc, False, 1, -1, 0, client_id="my-client")
     assert sender.thread.name == "kafka-producer-network-thread | my-client"
 

@@ -16,6 +16,7 @@ import threading
 import time
 
 import pytest
+from support import recv_exact, wait_until
 
 from kafkalite.network.request_channel import CloseConnectionAction, NoOpAction, Request, Response
 from kafkalite.network.socket_server import SocketServer
@@ -40,16 +41,6 @@ def request_bytes(correlation_id: int, version: int = API_VERSION) -> bytes:
     return struct.pack(">i", len(payload)) + payload
 
 
-def recv_exact(sock, n: int) -> bytes:
-    out = bytearray()
-    while len(out) < n:
-        chunk = sock.recv(n - len(out))
-        if not chunk:
-            raise EOFError(f"connection closed after {len(out)} of {n} bytes")
-        out += chunk
-    return bytes(out)
-
-
 def read_response(sock, version: int = API_VERSION) -> tuple[int, ApiVersionsResponse]:
     size = struct.unpack(">i", recv_exact(sock, 4))[0]
     return parse_response(ApiKeys.API_VERSIONS, version, recv_exact(sock, size))
@@ -72,10 +63,7 @@ def assert_no_response(sock) -> None:
 
 
 def wait_for(cond, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not cond():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.005)
+    wait_until(cond, WAIT_S, what, interval=0.005)
 
 
 BODY = ApiVersionsResponse(error_code=0, api_keys=[ApiVersion(api_key=18, min_version=0, max_version=4)])

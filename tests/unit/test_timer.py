@@ -16,10 +16,10 @@ WAIT_S = 5.0
 class TestTask(TimerTask):
     __test__ = False
 
-    def __init__(self, delay_ms, id, time, output, lock):
+    def __init__(self, delay_ms, id, mock_time, output, lock):
         super().__init__(delay_ms)
         self.id = id
-        self.time = time
+        self.time = mock_time
         self.output = output
         self.lock = lock
         self.runs = 0
@@ -45,9 +45,9 @@ class Marker(TimerTask):
 
 @pytest.fixture
 def env():
-    time = MockTime()
-    timer = SystemTimer("test", tick_ms=1, wheel_size=3, time=time)
-    yield time, timer, [], threading.Lock()
+    mock_time = MockTime()
+    timer = SystemTimer("test", tick_ms=1, wheel_size=3, time=mock_time)
+    yield mock_time, timer, [], threading.Lock()
     timer.shutdown()
     assert timer.task_executor.await_termination(WAIT_S)
 
@@ -62,16 +62,16 @@ def drain(timer):
 
 
 def test_executor_thread_is_named_after_the_timer(env):
-    time, timer, output, lock = env
-    task = TestTask(0, 0, time, output, lock)
+    mock_time, timer, output, lock = env
+    task = TestTask(0, 0, mock_time, output, lock)
     timer.add(task)
     assert task.done.wait(WAIT_S)
     assert "executor-test" in [t.name for t in threading.enumerate()]
 
 
 def test_already_expired_task(env):
-    time, timer, output, lock = env
-    tasks = [TestTask(i - 5, i, time, output, lock) for i in range(5)]
+    mock_time, timer, output, lock = env
+    tasks = [TestTask(i - 5, i, mock_time, output, lock) for i in range(5)]
     for t in tasks:
         timer.add(t)
     timer.advance_clock(0)
@@ -82,13 +82,13 @@ def test_already_expired_task(env):
 
 
 def test_task_expiration_fires_at_deadline_in_order(env):
-    time, timer, output, lock = env
+    mock_time, timer, output, lock = env
     tasks = []
     for i in range(10):  # delays 0..9, then the same delays again, then 10..19
-        tasks.append(TestTask(i, i, time, output, lock))
-        tasks.append(TestTask(i, i, time, output, lock))
+        tasks.append(TestTask(i, i, mock_time, output, lock))
+        tasks.append(TestTask(i, i, mock_time, output, lock))
     for i in range(10, 20):
-        tasks.append(TestTask(i, i, time, output, lock))
+        tasks.append(TestTask(i, i, mock_time, output, lock))
     for t in tasks:
         timer.add(t)
     for now in range(0, 21):
@@ -100,21 +100,21 @@ def test_task_expiration_fires_at_deadline_in_order(env):
                     assert t.fired_at >= t.delay_ms
                 else:
                     assert t.runs == 0, f"task due at {t.delay_ms} ran early at {now}"
-        time.sleep(1)
+        mock_time.sleep(1)
     assert output == sorted(output)
     assert timer.size() == 0
 
 
 def test_cancelled_tasks_never_fire(env):
-    time, timer, output, lock = env
-    tasks = [TestTask(1 + i % 10, i, time, output, lock) for i in range(40)]
+    mock_time, timer, output, lock = env
+    tasks = [TestTask(1 + i % 10, i, mock_time, output, lock) for i in range(40)]
     for t in tasks:
         timer.add(t)
     assert timer.size() == 40
     for t in tasks[::2]:
         t.cancel()
     assert timer.size() == 20  # cancel unlinks at once
-    time.sleep(30)
+    mock_time.sleep(30)
     drain(timer)
     assert sorted(output) == [t.id for t in tasks[1::2]]
     assert all(t.runs == 0 for t in tasks[::2])
@@ -122,17 +122,17 @@ def test_cancelled_tasks_never_fire(env):
 
 
 def test_long_delay_uses_overflow_wheels_and_fires_on_time():
-    time = MockTime()
-    timer = SystemTimer("overflow", time=time)  # Kafka's defaults: tick 1 ms, 20 buckets
+    mock_time = MockTime()
+    timer = SystemTimer("overflow", time=mock_time)  # Kafka's defaults: tick 1 ms, 20 buckets
     output, lock = [], threading.Lock()
     try:
-        task = TestTask(10_000, 1, time, output, lock)
+        task = TestTask(10_000, 1, mock_time, output, lock)
         timer.add(task)
         assert timer.timing_wheel.overflow_wheel.overflow_wheel.overflow_wheel is not None  # 20, 400, 8000, 160000
-        time.sleep(9_999)
+        mock_time.sleep(9_999)
         drain(timer)
         assert task.runs == 0 and timer.size() == 1
-        time.sleep(1)
+        mock_time.sleep(1)
         drain(timer)
         assert task.runs == 1 and task.fired_at == 10_000
         assert timer.size() == 0
@@ -141,33 +141,33 @@ def test_long_delay_uses_overflow_wheels_and_fires_on_time():
 
 
 def test_re_adding_a_task_replaces_its_earlier_deadline(env):
-    time, timer, output, lock = env
-    task = TestTask(5, 1, time, output, lock)
+    mock_time, timer, output, lock = env
+    task = TestTask(5, 1, mock_time, output, lock)
     timer.add(task)
     task.delay_ms = 50
     timer.add(task)
     assert timer.size() == 1
-    time.sleep(10)
+    mock_time.sleep(10)
     drain(timer)
     assert task.runs == 0
-    time.sleep(40)
+    mock_time.sleep(40)
     drain(timer)
     assert task.runs == 1
 
 
 def test_many_tasks_each_fire_once_never_early():
-    time = MockTime()
-    timer = SystemTimer("many", time=time)
+    mock_time = MockTime()
+    timer = SystemTimer("many", time=mock_time)
     output, lock = [], threading.Lock()
     rnd = random.Random(42)
-    tasks = [TestTask(rnd.randrange(0, 3000), i, time, output, lock) for i in range(2000)]
+    tasks = [TestTask(rnd.randrange(0, 3000), i, mock_time, output, lock) for i in range(2000)]
     try:
         for t in tasks:
             timer.add(t)
         now = 0
         while now <= 3000:
             step = rnd.randrange(1, 97)
-            time.sleep(step)
+            mock_time.sleep(step)
             now += step
             drain(timer)
             with lock:
@@ -180,16 +180,16 @@ def test_many_tasks_each_fire_once_never_early():
 
 
 def test_advance_clock_waits_for_the_next_bucket_with_the_real_clock():
-    time = SystemTime()
-    timer = SystemTimer("real", time=time)
+    mock_time = SystemTime()
+    timer = SystemTimer("real", time=mock_time)
     output, lock = [], threading.Lock()
     try:
-        added = time.hi_res_clock_ms()
-        task = TestTask(30, 1, time, output, lock)
+        added = mock_time.hi_res_clock_ms()
+        task = TestTask(30, 1, mock_time, output, lock)
         timer.add(task)
         assert not timer.advance_clock(0)  # nothing due yet, and no blocking
         deadline = added + 2000
-        while not task.done.is_set() and time.hi_res_clock_ms() < deadline:
+        while not task.done.is_set() and mock_time.hi_res_clock_ms() < deadline:
             timer.advance_clock(200)  # blocks until the bucket is due, as the reaper does
         assert task.done.wait(WAIT_S)
         assert task.fired_at >= added + 30

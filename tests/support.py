@@ -1,0 +1,46 @@
+"""No Kafka counterpart (Kafka's tests share kafka.utils.TestUtils): the helpers every test directory
+uses, in one place -- ``wait_until`` (the only way the tests wait: a condition polled against a
+deadline, Kafka's ``TestUtils.waitUntilTrue``), ``free_port``, ``recv_exact``.
+
+``tests/conftest.py`` puts this directory on ``sys.path``, so any test imports it as ``support``.
+"""
+from __future__ import annotations
+
+import socket
+import time
+
+
+def wait_until(condition, timeout=15.0, message="condition", interval=0.02):
+    """Call ``condition()`` until it returns something truthy, and return that value; fail with
+    ``message`` once ``timeout`` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while True:
+        try:
+            value = condition()
+            if value:
+                return value
+        except Exception as e:  # a condition may raise while the thing it waits on is not ready
+            last_error = e
+        if time.monotonic() >= deadline:
+            extra = f" (last error: {last_error!r})" if last_error else ""
+            raise AssertionError(f"timed out after {timeout}s waiting for {message}{extra}")
+        time.sleep(interval)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def recv_exact(sock, n: int) -> bytes:
+    """Exactly ``n`` bytes from a blocking socket; EOFError if the peer closes first."""
+    out = bytearray()
+    while len(out) < n:
+        chunk = sock.recv(min(1 << 16, n - len(out)))
+        if not chunk:
+            raise EOFError(f"connection closed after {len(out)} of {n} bytes")
+        out += chunk
+    return bytes(out)
