@@ -414,8 +414,10 @@ class ControllerBrokerRequestBatch(Logging):
         finally:
             self.clear()
 
+    # Kafka: controllerContext.liveBrokerIdAndEpochs(broker) -- every caller sends only to live brokers, whose epoch
+    # the context holds; never -1 (UNKNOWN_BROKER_EPOCH), which would skip the receiver's broker epoch check.
     def _broker_epoch(self, broker_id: int) -> int:
-        return self.controller_context.live_broker_epochs.get(broker_id, -1)
+        return self.controller_context.live_broker_epochs[broker_id]
 
     # Kafka: AbstractControllerBrokerRequestBatch.sendLeaderAndIsrRequest
     def send_leader_and_isr_request(self, controller_epoch: int) -> None:

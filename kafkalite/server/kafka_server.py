@@ -180,7 +180,9 @@ class KafkaServer(Logging):
     def create_apis(self, request_channel) -> KafkaApis:
         return KafkaApis(request_channel, self.replica_manager, self.admin_manager, self.group_coordinator,
                          self.kafka_controller, self.zk_client, self.broker_id, self.config, self.metadata_cache,
-                         self.time, self.cluster_id, broker_epoch_fn=lambda: self.broker_epoch,
+                         self.time, self.cluster_id,
+                         # Kafka: controller.brokerEpoch -- re-registration after a session expiry renews it
+                         broker_epoch_fn=lambda: self.kafka_controller.broker_epoch,
                          producer_id_manager=self.producer_id_manager)
 
     def create_group_coordinator(self):

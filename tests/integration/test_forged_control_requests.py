@@ -89,3 +89,28 @@ def test_leader_and_isr_with_another_broker_epoch_is_stale(fresh_broker, unique_
     finally:
         conn.sock.close()
     assert response.error_code == Errors.STALE_BROKER_EPOCH.code
+
+
+def test_real_controller_after_a_zookeeper_session_expiry_is_obeyed(inproc_broker):
+    """Kafka's BrokerEpochIntegrationTest, the other half (test written by the fencing work on a branch):
+    the session expires, the broker registers again (a new czxid, so a new broker epoch) and elects itself
+    again (controller epoch 2). Its control requests carry the new broker epoch and the new controller
+    epoch, and both are accepted: KafkaApis takes the broker epoch from the controller (Kafka:
+    controller.brokerEpoch), ReplicaManager finds epoch 2 in ZooKeeper."""
+    from clients import KafkaPythonAdmin, make_records, produce_kafka_python, read_kafka_python
+    from harness import wait_until
+    server = inproc_broker.server
+    admin = KafkaPythonAdmin(inproc_broker.bootstrap)
+    try:
+        assert admin.create("before-expiry", 1) is None
+        old_broker_epoch = server.kafka_controller.broker_epoch
+        server.zk_client.zoo_keeper_client.backend.expire_session(server.zk_client.session_id)
+        wait_until(lambda: server.kafka_controller.broker_epoch > old_broker_epoch and server.kafka_controller.is_active()
+                   and server.replica_manager.controller_epoch == 2, 15, "the broker to register and elect itself again")
+        assert admin.create("after-expiry", 1) is None
+        records = make_records(3)
+        produce_kafka_python(inproc_broker.bootstrap, "after-expiry", records, acks="all")
+        assert [r.value for r in read_kafka_python(inproc_broker.bootstrap, "after-expiry", [0], 3, timeout=20)] == \
+            [r.value for r in records]
+    finally:
+        admin.close()

@@ -218,6 +218,25 @@ def test_topic_deletion_sends_stop_replica_then_removes_znodes(cluster):
     assert TopicPartition("gone", 0) not in controller.controller_context.partition_leadership_info
 
 
+def test_control_requests_carry_each_brokers_own_epoch(cluster):
+    """BrokerEpochIntegrationTest.testControllerBrokerEpochCacheMatchesWithZk: every LeaderAndIsr, UpdateMetadata
+    and StopReplica to broker b carries b's epoch, the czxid of /brokers/ids/b (KIP-380), which b checks."""
+    epochs = {b: cluster.register(b)[1] for b in (0, 1)}
+    assert epochs[0] != epochs[1]
+    controller, channel = cluster.start_controller(0)
+    wait_until(lambda: controller.is_active(), message="controller elected")
+    assert controller.controller_context.live_broker_id_and_epochs == epochs
+    cluster.admin.create_topic_assignment("e", {0: [0, 1]})
+    wait_until(lambda: len(channel.of(LAI)) == 2, message="LeaderAndIsr to both replicas")
+    cluster.admin.create_delete_topic_path("e")
+    wait_until(lambda: not cluster.admin.topic_exists("e"), message="topic deleted")
+    for broker_id in (0, 1):
+        sent = channel.of(LAI, broker_id) + channel.of(UM, broker_id) + channel.of(SR, broker_id)
+        assert {type(b).__name__ for b in sent} == {"LeaderAndIsrRequest", "UpdateMetadataRequest",
+                                                    "StopReplicaRequest"}
+        assert {(b.broker_epoch, b.controller_id, b.controller_epoch) for b in sent} == {(epochs[broker_id], 0, 1)}
+
+
 def test_broker_failure_elects_new_leader_from_isr(cluster):
     cluster.register(0)
     cluster.register(1)
