@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import logging
-import queue
 import sys
 import tempfile
 import threading
@@ -37,22 +36,6 @@ from kafkalite.metrics import request_metrics as request_metrics_module  # noqa:
 from kafkalite.metrics.kafka_metrics_group import METRICS  # noqa: E402
 from kafkalite.server.kafka_config import KafkaConfig  # noqa: E402
 from kafkalite.server.kafka_server import KafkaServer  # noqa: E402
-
-
-class ControlFirstQueue(queue.PriorityQueue):
-    """S27: a bounded request queue in which control requests (ApiKeys.cluster_action) go first."""
-
-    def __init__(self, maxsize):
-        super().__init__(maxsize)
-        self._seq = itertools.count()
-
-    def put(self, item, block=True, timeout=None):
-        api_key = getattr(item, "api_key", None)
-        priority = 0 if api_key is not None and api_key.cluster_action else 1
-        super().put((priority, next(self._seq), item), block, timeout)
-
-    def get(self, block=True, timeout=None):
-        return super().get(block, timeout)[2]
 
 
 def pct(values, q):
@@ -73,11 +56,10 @@ def run(mode: str, producers: int, seconds: float, value_size: int) -> dict:
         props.update({"listeners": "PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0",
                       "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
                       "control.plane.listener.name": "CONTROLLER"})
+    if mode == "priority":
+        props["kafkalite.request.priority"] = "control-first"
     server = KafkaServer(KafkaConfig.from_props(props))
     server.startup()
-    if mode == "priority":
-        channel = server.socket_server.data_plane_request_channel
-        channel.request_queue = ControlFirstQueue(channel.queue_size)
     bootstrap = f"127.0.0.1:{server.bound_port('PLAINTEXT')}"
     server.admin_manager.admin_zk_client.create_topic("load", 8, 1)
     while not server.metadata_cache.contains("load"):

@@ -26,6 +26,7 @@ import threading
 import attrs
 
 from kafkalite.metrics.request_metrics import request_metrics
+from kafkalite.network.control_first_queue import ControlFirstQueue
 from kafkalite.network.request_trace import NO_TRACE, RequestTrace
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.request_header import RequestHeader
@@ -188,11 +189,13 @@ class Response:
 class RequestChannel:
     """Kafka: RequestChannel(queueSize, metricNamePrefix)."""
 
-    def __init__(self, queue_size: int, metric_name_prefix: str = ""):
+    def __init__(self, queue_size: int, metric_name_prefix: str = "", control_first: bool = False):
         self.queue_size = queue_size
         self.metric_name_prefix = metric_name_prefix
-        # Kafka: ArrayBlockingQueue[BaseRequest](queueSize)
-        self.request_queue: queue.Queue = queue.Queue(maxsize=queue_size)
+        # Kafka: ArrayBlockingQueue[BaseRequest](queueSize); kafkalite.request.priority=control-first swaps in
+        # S27's priority queue (control requests first), see control_first_queue.py
+        self.request_queue: queue.Queue = ControlFirstQueue(queue_size) if control_first \
+            else queue.Queue(maxsize=queue_size)
         self.processors: dict[int, object] = {}
         self._lock = threading.Lock()
 

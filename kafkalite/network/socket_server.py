@@ -63,7 +63,9 @@ class SocketServer(Logging):
             if queued_max_bytes > 0 else MemoryPool.NONE
         self.data_plane_processors: dict[int, Processor] = {}
         self.data_plane_acceptors: dict = {}   # EndPoint -> Acceptor
-        self.data_plane_request_channel = RequestChannel(self.max_queued_requests, DATA_PLANE_METRIC_PREFIX)
+        self.data_plane_request_channel = RequestChannel(
+            self.max_queued_requests, DATA_PLANE_METRIC_PREFIX,
+            control_first=config.get("kafkalite.request.priority") == "control-first")
         self.control_plane_processor_opt: Processor | None = None
         self.control_plane_acceptor_opt: Acceptor | None = None
         self.control_plane_request_channel_opt = (

@@ -271,6 +271,8 @@ CONFIG_DEF: dict[str, tuple] = {
     "kafkalite.metrics.port": (INT, _D.MetricsPort, _int_range(0, 65535)),
     # kafkalite's own: log every request's trip through the threads (sets kafka.request.logger to DEBUG)
     "kafkalite.request.trace": (BOOLEAN, False, None),
+    # No Kafka counterpart: S27's priority queue for the data plane's requests (control requests first)
+    "kafkalite.request.priority": (STRING, "fifo", _one_of("fifo", "control-first")),
 }
 
 
