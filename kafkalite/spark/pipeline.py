@@ -13,7 +13,8 @@
 
 A window is written once the watermark has passed its end; the newest windows are still open when the
 backlog runs out, and are not printed (run the job again after more events arrive and they will be).
-Without ``--bootstrap-server`` it starts an EmbeddedKafka broker for the run. With a cluster ``--master``,
+Without ``--bootstrap-server`` it starts a kafkalite broker process for the run (the pipeline only ever
+talks to brokers over the wire). With a cluster ``--master``,
 the workers need ``pip install 'kafkalite[spark]'`` and must reach ``--bootstrap-server``.
 """
 from __future__ import annotations
@@ -22,6 +23,8 @@ import argparse
 import json
 import os
 import random
+import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -121,6 +124,43 @@ def print_counts(spark, bootstrap: str, topic: str) -> list[dict]:
     return results
 
 
+def start_demo_broker(workdir: str) -> tuple[subprocess.Popen, str]:
+    """A kafkalite broker *process* for the run (the pipeline talks to brokers over the wire only):
+    ``python -m kafkalite`` with a properties file of its own, on a free port, data under ``workdir``."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    props = os.path.join(workdir, "server.properties")
+    with open(props, "w") as f:
+        f.write(f"broker.id=0\nlisteners=PLAINTEXT://127.0.0.1:{port}\nlog.dirs={workdir}/kafka-logs\n"
+                "num.partitions=3\noffsets.topic.replication.factor=1\ngroup.initial.rebalance.delay.ms=0\n")
+    log = open(os.path.join(workdir, "broker.log"), "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "kafkalite", props], stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL)
+    log.close()
+    deadline = time.monotonic() + 30
+    while True:   # until the broker accepts connections, or gives up
+        if proc.poll() is not None:
+            raise RuntimeError(f"the demo broker exited with {proc.returncode}; see {workdir}/broker.log")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return proc, f"127.0.0.1:{port}"
+        except OSError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"the demo broker did not listen within 30 s; see {workdir}/broker.log")
+            time.sleep(0.1)
+
+
+def stop_demo_broker(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     broker = None
@@ -130,10 +170,8 @@ def main(argv=None) -> int:
             print("--master is a cluster: give --bootstrap-server a broker its executors can reach",
                   file=sys.stderr)
             return 2
-        from kafkalite.testing.embedded_kafka import EmbeddedKafka
-        broker = EmbeddedKafka(num_partitions=3).start()
-        bootstrap = broker.bootstrap_servers
-        print(f"Started an in-process kafkalite broker at {bootstrap}")
+        broker, bootstrap = start_demo_broker(tempfile.mkdtemp(prefix="kafkalite-pipeline-broker-"))
+        print(f"Started a kafkalite broker process at {bootstrap}")
     checkpoint = args.checkpoint or tempfile.mkdtemp(prefix="kafkalite-pipeline-")
     spark = None
     try:
@@ -149,8 +187,7 @@ def main(argv=None) -> int:
         if spark is not None:
             spark.stop()
         if broker is not None:
-            broker.stop()
-
+            stop_demo_broker(broker)
 
 if __name__ == "__main__":
     sys.exit(main())
