@@ -12,6 +12,15 @@ Binary search: Kafka keeps the last 8192 bytes of the index "warm" in the page c
 for recent offsets (consumers at the tail, followers) first search only that tail section, so
 they touch the same few pages; ``_index_slot_range_for`` does the same.
 
+Writes: entries are written with ``os.pwrite`` on the index's descriptor, never through the map
+(which is mapped read-only and sees the same page cache). Kafka writes through its
+MappedByteBuffer; in Python, writing (or even reading) a not-yet-allocated page of a mapped file
+on a full filesystem (tmpfs) kills the process with SIGBUS, while ``pwrite`` fails with ENOSPC,
+which the storage-error path turns into KAFKA_STORAGE_ERROR and an offline log directory. For the
+same reason the last entry of an index found on disk is read with ``os.pread`` (after a crash the
+file still has its preallocated length, and its tail is a hole) and lookups only ever read the
+``entries`` slots that were written.
+
 Left out: LazyIndex (indexes are opened eagerly), Windows-only locking, ``forceUnmap``.
 """
 from __future__ import annotations
@@ -72,8 +81,18 @@ class AbstractIndex(Logging):
     def _map(self, length: int):
         if length == 0:
             return None
-        access = mmap.ACCESS_WRITE if self.writable else mmap.ACCESS_READ
-        return mmap.mmap(self._fd, length, access=access)
+        return mmap.mmap(self._fd, length, access=mmap.ACCESS_READ)
+
+    def _write_entry(self, n: int, entry: bytes) -> None:
+        """Write slot ``n`` (see "Writes" above); raises OSError (ENOSPC...) on a disk error."""
+        if not self.writable:
+            raise OSError(f"Index {self.file} was opened read-only")
+        if os.pwrite(self._fd, entry, n * self.entry_size) != len(entry):
+            raise OSError(f"Short write of index entry {n} to {self.file}")
+
+    def _read_entry_bytes(self, n: int) -> bytes:
+        """Slot ``n`` read with pread, not through the map (see "Writes" above)."""
+        return os.pread(self._fd, self.entry_size, n * self.entry_size)
 
     @property
     def entries(self) -> int:
@@ -119,8 +138,8 @@ class AbstractIndex(Logging):
     # Kafka: AbstractIndex.flush
     def flush(self) -> None:
         with self._lock:
-            if self._mmap is not None:
-                self._mmap.flush()
+            if self._fd >= 0 and self.writable:
+                os.fsync(self._fd)
 
     # Kafka: AbstractIndex.close
     def close(self) -> None:

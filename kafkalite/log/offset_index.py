@@ -41,7 +41,8 @@ class OffsetIndex(AbstractIndex):
         with self._lock:
             if self._entries == 0:
                 return OffsetPosition(self.base_offset, 0)
-            return self.entry(self._entries - 1)
+            relative, position = _ENTRY.unpack(self._read_entry_bytes(self._entries - 1))
+            return OffsetPosition(self.base_offset + relative, position)
 
     @property
     def last_offset(self) -> int:
@@ -82,7 +83,7 @@ class OffsetIndex(AbstractIndex):
                 raise ValueError(f"Attempt to append to a full index (size = {self._entries}).")
             if self._entries == 0 or offset > self._last_offset:
                 self.debug("Adding index entry %d => %d", offset, position)
-                _ENTRY.pack_into(self._mmap, self._entries * self.entry_size, self.relative_offset(offset), position)
+                self._write_entry(self._entries, _ENTRY.pack(self.relative_offset(offset), position))
                 self._entries += 1
                 self._last_offset = offset
             else:
@@ -109,8 +110,15 @@ class OffsetIndex(AbstractIndex):
             self._entries = entries
             self._last_offset = self._last_entry().offset
 
-    # Kafka: OffsetIndex.sanityCheck
-    def sanity_check(self) -> None:
+    # Kafka: OffsetIndex.sanityCheck (``log_size``: kafkalite also checks that the last entry points
+    # inside the segment's .log, whose size the caller knows)
+    def sanity_check(self, log_size: int | None = None) -> None:
+        if log_size is not None and self._entries != 0:
+            position = self._last_entry().position
+            if position >= log_size:
+                raise CorruptIndexException(
+                    f"Corrupt index found, index file ({self.file}) has its last entry (offset {self._last_offset}) "
+                    f"at position {position}, past the end of its log file ({log_size} bytes).")
         if self._entries != 0 and self._last_offset < self.base_offset:
             raise CorruptIndexException(
                 f"Corrupt index found, index file ({self.file}) has non-zero size but the last offset "

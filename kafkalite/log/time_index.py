@@ -51,7 +51,8 @@ class TimeIndex(AbstractIndex):
         with self._lock:
             if self._entries == 0:
                 return TimestampOffset(RecordBatch.NO_TIMESTAMP, self.base_offset)
-            return TimestampOffset(*self.parse_entry(self._entries - 1))
+            timestamp, relative = _ENTRY.unpack(self._read_entry_bytes(self._entries - 1))
+            return TimestampOffset(timestamp, self.base_offset + relative)
 
     # Kafka: TimeIndex.parseEntry
     def parse_entry(self, n: int) -> tuple[int, int]:
@@ -84,7 +85,7 @@ class TimeIndex(AbstractIndex):
                 if self._entries >= self._max_entries:
                     raise ValueError(f"Time index {self.file} has no room for another entry")
                 self.debug("Adding index entry %d => %d", timestamp, offset)
-                _ENTRY.pack_into(self._mmap, self._entries * self.entry_size, timestamp, self.relative_offset(offset))
+                self._write_entry(self._entries, _ENTRY.pack(timestamp, self.relative_offset(offset)))
                 self._entries += 1
                 self._last_entry = TimestampOffset(timestamp, offset)
 
@@ -119,6 +120,12 @@ class TimeIndex(AbstractIndex):
     # Kafka: TimeIndex.sanityCheck
     def sanity_check(self) -> None:
         last = self._last_entry
+        if self._entries != 0:
+            first_timestamp = _ENTRY.unpack(self._read_entry_bytes(0))[0]
+            if last.timestamp < first_timestamp:
+                raise CorruptIndexException(
+                    f"Corrupt time index found, time index file ({self.file}) has non-zero size but the last "
+                    f"timestamp is {last.timestamp} which is less than the first timestamp {first_timestamp}")
         if self._entries != 0 and last.timestamp < 0:
             raise CorruptIndexException(
                 f"Corrupt time index found, time index file ({self.file}) has non-zero size but the last "
