@@ -21,7 +21,9 @@ import threading
 from kafkalite.cluster.replica import Replica
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.fetch_data_info import FetchIsolation, LogReadInfo
+from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP
 from kafkalite.protocol.errors import Errors
+from kafkalite.record.file_records import TimestampAndOffset
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
 
@@ -192,6 +194,29 @@ class Partition(Logging):
         if fetch_isolation is FetchIsolation.FETCH_LOG_END:
             return log.log_end_offset_metadata
         return log.fetch_high_watermark_metadata()
+
+    # Kafka: Partition.fetchOffsetForTimestamp -- consumers see offsets below the high watermark only
+    def fetch_offset_for_timestamp(self, timestamp: int, current_leader_epoch: int, fetch_only_from_leader: bool,
+                                   is_from_consumer: bool) -> TimestampAndOffset | None:
+        log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
+        last_fetchable = log.high_watermark if is_from_consumer else log.log_end_offset
+        if timestamp == LATEST_TIMESTAMP:
+            return TimestampAndOffset(-1, last_fetchable, self.leader_epoch)
+        if timestamp == EARLIEST_TIMESTAMP:
+            found = log.fetch_offset_by_timestamp(timestamp)
+            return TimestampAndOffset(-1, found.offset, found.leader_epoch)
+        if timestamp < MAX_TIMESTAMP:
+            raise Errors.INVALID_REQUEST.exception(f"Invalid timestamp {timestamp}")
+        found = log.fetch_offset_by_timestamp(timestamp)
+        if found is None or found.offset >= last_fetchable:
+            return None
+        return found
+
+    # Kafka: Partition.lastOffsetForLeaderEpoch -- (epoch, end offset), or None when the epoch is unknown
+    def last_offset_for_leader_epoch(self, current_leader_epoch: int, leader_epoch: int,
+                                     fetch_only_from_leader: bool) -> tuple[int, int] | None:
+        log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
+        return log.end_offset_for_epoch(leader_epoch)
 
     # Kafka: Partition.deleteRecordsOnLeader -- returns the low watermark (with one replica, the log start offset)
     def delete_records_on_leader(self, offset: int) -> int:

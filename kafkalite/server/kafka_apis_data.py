@@ -14,7 +14,6 @@ stable offset is the high watermark, aborted transactions are none), quotas.
 from __future__ import annotations
 
 from kafkalite.common.topic_partition import TopicPartition
-from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages import (delete_records, fetch, init_producer_id, list_offsets,
@@ -22,6 +21,7 @@ from kafkalite.protocol.messages import (delete_records, fetch, init_producer_id
 from kafkalite.record.memory_records import MemoryRecords
 
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
+CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
 
 
 class DataApis:
@@ -159,7 +159,12 @@ class DataApis:
             for p in topic.partitions:
                 r = list_offsets.ListOffsetsPartitionResponse(partition_index=p.partition_index)
                 try:
-                    self.fetch_offset_for_timestamp(TopicPartition(topic.name, p.partition_index), p, body, r)
+                    found = self.replica_manager.fetch_offset_for_timestamp(
+                        TopicPartition(topic.name, p.partition_index), p.timestamp, p.current_leader_epoch,
+                        fetch_only_from_leader=body.replica_id != DEBUGGING_REPLICA_ID,
+                        is_from_consumer=body.replica_id == CONSUMER_REPLICA_ID)
+                    r.timestamp, r.offset = (found.timestamp, found.offset) if found is not None else (-1, -1)
+                    r.leader_epoch = found.leader_epoch if found is not None and found.leader_epoch is not None else -1
                 except ApiException as e:
                     r.error_code, r.timestamp, r.offset = e.error.code, -1, -1
                 if version < 4:
@@ -167,29 +172,6 @@ class DataApis:
                 parts.append(r)
             topics.append(list_offsets.ListOffsetsTopicResponse(name=topic.name, partitions=parts))
         self.send_response(request, list_offsets.ListOffsetsResponse(topics=topics))
-
-    # Kafka: ReplicaManager.fetchOffsetForTimestamp (via Partition.fetchOffsetForTimestamp)
-    def fetch_offset_for_timestamp(self, tp, p, body, r) -> None:
-        partition = self.replica_manager.get_partition_or_exception(tp, expect_leader=body.replica_id == -1)
-        log = partition.local_log_with_epoch_or_exception(p.current_leader_epoch, body.replica_id == -1)
-        last_fetchable = log.log_end_offset if body.replica_id >= 0 else log.high_watermark
-        ts = p.timestamp
-        if ts == LATEST_TIMESTAMP:
-            r.timestamp, r.offset, r.leader_epoch = -1, last_fetchable, partition.leader_epoch
-        elif ts == EARLIEST_TIMESTAMP:
-            found = log.fetch_offset_by_timestamp(ts)
-            r.timestamp, r.offset = -1, found.offset
-            r.leader_epoch = found.leader_epoch if found.leader_epoch is not None else -1
-        else:
-            if ts < MAX_TIMESTAMP:
-                raise Errors.INVALID_REQUEST.exception(f"Invalid timestamp {ts}")
-            found = log.fetch_offset_by_timestamp(ts)
-            if found is None or found.offset >= last_fetchable:
-                r.timestamp, r.offset, r.leader_epoch = -1, -1, -1
-            else:
-                r.timestamp, r.offset = found.timestamp, found.offset
-                r.leader_epoch = found.leader_epoch if found.leader_epoch is not None else -1
-        r.error_code = Errors.NONE.code
 
     # ------------------------------------------------------------------ OffsetForLeaderEpoch
     # Kafka: KafkaApis.handleOffsetForLeaderEpochRequest -> ReplicaManager.lastOffsetForLeaderEpoch
@@ -200,10 +182,8 @@ class DataApis:
             for p in topic.partitions:
                 r = offset_for_leader_epoch.EpochEndOffset(partition=p.partition)
                 try:
-                    partition = self.replica_manager.get_partition_or_exception(
-                        TopicPartition(topic.topic, p.partition), expect_leader=True)
-                    log = partition.local_log_with_epoch_or_exception(p.current_leader_epoch, True)
-                    found = log.end_offset_for_epoch(p.leader_epoch)
+                    found = self.replica_manager.last_offset_for_leader_epoch(
+                        TopicPartition(topic.topic, p.partition), p.current_leader_epoch, p.leader_epoch)
                     r.leader_epoch, r.end_offset = found if found is not None else (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
                 except ApiException as e:
                     r.error_code, r.leader_epoch, r.end_offset = e.error.code, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET

@@ -357,6 +357,19 @@ class ReplicaManager(Logging):
                 results[tp] = LogAppendResult(None, Errors.UNKNOWN_SERVER_ERROR.exception(str(e)))
         return results
 
+    # ------------------------------------------------------------------ ListOffsets, OffsetForLeaderEpoch
+    # Kafka: ReplicaManager.fetchOffsetForTimestamp
+    def fetch_offset_for_timestamp(self, tp: TopicPartition, timestamp: int, current_leader_epoch: int,
+                                   fetch_only_from_leader: bool, is_from_consumer: bool):
+        partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
+        return partition.fetch_offset_for_timestamp(timestamp, current_leader_epoch, fetch_only_from_leader,
+                                                    is_from_consumer)
+
+    # Kafka: ReplicaManager.lastOffsetForLeaderEpoch
+    def last_offset_for_leader_epoch(self, tp: TopicPartition, current_leader_epoch: int, leader_epoch: int):
+        partition = self.get_partition_or_exception(tp, expect_leader=True)
+        return partition.last_offset_for_leader_epoch(current_leader_epoch, leader_epoch, True)
+
     # ------------------------------------------------------------------ DeleteRecords
     # Kafka: ReplicaManager.deleteRecords -- moves each partition's log start offset (-1: to the high
     # watermark) and answers with the low watermark. Left out until followers exist: the
