@@ -6,7 +6,7 @@ Broker configs that change while the broker runs (S24, KIP-226). A broker's effe
 its ``server.properties`` (static), overridden by the cluster-wide default kept in ZooKeeper at
 ``/config/brokers/<default>``, overridden by its own entry ``/config/brokers/<id>``. An admin
 client writes those znodes through IncrementalAlterConfigs / AlterConfigs on a BROKER resource
-(``KafkaApis`` → ``ConfigApis``), plus a change notification; every broker's DynamicConfigManager
+(``KafkaApis`` → ``AdminManager``), plus a change notification; every broker's DynamicConfigManager
 sees the notification and calls ``update_broker_config`` / ``update_default_config`` here, which
 rebuilds the KafkaConfig and calls ``reconfigure(old, new)`` on each registered component whose
 keys changed -- for the connection quotas that is ``SocketServer.reconfigure`` → ConnectionQuotas.

@@ -6,31 +6,56 @@ Classes: KafkaApis.
 validates, calls the component that owns the work -- ReplicaManager, GroupCoordinator,
 AdminManager, MetadataCache -- and answers through a callback that queues the response on the
 RequestChannel for the Processor that owns the connection (S29).
-KafkaApis.scala is one 2,800-line file in 2.4; kafkalite keeps the cluster, admin and control
-handlers here and splits the rest into mixins of the same class, one per area:
-``kafka_apis_data.py`` (produce, fetch, offsets), ``kafka_apis_groups.py`` (groups).
-Omitted: authorization (every request is allowed), quotas and throttling, SASL.
+KafkaApis.scala is one 2,800-line class in 2.4; so is this one, in the same order of concerns: the
+cluster, admin and control handlers, then the data path, the groups, the configs.
+
+The data path. Produce (S29, S33): records go to ``ReplicaManager.append_records`` untouched (a
+memoryview of the request buffer); the callback answers, or for acks=0 sends nothing (NoOpAction) --
+or closes the connection if something failed, since the producer would never see the error otherwise.
+Fetch: sessionless (session id 0); a full response lists every requested partition; records are
+``FileRecords`` slices, sent with sendfile by the network layer.
+
+The groups. Each handler turns a parsed request into a call on ``self.group_coordinator`` and answers
+through ``self.send_response`` -- at once, or later from the coordinator's callback (a JoinGroup waits
+in the DelayedJoin for the whole group, possibly on the timer's thread). FindCoordinator answers with
+the leader of the ``__consumer_offsets`` partition the group hashes to, creating the topic on first use
+(``create_internal_topic``) and answering COORDINATOR_NOT_AVAILABLE until a leader is known.
+
+The configs are AdminManager's work (describe, alter, incremental alter); the handlers unpack and answer.
+
+Era notes: request versions are today's (JoinGroup v7, SyncGroup v5, OffsetCommit v9, OffsetFetch v7,
+LeaveGroup v5, ListGroups v4 with the KIP-518 states filter).
+Omitted: authorization (every request is allowed), quotas and throttling, SASL, fetch sessions (KIP-227:
+answering with session id 0 is legal), transactions (the last stable offset is the high watermark),
+transactional offset commits, OffsetFetch v8+ (multi-group) and FindCoordinator v4+ (batched keys).
 """
 from __future__ import annotations
 
 import re
 
 from kafkalite.common import topic as Topic
+from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.coordinator.group.group_metadata import OffsetAndMetadata
+from kafkalite.coordinator.group.group_metadata_manager import (INVALID_OFFSET, java_string_hashcode, NO_METADATA,
+                                                                utils_abs)
+from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.network.request_channel import CloseConnectionAction, NoOpAction, Response
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import ApiException, Errors
-from kafkalite.protocol.messages import (api_versions, create_partitions, create_topics, delete_topics, describe_cluster,
-                                         leader_and_isr, metadata, stop_replica, update_metadata)
+from kafkalite.protocol.messages import (alter_configs, api_versions, create_partitions, create_topics,
+                                         delete_groups, delete_records, delete_topics, describe_cluster,
+                                         describe_configs, describe_groups, fetch, find_coordinator, heartbeat,
+                                         incremental_alter_configs, init_producer_id, join_group, leader_and_isr,
+                                         leave_group, list_groups, list_offsets, metadata, offset_commit,
+                                         offset_delete, offset_fetch, offset_for_leader_epoch, produce, stop_replica,
+                                         sync_group, update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
-from kafkalite.server.kafka_apis_config import ConfigApis
-from kafkalite.server.kafka_apis_data import DataApis
-from kafkalite.server.kafka_apis_groups import GroupApis
+from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
 
 UNKNOWN_BROKER_EPOCH = -1
 _SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
-
 # The APIs this broker serves (what ApiVersions advertises); KafkaApis.handle dispatches each explicitly.
 SERVED_APIS = (
     ApiKeys.PRODUCE, ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.METADATA, ApiKeys.LEADER_AND_ISR,
@@ -41,9 +66,16 @@ SERVED_APIS = (
     ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.CREATE_PARTITIONS,
     ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
 )
+UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
+CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
+GROUP_KEY_TYPE = 0          # Kafka: CoordinatorType.GROUP
+TRANSACTION_KEY_TYPE = 1    # Kafka: CoordinatorType.TRANSACTION
+INT32_MIN = -2147483648     # authorized_operations when not requested
+# READ(3), DELETE(6), DESCRIBE(8): what a group allows when no authorizer is configured
+GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
 
 
-class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
+class KafkaApis(Logging):
     """Kafka: KafkaApis(requestChannel, replicaManager, adminManager, groupCoordinator, txnCoordinator,
     controller, zkClient, brokerId, config, metadataCache, ...)."""
 
@@ -428,3 +460,468 @@ class KafkaApis(DataApis, GroupApis, ConfigApis, Logging):
             error_code=error.code,
             partition_errors=[stop_replica.StopReplicaPartitionError(topic_name=tp.topic, partition_index=tp.partition,
                                                                      error_code=e.code) for tp, e in result.items()]))
+
+    # ================================================================== the data path: produce, fetch, offsets, delete
+    # ------------------------------------------------------------------ Produce
+    # Kafka: KafkaApis.handleProduceRequest
+    def handle_produce_request(self, request) -> None:
+        body = request.body
+        if body.transactional_id is not None:
+            self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                                     "Transactions are not supported by kafkalite yet")
+            return
+        internal_topics_allowed = request.header.client_id == "__admin_client"
+        entries: dict[TopicPartition, MemoryRecords] = {}
+        errors: dict[TopicPartition, object] = {}
+        from kafkalite.server.replica_manager import PartitionResponse
+        for topic in body.topic_data:
+            for p in topic.partition_data:
+                tp = TopicPartition(topic.name, p.index)
+                if not self.metadata_cache.contains(tp.topic) or \
+                        self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                    errors[tp] = PartitionResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                elif p.records is None:
+                    errors[tp] = PartitionResponse(Errors.INVALID_RECORD, error_message="Produce request has no records")
+                else:
+                    entries[tp] = MemoryRecords(p.records)
+
+        def send_response_callback(response_status: dict) -> None:
+            merged = dict(response_status)
+            merged.update(errors)
+            if body.acks == 0:
+                failed = {tp: r.error.name for tp, r in merged.items() if r.error is not Errors.NONE}
+                if failed:
+                    self.info(f"Closing connection due to error during produce request with correlation id "
+                              f"{request.header.correlation_id} from client id {request.header.client_id} with "
+                              f"ack=0\nTopic and partition to exceptions: {failed}")
+                    self.close_connection(request)
+                else:
+                    self.send_no_op_response(request)
+                return
+            self.send_response(request, self.produce_response(body, merged))
+
+        if not entries:
+            send_response_callback({})
+            return
+        callback = request.trace.purgatory_callback("Produce", send_response_callback)
+        self.replica_manager.append_records(body.timeout_ms, body.acks, internal_topics_allowed, True, entries,
+                                            callback)
+        request.trace.returned_from_purgatory_call()
+
+    @staticmethod
+    def produce_response(body, statuses: dict) -> produce.ProduceResponse:
+        topics = []
+        for topic in body.topic_data:
+            parts = []
+            for p in topic.partition_data:
+                r = statuses.get(TopicPartition(topic.name, p.index))
+                if r is None:
+                    continue
+                parts.append(produce.PartitionProduceResponse(
+                    index=p.index, error_code=r.error.code, base_offset=r.base_offset,
+                    log_append_time_ms=r.log_append_time, log_start_offset=r.log_start_offset,
+                    error_message=r.error_message if r.error is not Errors.NONE else None))
+            topics.append(produce.TopicProduceResponse(name=topic.name, partition_responses=parts))
+        return produce.ProduceResponse(responses=topics)
+
+    def send_produce_errors(self, request, error: Errors, message: str) -> None:
+        from kafkalite.server.replica_manager import PartitionResponse
+        statuses = {TopicPartition(t.name, p.index): PartitionResponse(error, error_message=message)
+                    for t in request.body.topic_data for p in t.partition_data}
+        if request.body.acks == 0:
+            self.close_connection(request)
+        else:
+            self.send_response(request, self.produce_response(request.body, statuses))
+
+    # ------------------------------------------------------------------ Fetch
+    # Kafka: KafkaApis.handleFetchRequest
+    def handle_fetch_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        fetch_infos = []
+        errors = {}
+        for topic in body.topics:
+            for p in topic.partitions:
+                tp = TopicPartition(topic.topic, p.partition)
+                if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                    errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    fetch_infos.append((tp, p))
+
+        def process_response_callback(response_partition_data: list) -> None:
+            data = dict(response_partition_data)
+            responses = []
+            for topic in body.topics:
+                parts = []
+                for p in topic.partitions:
+                    tp = TopicPartition(topic.topic, p.partition)
+                    d = data.get(tp)
+                    if d is None:
+                        parts.append(fetch.PartitionData(partition_index=p.partition,
+                                                         error_code=errors.get(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION).code,
+                                                         high_watermark=-1, last_stable_offset=-1, log_start_offset=-1,
+                                                         aborted_transactions=None, records=b""))
+                        continue
+                    records = d.records
+                    if records is None or isinstance(records, MemoryRecords):
+                        records = bytes(records.buffer) if records is not None else b""
+                    BROKER_TOPIC_STATS.update_bytes_out(topic.topic, body.replica_id >= 0,
+                                                        len(records) if isinstance(records, bytes) else records.size_in_bytes())
+                    parts.append(fetch.PartitionData(
+                        partition_index=p.partition, error_code=d.error.code, high_watermark=d.high_watermark,
+                        last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
+                        aborted_transactions=None, records=records))
+                responses.append(fetch.FetchableTopicResponse(topic=topic.topic, partitions=parts))
+            self.send_response(request, fetch.FetchResponse(error_code=0, session_id=0, responses=responses))
+
+        if not fetch_infos:
+            process_response_callback([])
+            return
+        fetch_max_bytes = min(body.max_bytes, self.config.get("fetch.max.bytes"))
+        callback = request.trace.purgatory_callback("Fetch", process_response_callback)
+        self.replica_manager.fetch_messages(body.max_wait_ms, body.replica_id, body.min_bytes, fetch_max_bytes,
+                                            version <= 2, fetch_infos, callback, body.isolation_level)
+        request.trace.returned_from_purgatory_call()
+
+    # ------------------------------------------------------------------ ListOffsets
+    # Kafka: KafkaApis.handleListOffsetRequest (handleListOffsetRequestV1AndAbove)
+    def handle_list_offset_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        topics = []
+        for topic in body.topics:
+            parts = []
+            for p in topic.partitions:
+                r = list_offsets.ListOffsetsPartitionResponse(partition_index=p.partition_index)
+                try:
+                    found = self.replica_manager.fetch_offset_for_timestamp(
+                        TopicPartition(topic.name, p.partition_index), p.timestamp, p.current_leader_epoch,
+                        fetch_only_from_leader=body.replica_id != DEBUGGING_REPLICA_ID,
+                        is_from_consumer=body.replica_id == CONSUMER_REPLICA_ID)
+                    r.timestamp, r.offset = (found.timestamp, found.offset) if found is not None else (-1, -1)
+                    r.leader_epoch = found.leader_epoch if found is not None and found.leader_epoch is not None else -1
+                except ApiException as e:
+                    r.error_code, r.timestamp, r.offset = e.error.code, -1, -1
+                if version < 4:
+                    r.leader_epoch = -1
+                parts.append(r)
+            topics.append(list_offsets.ListOffsetsTopicResponse(name=topic.name, partitions=parts))
+        self.send_response(request, list_offsets.ListOffsetsResponse(topics=topics))
+
+    # ------------------------------------------------------------------ OffsetForLeaderEpoch
+    # Kafka: KafkaApis.handleOffsetForLeaderEpochRequest -> ReplicaManager.lastOffsetForLeaderEpoch
+    def handle_offset_for_leader_epoch_request(self, request) -> None:
+        topics = []
+        for topic in request.body.topics:
+            parts = []
+            for p in topic.partitions:
+                r = offset_for_leader_epoch.EpochEndOffset(partition=p.partition)
+                try:
+                    found = self.replica_manager.last_offset_for_leader_epoch(
+                        TopicPartition(topic.topic, p.partition), p.current_leader_epoch, p.leader_epoch)
+                    r.leader_epoch, r.end_offset = found if found is not None else (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+                except ApiException as e:
+                    r.error_code, r.leader_epoch, r.end_offset = e.error.code, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+                parts.append(r)
+            topics.append(offset_for_leader_epoch.OffsetForLeaderTopicResult(topic=topic.topic, partitions=parts))
+        self.send_response(request, offset_for_leader_epoch.OffsetForLeaderEpochResponse(topics=topics))
+
+    # ------------------------------------------------------------------ InitProducerId
+    # Kafka: KafkaApis.handleInitProducerIdRequest -> TransactionCoordinator.handleInitProducerId:
+    # an idempotent (non-transactional) producer gets a fresh producer id with epoch 0 each time.
+    def handle_init_producer_id_request(self, request) -> None:
+        body = request.body
+        if body.transactional_id is not None:
+            self.info(f"InitProducerId with transactional.id {body.transactional_id!r} refused: transactions are not "
+                      f"supported by kafkalite yet")
+            self.send_response(request, init_producer_id.InitProducerIdResponse(
+                error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, producer_id=-1, producer_epoch=-1))
+            return
+        pid = self.producer_id_manager.generate_producer_id()
+        self.send_response(request, init_producer_id.InitProducerIdResponse(error_code=0, producer_id=pid,
+                                                                            producer_epoch=0))
+
+    # ------------------------------------------------------------------ DeleteRecords
+    # Kafka: KafkaApis.handleDeleteRecordsRequest -> ReplicaManager.deleteRecords (one replica: no waiting)
+    def handle_delete_records_request(self, request) -> None:
+        body = request.body
+        offsets = {TopicPartition(topic.name, p.partition_index): p.offset
+                   for topic in body.topics for p in topic.partitions}
+
+        def send_response_callback(results: dict) -> None:
+            by_topic: dict[str, list] = {}
+            for tp, (low_watermark, error) in results.items():
+                by_topic.setdefault(tp.topic, []).append(delete_records.DeleteRecordsPartitionResult(
+                    partition_index=tp.partition, low_watermark=low_watermark, error_code=error.code))
+            self.send_response(request, delete_records.DeleteRecordsResponse(topics=[
+                delete_records.DeleteRecordsTopicResult(name=name, partitions=parts)
+                for name, parts in by_topic.items()]))
+
+        self.replica_manager.delete_records(body.timeout_ms, offsets, send_response_callback)
+
+    # ================================================================== groups
+    # Kafka: KafkaApis.handleFindCoordinatorRequest
+    def handle_find_coordinator_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        key_type = body.key_type if version >= 1 else GROUP_KEY_TYPE
+
+        def respond(error: Errors, node=(-1, "", -1)) -> None:   # Kafka: Node.noNode
+            node_id, host, port = node
+            self.send_response(request, find_coordinator.FindCoordinatorResponse(
+                error_code=error.code, error_message=None if error is Errors.NONE else error.name,
+                node_id=node_id, host=host, port=port))
+
+        if key_type == GROUP_KEY_TYPE:
+            topic = Topic.GROUP_METADATA_TOPIC_NAME
+            partition = self.group_coordinator.partition_for(body.key)
+        elif key_type == TRANSACTION_KEY_TYPE:
+            topic = Topic.TRANSACTION_STATE_TOPIC_NAME
+            # Kafka: TransactionStateManager.partitionFor (no transaction coordinator yet: its hashing alone)
+            partition = utils_abs(java_string_hashcode(body.key)) % self.config.get("transaction.state.log.num.partitions")
+        else:
+            respond(Errors.INVALID_REQUEST)
+            return
+        # Kafka: getOrCreateInternalTopic
+        if not self.metadata_cache.contains(topic):
+            self.create_internal_topic(topic)
+            respond(Errors.COORDINATOR_NOT_AVAILABLE)
+            return
+        # (broker id, host, port) of the partition's leader on this listener, or None
+        node = self.metadata_cache.get_partition_leader_endpoint(topic, partition, request.context.listener_name)
+        if node is None or node[0] < 0:
+            respond(Errors.COORDINATOR_NOT_AVAILABLE)
+        else:
+            respond(Errors.NONE, node)
+
+    # Kafka: KafkaApis.handleJoinGroupRequest
+    def handle_join_group_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+
+        # Kafka: handleJoinGroupRequest.sendResponseCallback
+        def send_response_callback(result) -> None:
+            protocol_name = result.protocol_name if version >= 7 else (result.protocol_name or "")
+            self.send_response(request, join_group.JoinGroupResponse(
+                error_code=result.error.code, generation_id=result.generation_id,
+                protocol_type=result.protocol_type, protocol_name=protocol_name,
+                leader=result.leader_id or "", member_id=result.member_id,
+                members=[join_group.JoinGroupResponseMember(member_id=m, group_instance_id=i, metadata=md)
+                         for m, i, md in result.members]))
+
+        # KIP-394: from v4 a new member must come back with the id we give it (static members excepted)
+        require_known_member_id = version >= 4 and body.group_instance_id is None
+        rebalance_timeout_ms = body.session_timeout_ms if version == 0 else body.rebalance_timeout_ms
+        self.group_coordinator.handle_join_group(
+            body.group_id, body.member_id, body.group_instance_id, require_known_member_id,
+            request.header.client_id or "", "/" + str(request.context.client_address),
+            rebalance_timeout_ms, body.session_timeout_ms, body.protocol_type,
+            [(p.name, bytes(p.metadata)) for p in body.protocols], send_response_callback)
+
+    # Kafka: KafkaApis.handleSyncGroupRequest
+    def handle_sync_group_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+
+        def send_response_callback(result) -> None:
+            self.send_response(request, sync_group.SyncGroupResponse(
+                error_code=result.error.code,
+                protocol_type=result.protocol_type if version >= 5 else None,
+                protocol_name=result.protocol_name if version >= 5 else None,
+                assignment=result.member_assignment))
+
+        assignments = {a.member_id: bytes(a.assignment) for a in body.assignments}
+        self.group_coordinator.handle_sync_group(
+            body.group_id, body.generation_id, body.member_id,
+            body.protocol_type if version >= 5 else None, body.protocol_name if version >= 5 else None,
+            body.group_instance_id, assignments, send_response_callback)
+
+    # Kafka: KafkaApis.handleHeartbeatRequest
+    def handle_heartbeat_request(self, request) -> None:
+        body = request.body
+        self.group_coordinator.handle_heartbeat(
+            body.group_id, body.member_id, body.group_instance_id, body.generation_id,
+            lambda error: self.send_response(request, heartbeat.HeartbeatResponse(error_code=error.code)))
+
+    # Kafka: KafkaApis.handleLeaveGroupRequest -- v0-2 name one member, v3+ a batch
+    def handle_leave_group_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        if version < 3:
+            members = [(body.member_id, None)]
+        else:
+            members = [(m.member_id, m.group_instance_id) for m in body.members]
+
+        def send_response_callback(result) -> None:
+            if version < 3:
+                # Kafka: LeaveGroupResponse(..., version) -- the member's error becomes the top-level one
+                error = result.top_level_error
+                if error is Errors.NONE and result.member_responses:
+                    error = result.member_responses[0].error
+                self.send_response(request, leave_group.LeaveGroupResponse(error_code=error.code, members=[]))
+            else:
+                self.send_response(request, leave_group.LeaveGroupResponse(
+                    error_code=result.top_level_error.code,
+                    members=[leave_group.MemberResponse(member_id=r.member_id, group_instance_id=r.group_instance_id,
+                                                        error_code=r.error.code) for r in result.member_responses]))
+
+        self.group_coordinator.handle_leave_group(body.group_id, members, send_response_callback)
+
+    # Kafka: KafkaApis.handleOffsetCommitRequest
+    def handle_offset_commit_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        now = self.time.milliseconds()
+        errors: dict[TopicPartition, Errors] = {}
+        to_commit: dict[TopicPartition, OffsetAndMetadata] = {}
+        retention = body.retention_time_ms if 2 <= version <= 4 else -1
+        for t in body.topics:
+            known = self.metadata_cache.contains(t.name)
+            for p in t.partitions:
+                tp = TopicPartition(t.name, p.partition_index)
+                if not known:
+                    errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    continue
+                leader_epoch = p.committed_leader_epoch if version >= 6 and p.committed_leader_epoch >= 0 else None
+                to_commit[tp] = OffsetAndMetadata(
+                    offset=p.committed_offset, leader_epoch=leader_epoch,
+                    metadata=p.committed_metadata if p.committed_metadata is not None else NO_METADATA,
+                    commit_timestamp=now, expire_timestamp=None if retention == -1 else now + retention)
+
+        # Kafka: handleOffsetCommitRequest.sendResponseCallback -- in request order
+        def send_response_callback(commit_status: dict[TopicPartition, Errors]) -> None:
+            combined = {**errors, **commit_status}
+            topics = []
+            for t in body.topics:
+                topics.append(offset_commit.OffsetCommitResponseTopic(name=t.name, partitions=[
+                    offset_commit.OffsetCommitResponsePartition(
+                        partition_index=p.partition_index,
+                        error_code=combined.get(TopicPartition(t.name, p.partition_index), Errors.NONE).code)
+                    for p in t.partitions]))
+            self.send_response(request, offset_commit.OffsetCommitResponse(topics=topics))
+
+        if not to_commit:
+            send_response_callback({})
+        else:
+            self.group_coordinator.handle_commit_offsets(
+                body.group_id, body.member_id, body.group_instance_id, body.generation_id, to_commit,
+                send_response_callback)
+
+    # Kafka: KafkaApis.handleOffsetFetchRequest -- an unknown group or partition reads offset -1
+    def handle_offset_fetch_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+
+        def error_response(error: Errors):
+            # Kafka: OffsetFetchRequest.getErrorResponse -- per partition before v2, top level from v2
+            topics = []
+            if version < 2:
+                for t in body.topics or []:
+                    topics.append(offset_fetch.OffsetFetchResponseTopic(name=t.name, partitions=[
+                        offset_fetch.OffsetFetchResponsePartition(
+                            partition_index=i, committed_offset=INVALID_OFFSET, metadata=NO_METADATA,
+                            error_code=error.code) for i in t.partition_indexes]))
+            return offset_fetch.OffsetFetchResponse(topics=topics, error_code=error.code)
+
+        partitions = None if body.topics is None else [
+            TopicPartition(t.name, i) for t in body.topics for i in t.partition_indexes]
+        error, data = self.group_coordinator.handle_fetch_offsets(body.group_id, partitions)
+        if error is not Errors.NONE:
+            self.send_response(request, error_response(error))
+            return
+        by_topic: dict[str, list] = {}
+        for tp, pd in data.items():
+            by_topic.setdefault(tp.topic, []).append(offset_fetch.OffsetFetchResponsePartition(
+                partition_index=tp.partition, committed_offset=pd.offset,
+                committed_leader_epoch=-1 if pd.leader_epoch is None else pd.leader_epoch,
+                metadata=pd.metadata, error_code=pd.error.code))
+        self.send_response(request, offset_fetch.OffsetFetchResponse(
+            topics=[offset_fetch.OffsetFetchResponseTopic(name=name, partitions=parts)
+                    for name, parts in by_topic.items()], error_code=Errors.NONE.code))
+
+    # Kafka: KafkaApis.handleListGroupsRequest
+    def handle_list_groups_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        error, overviews = self.group_coordinator.handle_list_groups()
+        states = {s.lower() for s in body.states_filter} if version >= 4 else set()
+        groups = [list_groups.ListedGroup(group_id=o.group_id, protocol_type=o.protocol_type, group_state=o.state)
+                  for o in overviews if not states or o.state.lower() in states]
+        self.send_response(request, list_groups.ListGroupsResponse(error_code=error.code, groups=groups))
+
+    # Kafka: KafkaApis.handleDescribeGroupRequest
+    def handle_describe_groups_request(self, request) -> None:
+        body = request.body
+        described = []
+        for group_id in body.groups:
+            error, summary = self.group_coordinator.handle_describe_group(group_id)
+            described.append(describe_groups.DescribedGroup(
+                error_code=error.code, group_id=group_id, group_state=summary.state,
+                protocol_type=summary.protocol_type, protocol_data=summary.protocol,
+                members=[describe_groups.DescribedGroupMember(
+                    member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
+                    client_host=m.client_host, member_metadata=m.metadata, member_assignment=m.assignment)
+                    for m in summary.members],
+                authorized_operations=GROUP_AUTHORIZED_OPERATIONS if body.include_authorized_operations else INT32_MIN))
+        self.send_response(request, describe_groups.DescribeGroupsResponse(groups=described))
+
+    # Kafka: KafkaApis.handleDeleteGroupsRequest
+    def handle_delete_groups_request(self, request) -> None:
+        results = self.group_coordinator.handle_delete_groups(list(dict.fromkeys(request.body.groups_names)))
+        self.send_response(request, delete_groups.DeleteGroupsResponse(results=[
+            delete_groups.DeletableGroupResult(group_id=g, error_code=e.code) for g, e in results.items()]))
+
+    # Kafka: KafkaApis.handleOffsetDeleteRequest (KIP-496)
+    def handle_offset_delete_request(self, request) -> None:
+        body = request.body
+        unknown: dict[TopicPartition, Errors] = {}
+        partitions = []
+        for t in body.topics:
+            for p in t.partitions:
+                tp = TopicPartition(t.name, p.partition_index)
+                if self.metadata_cache.contains(t.name):
+                    partitions.append(tp)
+                else:
+                    unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+        group_error, partition_errors = self.group_coordinator.handle_delete_offsets(body.group_id, partitions)
+        combined = {**unknown, **partition_errors}
+        topics = []
+        if group_error is Errors.NONE:
+            for t in body.topics:
+                topics.append(offset_delete.OffsetDeleteResponseTopic(name=t.name, partitions=[
+                    offset_delete.OffsetDeleteResponsePartition(
+                        partition_index=p.partition_index,
+                        error_code=combined.get(TopicPartition(t.name, p.partition_index), Errors.NONE).code)
+                    for p in t.partitions]))
+        self.send_response(request, offset_delete.OffsetDeleteResponse(error_code=group_error.code, topics=topics))
+
+    # ================================================================== configs
+    # Kafka: KafkaApis.handleDescribeConfigsRequest -> AdminManager.describeConfigs
+    def handle_describe_configs_request(self, request) -> None:
+        results = self.admin_manager.describe_configs(request.body.resources, request.body.include_synonyms)
+        self.send_response(request, describe_configs.DescribeConfigsResponse(results=results))
+
+    # Kafka: KafkaApis.handleAlterConfigsRequest -> AdminManager.alterConfigs
+    def handle_alter_configs_request(self, request) -> None:
+        body = request.body
+        results = []
+        for res in body.resources:
+            new_props = {c.name: c.value for c in res.configs if c.value is not None}
+            error, message = self.admin_manager.alter_configs(res.resource_type, res.resource_name, new_props,
+                                                              body.validate_only)
+            results.append(alter_configs.AlterConfigsResourceResponse(
+                error_code=error.code, error_message=message, resource_type=res.resource_type,
+                resource_name=res.resource_name))
+        self.send_response(request, alter_configs.AlterConfigsResponse(responses=results))
+
+    # Kafka: KafkaApis.handleIncrementalAlterConfigsRequest -> AdminManager.incrementalAlterConfigs
+    def handle_incremental_alter_configs_request(self, request) -> None:
+        body = request.body
+        results = []
+        for res in body.resources:
+            error, message = self.admin_manager.incremental_alter_configs(res.resource_type, res.resource_name,
+                                                                          res.configs, body.validate_only)
+            results.append(incremental_alter_configs.AlterConfigsResourceResponse(
+                error_code=error.code, error_message=message, resource_type=res.resource_type,
+                resource_name=res.resource_name))
+        self.send_response(request, incremental_alter_configs.IncrementalAlterConfigsResponse(responses=results))
