@@ -105,8 +105,10 @@ class Partition(Logging):
             is_new_leader = self.leader_replica_id_opt != self.local_broker_id
             self.leader_replica_id_opt = self.local_broker_id
             self.maybe_increment_leader_hw()
+            log = self.log
+            assert log is not None   # created above
             self.info(f"{self.topic_partition} starts at leader epoch {self.leader_epoch} from offset "
-                      f"{self.log.log_end_offset} with high watermark {self.log.high_watermark}. "
+                      f"{log.log_end_offset} with high watermark {log.high_watermark}. "
                       f"Previous leader epoch was {self.leader_epoch if not is_new_leader else -1}.")
             return is_new_leader
 

@@ -189,9 +189,11 @@ class MemoryRecordsBuilder:
         buffer = bytearray(size)
         buffer[RECORD_BATCH_OVERHEAD:] = body
         max_ts = self.log_append_time if self.timestamp_type is TimestampType.LOG_APPEND_TIME else self._max_timestamp
+        last_offset, first_timestamp = self._last_offset, self._first_timestamp
+        assert last_offset is not None and first_timestamp is not None   # at least one record was appended
         DefaultRecordBatch.write_header(
-            buffer, self.base_offset, self._last_offset - self.base_offset, size, self.magic,
-            self.compression_type, self.timestamp_type, self._first_timestamp, max_ts,
+            buffer, self.base_offset, last_offset - self.base_offset, size, self.magic,
+            self.compression_type, self.timestamp_type, first_timestamp, max_ts,
             self.producer_id, self.producer_epoch, self.base_sequence, self.is_transactional,
             self.is_control_batch, self.partition_leader_epoch, self._num_records)
         self._built = MemoryRecords(buffer)

@@ -144,8 +144,10 @@ class KafkaScheduler(Scheduler, Logging):
 
     def _enqueue(self, future: ScheduledFuture) -> None:
         item = (future.due, next(self._seq), future)
-        heapq.heappush(self._queue, item)
-        if self._queue[0] is item:
+        queue = self._queue
+        assert queue is not None, "the scheduler is not running"
+        heapq.heappush(queue, item)
+        if queue[0] is item:
             self._cond.notify()
 
     def _add_worker(self) -> None:

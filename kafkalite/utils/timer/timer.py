@@ -180,8 +180,9 @@ class SystemTimer(Timer):
     # Kafka: SystemTimer.addTimerTaskEntry -- into the wheel, or straight to the executor if already due
     def add_timer_task_entry(self, timer_task_entry: TimerTaskEntry) -> None:
         if not self.timing_wheel.add(timer_task_entry):
-            if not timer_task_entry.cancelled:
-                self.task_executor.submit(timer_task_entry.timer_task)
+            task = timer_task_entry.timer_task
+            if task is not None and not timer_task_entry.cancelled:
+                self.task_executor.submit(task)
 
     # Kafka: SystemTimer.advanceClock
     def advance_clock(self, timeout_ms: int) -> bool:

@@ -70,10 +70,11 @@ class TimerTaskList:
     def foreach(self, f: Callable[[TimerTask], None]) -> None:
         with self._lock:
             entry = self.root.next
-            while entry is not self.root:
+            while entry is not None and entry is not self.root:
                 next_entry = entry.next
-                if not entry.cancelled:
-                    f(entry.timer_task)
+                task = entry.timer_task
+                if task is not None and not entry.cancelled:
+                    f(task)
                 entry = next_entry
 
     # Kafka: TimerTaskList.add -- append at the tail, leaving any bucket the entry was in
@@ -85,6 +86,7 @@ class TimerTaskList:
             with self._lock, timer_task_entry._lock:
                 if timer_task_entry.list is None:
                     tail = self.root.prev
+                    assert tail is not None   # the root is always linked (to itself when empty)
                     timer_task_entry.next = self.root
                     timer_task_entry.prev = tail
                     timer_task_entry.list = self
@@ -96,9 +98,10 @@ class TimerTaskList:
     # Kafka: TimerTaskList.remove -- unlink in O(1) if the entry is still ours
     def remove(self, timer_task_entry: TimerTaskEntry) -> None:
         with self._lock, timer_task_entry._lock:
-            if timer_task_entry.list is self:
-                timer_task_entry.next.prev = timer_task_entry.prev
-                timer_task_entry.prev.next = timer_task_entry.next
+            nxt, prv = timer_task_entry.next, timer_task_entry.prev
+            if timer_task_entry.list is self and nxt is not None and prv is not None:
+                nxt.prev = prv
+                prv.next = nxt
                 timer_task_entry.next = None
                 timer_task_entry.prev = None
                 timer_task_entry.list = None
@@ -108,7 +111,7 @@ class TimerTaskList:
     def flush(self, f: Callable[[TimerTaskEntry], None]) -> None:
         with self._lock:
             head = self.root.next
-            while head is not self.root:
+            while head is not None and head is not self.root:
                 self.remove(head)
                 f(head)
                 head = self.root.next
@@ -145,7 +148,8 @@ class TimerTaskEntry:
     # Kafka: TimerTaskEntry.cancelled -- the task has been cancelled or moved to a newer entry
     @property
     def cancelled(self) -> bool:
-        return self.timer_task.get_timer_task_entry() is not self
+        task = self.timer_task
+        return task is None or task.get_timer_task_entry() is not self
 
     # Kafka: TimerTaskEntry.remove -- retry while another thread moves us between buckets
     def remove(self) -> None:

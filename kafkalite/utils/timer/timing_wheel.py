@@ -80,7 +80,9 @@ class TimingWheel:
         # Beyond this wheel's interval: hand it to the coarser wheel above.
         if self.overflow_wheel is None:
             self.add_overflow_wheel()
-        return self.overflow_wheel.add(timer_task_entry)
+        overflow = self.overflow_wheel
+        assert overflow is not None
+        return overflow.add(timer_task_entry)
 
     # Kafka: TimingWheel.advanceClock -- move to time_ms (rounded down to a tick), then the wheel above
     def advance_clock(self, time_ms: int) -> None:
