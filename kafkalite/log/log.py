@@ -234,7 +234,10 @@ class Log(Logging):
             except (CorruptIndexException, FileNotFoundError) as e:
                 self.error("Could not find offset index file corresponding to log file %s or the index is "
                            "corrupt (%s), recovering segment and rebuilding index files...", segment.log.file, e)
-                self.recover_segment(segment)
+                truncated = self.recover_segment(segment)
+                if truncated > 0:   # whatever path finds it, dropped bytes are always reported
+                    self.warn("Corruption found in segment %d: dropped %d invalid bytes, truncating to offset %d",
+                              segment.base_offset, truncated, segment.read_next_offset())
             self.add_segment(segment)
         if not self._segments:
             self.add_segment(LogSegment.open(self.dir, self.log_start_offset, self.config, self.time))
