@@ -158,3 +158,27 @@ class TestDeleteRecordsAndStats:
         records = MemoryRecords.with_records(*[SimpleRecord(1_600_000_000_000, None, b"v%d" % i) for i in range(4)])
         rm.append_records(1000, 1, False, True, {TopicPartition("stats-topic", 0): records}, lambda r: None)
         assert BROKER_TOPIC_STATS.topic_stats("stats-topic").messages_in_rate.count - before == 4
+
+
+def test_a_failed_log_dir_takes_only_its_own_partitions_offline(tmp_path):
+    """Kafka's ReplicaManagerTest/LogDirFailureTest: with two log dirs, the partitions of the failed one answer
+    KAFKA_STORAGE_ERROR and leave the purgatories; the other dir's partitions are served as before."""
+    d1, d2 = tmp_path / "d1", tmp_path / "d2"
+    b = EmbeddedKafka(log_dir=str(tmp_path / "unused"), log_dirs=f"{d1},{d2}",
+                      zookeeper_connect=f"embedded:{tmp_path / 'zk'}").start()
+    try:
+        rm = b.server.replica_manager
+        create_topic(b.server, "a")
+        create_topic(b.server, "b")
+        pa, pb = rm.get_partition(TopicPartition("a", 0)), rm.get_partition(TopicPartition("b", 0))
+        assert {pa.log.parent_dir, pb.log.parent_dir} == {str(d1), str(d2)}
+        failed, kept = (pa, pb) if pa.log.parent_dir == str(d1) else (pb, pa)
+        rm.handle_log_dir_failure(str(d1))
+        assert rm.offline_partitions == {failed.topic_partition}
+        assert rm.get_partition(failed.topic_partition) is None and rm.get_partition(kept.topic_partition) is kept
+        [r1] = produce(rm, failed.topic, 1)
+        assert r1[failed.topic_partition].error is Errors.KAFKA_STORAGE_ERROR
+        [r2] = produce(rm, kept.topic, 1)
+        assert r2[kept.topic_partition].error is Errors.NONE
+    finally:
+        b.stop()

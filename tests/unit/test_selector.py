@@ -479,3 +479,24 @@ def test_a_failed_send_drops_the_requests_already_read():
         selector.close()
         client.close()
         server.close()
+
+
+def test_a_channel_muted_for_memory_reads_again_once_the_pool_has_room(server):
+    """Kafka's SelectorTest.testMuteOnOOM: with the pool full, a channel that knows its next frame's size but
+    gets no buffer mutes itself; when memory comes back the Selector unmutes it and the frame is read."""
+    from kafkalite.common.memory.memory_pool import SimpleMemoryPool
+    pool = SimpleMemoryPool(100, 100)
+    harness = Harness(server, max_receive_size=100, memory_pool=pool)
+    try:
+        hog = pool.try_allocate(100)
+        assert hog is not None and pool.is_out_of_memory()
+        peer = harness.accept("c")
+        peer.sendall(frame(b"x" * 10))
+        harness.wait_readable("c", 14)
+        harness.poll_until(lambda: harness.channel("c").is_muted())
+        assert harness.selector.out_of_memory and payloads(harness.selector) == []
+        pool.release(100)
+        harness.poll_until(lambda: payloads(harness.selector) == [b"x" * 10])
+        assert not harness.selector.out_of_memory
+    finally:
+        harness.close()
