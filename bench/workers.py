@@ -29,18 +29,19 @@ def _admin(bootstrap):
     return AdminClient({"bootstrap.servers": bootstrap})
 
 
-def create(bootstrap: str, topic: str, partitions: int = 1, timeout: float = 30.0) -> dict:
-    """Create ``topic`` and wait until every partition has a leader in Metadata."""
+def create(bootstrap: str, topic: str, partitions: int = 1, timeout: float = 30.0, replication_factor: int = 1,
+           config: dict | None = None) -> dict:
+    """Create ``topic`` and wait until every partition has a leader (and, replicated, a full ISR) in Metadata."""
     from confluent_kafka.admin import NewTopic
     admin = _admin(bootstrap)
-    for f in admin.create_topics([NewTopic(topic, partitions, 1)]).values():
+    for f in admin.create_topics([NewTopic(topic, partitions, replication_factor, config=config or {})]).values():
         f.result(timeout)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         md = admin.list_topics(topic, timeout=5)
         t = md.topics.get(topic)
         if t is not None and t.error is None and len(t.partitions) == partitions \
-                and all(p.leader >= 0 for p in t.partitions.values()):
+                and all(p.leader >= 0 and len(p.isrs) == replication_factor for p in t.partitions.values()):
             return {"created": topic}
         time.sleep(0.05)
     raise RuntimeError(f"topic {topic} has no leaders after {timeout}s")
@@ -56,11 +57,12 @@ def delete(bootstrap: str, topics: list[str]) -> dict:
 
 
 def produce(bootstrap: str, topic: str, records: int, size: int, acks: str = "1", partitions: int = 1,
-            linger_ms: int = 5, batch_size: int = 1000000, create_topic: bool = True) -> dict:
+            linger_ms: int = 5, batch_size: int = 1000000, create_topic: bool = True,
+            replication_factor: int = 1) -> dict:
     """confluent-kafka (librdkafka) producer: ``records`` values of ``size`` random bytes, no key."""
     from confluent_kafka import Producer
     if create_topic:
-        create(bootstrap, topic, partitions)
+        create(bootstrap, topic, partitions, replication_factor=replication_factor)
     errors = []
     p = Producer({"bootstrap.servers": bootstrap, "acks": acks, "linger.ms": linger_ms,
                   "batch.size": batch_size, "queue.buffering.max.messages": 1000000,

@@ -1,6 +1,6 @@
 """No Kafka counterpart (Kafka's tests share kafka.utils.TestUtils): the helpers every test directory
 uses, in one place -- ``wait_until`` (the only way the tests wait: a condition polled against a
-deadline, Kafka's ``TestUtils.waitUntilTrue``), ``free_port``, ``recv_exact``.
+deadline, Kafka's ``TestUtils.waitUntilTrue``), ``free_port``, ``recv_exact``, ``with_and_without_fix``.
 
 ``tests/conftest.py`` puts this directory on ``sys.path``, so any test imports it as ``support``.
 """
@@ -26,6 +26,16 @@ def wait_until(condition, timeout=15.0, message="condition", interval=0.02):
             extra = f" (last error: {last_error!r})" if last_error else ""
             raise AssertionError(f"timed out after {timeout}s waiting for {message}{extra}")
         time.sleep(interval)
+
+
+def with_and_without_fix(fix: str) -> list:
+    """Parameters for a test that must pass with one of Kafka's replication fixes and fail without it:
+    ``disabled_fixes`` is empty (the test passes), then ``{fix}`` (``kafkalite.test.disable.fixes``; the
+    test is expected to fail, strictly: if it passed, it would not be testing the fix)."""
+    import pytest
+    return [pytest.param(frozenset(), id="fixed"),
+            pytest.param(frozenset({fix}), id=f"{fix}-off",
+                         marks=pytest.mark.xfail(strict=True, reason=f"{fix}'s fix switched off"))]
 
 
 def free_port() -> int:

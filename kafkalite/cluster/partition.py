@@ -1,31 +1,87 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/cluster/Partition.scala
 
-Classes: DelayedOperations, Partition.
+Classes: ZkPartitionStateStore, DelayedOperations, Partition.
 
 A partition on this broker is stateful (S38): whether this broker leads it, the leader epoch,
 the assigned replicas and the ISR, the remote followers (``Replica``), and the local ``Log``,
-which only the LogManager creates (S30). The leader appends (``append_records_to_leader``) and
-moves the high watermark; readers only see records below it.
-With one replica the ISR is the leader alone and the high watermark follows the log end offset;
-followers and ISR changes come with replication (tier 2).
+which only the LogManager creates (S30).
+
+As leader (S32): ``append_records_to_leader`` appends (refusing acks=-1 when the ISR is smaller than
+``min.insync.replicas``); each follower fetch calls ``update_follower_fetch_state``, which records the
+follower's log end offset, may add it to the ISR (``maybe_expand_isr``) and may move the high
+watermark (``maybe_increment_leader_hw``: the smallest log end offset over the ISR and the replicas
+caught up within ``replica.lag.time.max.ms``); a moved high watermark completes delayed produce and
+fetch requests. The ``isr-expiration`` task calls ``maybe_shrink_isr``. ISR changes are written to the
+partition's state znode through the ``PartitionStateStore``, conditionally on its version.
+As follower: the replica fetcher appends (``append_records_to_follower_or_future_replica``) and
+truncates (``truncate_to``) through this class.
 
 As in 2.4 a Partition knows the LogManager (which creates its log) and a ``DelayedOperations`` (the
-produce, fetch and delete-records purgatories it completes after an append), never the ReplicaManager.
-``fetch_log_config`` stands for 2.4's ``PartitionStateStore.fetchTopicConfig``: the topic's log config
-as ZooKeeper holds it when the log is created.
+produce, fetch and delete-records purgatories it completes), never the ReplicaManager itself; its
+state store does (ISR metrics, ISR change notifications).
 """
 from __future__ import annotations
 
 import threading
 
-from kafkalite.cluster.replica import Replica
+from kafkalite.cluster.replica import UNKNOWN_OFFSET, Replica
 from kafkalite.common.topic_partition import TopicPartition
-from kafkalite.log.fetch_data_info import FetchIsolation, LogReadInfo
+from kafkalite.log.fetch_data_info import FetchIsolation, LogOffsetSnapshot, LogReadInfo
 from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP
+from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.protocol.errors import Errors
 from kafkalite.record.file_records import TimestampAndOffset
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
+from kafkalite.utils.replication_utils import ReplicationUtils
+from kafkalite.zk.zk_data import LeaderAndIsr
+
+# the names under which a test can switch one of Kafka's replication fixes off (kafkalite.test.disable.fixes)
+KAFKA_7128 = "KAFKA-7128"   # a follower joins the ISR only once it reached the leader epoch's start offset
+KAFKA_7415 = "KAFKA-7415"   # a new leader records (epoch, log end offset) even before it appends
+
+
+class ZkPartitionStateStore:
+    """Kafka: ZkPartitionStateStore(topicPartition, zkClient, replicaManager) -- where a leader writes the ISR.
+    Without ZooKeeper (unit tests build Partitions alone) the write always succeeds at the next version."""
+
+    def __init__(self, topic_partition: TopicPartition, zk_client, replica_manager, log_config_fn):
+        self.topic_partition = topic_partition
+        self.zk_client = zk_client
+        self.replica_manager = replica_manager
+        self.log_config_fn = log_config_fn
+
+    # Kafka: ZkPartitionStateStore.fetchTopicConfig -- the topic's log config as ZooKeeper holds it
+    def fetch_topic_config(self):
+        return self.log_config_fn(self.topic_partition.topic)
+
+    # Kafka: ZkPartitionStateStore.shrinkIsr
+    def shrink_isr(self, controller_epoch: int, leader_and_isr: LeaderAndIsr) -> int | None:
+        version = self.update_isr(controller_epoch, leader_and_isr)
+        if version is not None and self.replica_manager is not None:
+            self.replica_manager.isr_shrink_rate.mark()
+        return version
+
+    # Kafka: ZkPartitionStateStore.expandIsr
+    def expand_isr(self, controller_epoch: int, leader_and_isr: LeaderAndIsr) -> int | None:
+        version = self.update_isr(controller_epoch, leader_and_isr)
+        if version is not None and self.replica_manager is not None:
+            self.replica_manager.isr_expand_rate.mark()
+        return version
+
+    # Kafka: ZkPartitionStateStore.updateIsr
+    def update_isr(self, controller_epoch: int, leader_and_isr: LeaderAndIsr) -> int | None:
+        if self.zk_client is None:
+            return leader_and_isr.zk_version + 1
+        ok, new_version = ReplicationUtils.update_leader_and_isr(self.zk_client, self.topic_partition,
+                                                                 leader_and_isr, controller_epoch)
+        if ok:
+            if self.replica_manager is not None:
+                self.replica_manager.record_isr_change(self.topic_partition)
+            return new_version
+        if self.replica_manager is not None:
+            self.replica_manager.failed_isr_updates_rate.mark()
+        return None
 
 
 class DelayedOperations:
@@ -61,96 +117,329 @@ class Partition(Logging):
     """Kafka: Partition(topicPartition, replicaLagTimeMaxMs, interBrokerProtocolVersion, localBrokerId, time,
     stateStore, delayedOperations, metadataCache, logManager)."""
 
-    def __init__(self, topic_partition: TopicPartition, local_broker_id: int, time, log_manager,
-                 delayed_operations: DelayedOperations, fetch_log_config):
+    def __init__(self, topic_partition: TopicPartition, replica_lag_time_max_ms: int, local_broker_id: int, time,
+                 state_store: ZkPartitionStateStore, delayed_operations: DelayedOperations, metadata_cache,
+                 log_manager, disabled_fixes: frozenset[str] = frozenset()):
         self.topic_partition = topic_partition
         self.topic = topic_partition.topic
         self.partition_id = topic_partition.partition
+        self.replica_lag_time_max_ms = replica_lag_time_max_ms
         self.local_broker_id = local_broker_id
         self.time = time
-        self.log_manager = log_manager
+        self.state_store = state_store
         self.delayed_operations = delayed_operations
-        self.fetch_log_config = fetch_log_config
+        self.metadata_cache = metadata_cache
+        self.log_manager = log_manager
+        self.disabled_fixes = disabled_fixes
         self.log = None
         self.leader_replica_id_opt: int | None = None
         self.in_sync_replica_ids: set[int] = set()
         self.all_replica_ids: list[int] = []
         self.remote_replicas_map: dict[int, Replica] = {}
         self.leader_epoch = -1
+        # the leader's log end offset when it became leader at this epoch (KAFKA-7128); None as a follower
+        self.leader_epoch_start_offset_opt: int | None = None
         self.zk_version = -1
         self.controller_epoch = -1
+        # Kafka has a read-write lock; Python's threads take turns anyway, so one re-entrant lock serves both
         self.leader_isr_update_lock = threading.RLock()
         self.log_ident = f"[Partition {topic_partition} broker={local_broker_id}] "
 
+    # ------------------------------------------------------------------ who leads, who is in sync
+    # Kafka: Partition.isLeader
     def is_leader(self) -> bool:
         return self.leader_replica_id_opt == self.local_broker_id
 
-    # Kafka: Partition.createLogIfNotExists -- through the LogManager, with the topic's config.
-    def create_log_if_not_exists(self, is_new: bool) -> None:
-        if self.log is None:
-            self.log = self.log_manager.get_or_create_log(self.topic_partition, self.fetch_log_config(self.topic),
-                                                          is_new=is_new)
+    # Kafka: Partition.leaderLogIfLocal
+    def leader_log_if_local(self):
+        return self.log if self.is_leader() else None
 
+    # Kafka: Partition.localLogOrException
+    def local_log_or_exception(self):
+        if self.log is None:
+            raise Errors.NOT_LEADER_FOR_PARTITION.exception(
+                f"Log for partition {self.topic_partition} is not available on broker {self.local_broker_id}")
+        return self.log
+
+    # Kafka: Partition.getReplica -- a remote replica (a follower, as the leader sees it)
+    def get_replica(self, replica_id: int) -> Replica | None:
+        return self.remote_replicas_map.get(replica_id)
+
+    # Kafka: Partition.remoteReplicas
+    def remote_replicas(self) -> list[Replica]:
+        return list(self.remote_replicas_map.values())
+
+    # Kafka: Partition.getLeaderEpoch
+    def get_leader_epoch(self) -> int:
+        return self.leader_epoch
+
+    # Kafka: Partition.isUnderReplicated
+    def is_under_replicated(self) -> bool:
+        return self.is_leader() and len(self.in_sync_replica_ids) < len(self.all_replica_ids)
+
+    # Kafka: Partition.isUnderMinIsr
+    def is_under_min_isr(self) -> bool:
+        log = self.leader_log_if_local()
+        return log is not None and len(self.in_sync_replica_ids) < log.config.min_in_sync_replicas
+
+    # Kafka: Partition.isAtMinIsr
+    def is_at_min_isr(self) -> bool:
+        log = self.leader_log_if_local()
+        return log is not None and len(self.in_sync_replica_ids) == log.config.min_in_sync_replicas
+
+    # Kafka: Partition.createLogIfNotExists -- through the LogManager, with the topic's config; the high
+    # watermark starts from the log dir's replication-offset-checkpoint
+    def create_log_if_not_exists(self, is_new: bool, high_watermark_checkpoints=None) -> None:
+        if self.log is None:
+            self.log = self.create_log(is_new, high_watermark_checkpoints)
+
+    # Kafka: Partition.createLog
+    def create_log(self, is_new: bool, high_watermark_checkpoints):
+        log = self.log_manager.get_or_create_log(self.topic_partition, self.state_store.fetch_topic_config(),
+                                                 is_new=is_new)
+        checkpointed = None
+        if high_watermark_checkpoints is not None:
+            checkpointed = high_watermark_checkpoints.fetch(log.parent_dir, self.topic_partition)
+        if checkpointed is not None:
+            log.update_high_watermark(checkpointed)
+        return log
+
+    # Kafka: Partition.updateAssignmentAndIsr
+    def update_assignment_and_isr(self, assignment: list[int], isr: set[int]) -> None:
+        for replica_id in assignment:
+            if replica_id != self.local_broker_id and replica_id not in self.remote_replicas_map:
+                self.remote_replicas_map[replica_id] = Replica(replica_id, self.topic_partition)
+        for removed in set(self.remote_replicas_map) - set(assignment):
+            del self.remote_replicas_map[removed]
+        self.all_replica_ids = list(assignment)
+        self.in_sync_replica_ids = set(isr)
+
+    # ------------------------------------------------------------------ role changes (LeaderAndIsr)
     # Kafka: Partition.makeLeader -- returns True if this broker just became the leader.
-    def make_leader(self, controller_id: int, partition_state, correlation_id: int) -> bool:
+    def make_leader(self, controller_id: int, partition_state, correlation_id: int,
+                    high_watermark_checkpoints=None) -> bool:
         with self.leader_isr_update_lock:
             self.controller_epoch = partition_state.controller_epoch
-            self.all_replica_ids = list(partition_state.replicas)
-            self.in_sync_replica_ids = set(partition_state.isr)
-            self.create_log_if_not_exists(getattr(partition_state, "is_new", False))
-            self.remote_replicas_map = {r: self.remote_replicas_map.get(r) or Replica(r, self.topic_partition)
-                                        for r in self.all_replica_ids if r != self.local_broker_id}
+            self.update_assignment_and_isr(list(partition_state.replicas), set(partition_state.isr))
+            self.create_log_if_not_exists(getattr(partition_state, "is_new", False), high_watermark_checkpoints)
+            leader_log = self.local_log_or_exception()
+            leader_epoch_start_offset = leader_log.log_end_offset
+            self.info(f"{self.topic_partition} starts at Leader Epoch {partition_state.leader_epoch} from offset "
+                      f"{leader_epoch_start_offset}. Previous Leader Epoch was: {self.leader_epoch}")
             self.leader_epoch = partition_state.leader_epoch
+            self.leader_epoch_start_offset_opt = leader_epoch_start_offset
             self.zk_version = partition_state.zk_version
-            is_new_leader = self.leader_replica_id_opt != self.local_broker_id
-            self.leader_replica_id_opt = self.local_broker_id
-            self.maybe_increment_leader_hw()
-            log = self.log
-            assert log is not None   # created above
-            self.info(f"{self.topic_partition} starts at leader epoch {self.leader_epoch} from offset "
-                      f"{log.log_end_offset} with high watermark {log.high_watermark}. "
-                      f"Previous leader epoch was {self.leader_epoch if not is_new_leader else -1}.")
-            return is_new_leader
+            # a follower may hold entries of a later epoch than any in this log (quick successive elections);
+            # recording (new epoch, LEO) now lets it find where to truncate (KAFKA-7415)
+            if KAFKA_7415 not in self.disabled_fixes:
+                leader_log.maybe_assign_epoch_start_offset(self.leader_epoch, leader_epoch_start_offset)
+            is_new_leader = not self.is_leader()
+            cur_leader_log_end_offset = leader_log.log_end_offset
+            cur_time_ms = self.time.milliseconds()
+            for replica in self.remote_replicas():
+                last_caught_up_time_ms = cur_time_ms if replica.broker_id in self.in_sync_replica_ids else 0
+                replica.reset_last_caught_up_time(cur_leader_log_end_offset, cur_time_ms, last_caught_up_time_ms)
+            if is_new_leader:
+                self.leader_replica_id_opt = self.local_broker_id
+                # what followers had fetched from an earlier term as leader no longer counts
+                for replica in self.remote_replicas():
+                    replica.update_fetch_state(LogOffsetMetadata(UNKNOWN_OFFSET), UNKNOWN_OFFSET, 0, UNKNOWN_OFFSET, 0)
+            # the ISR may be down to the leader alone: the high watermark may move now
+            hw_incremented = self.maybe_increment_leader_hw(leader_log)
+        if hw_incremented:
+            self.try_complete_delayed_requests()
+        return is_new_leader
 
-    # Kafka: Partition.makeFollower (the replica fetcher comes with replication)
-    def make_follower(self, controller_id: int, partition_state, correlation_id: int) -> bool:
+    # Kafka: Partition.makeFollower -- returns False when neither the leader nor the epoch changed.
+    def make_follower(self, controller_id: int, partition_state, correlation_id: int,
+                      high_watermark_checkpoints=None) -> bool:
         with self.leader_isr_update_lock:
+            new_leader_broker_id = partition_state.leader
+            old_leader_epoch = self.leader_epoch
             self.controller_epoch = partition_state.controller_epoch
-            self.all_replica_ids = list(partition_state.replicas)
-            self.in_sync_replica_ids = set()
-            self.create_log_if_not_exists(getattr(partition_state, "is_new", False))
+            self.update_assignment_and_isr(list(partition_state.replicas), set())
+            self.create_log_if_not_exists(getattr(partition_state, "is_new", False), high_watermark_checkpoints)
             self.leader_epoch = partition_state.leader_epoch
+            self.leader_epoch_start_offset_opt = None
             self.zk_version = partition_state.zk_version
-            changed = self.leader_replica_id_opt != partition_state.leader
-            self.leader_replica_id_opt = partition_state.leader
-            return changed
-
-    # Kafka: Partition.maybeIncrementLeaderHW -- HW = min LEO over the ISR.
-    def maybe_increment_leader_hw(self) -> bool:
-        if self.log is None:
-            return False
-        leo = self.log.log_end_offset
-        candidates = [leo] + [r.log_end_offset for rid, r in self.remote_replicas_map.items()
-                              if rid in self.in_sync_replica_ids]
-        new_hw = min(candidates)
-        if new_hw > self.log.high_watermark:
-            self.log.update_high_watermark(new_hw)
+            if self.leader_replica_id_opt == new_leader_broker_id and self.leader_epoch == old_leader_epoch:
+                return False
+            self.leader_replica_id_opt = new_leader_broker_id
             return True
-        return False
+
+    # ------------------------------------------------------------------ the leader's side of a follower fetch (S32)
+    # Kafka: Partition.updateFollowerFetchState -- False if the follower is not a replica of this partition
+    def update_follower_fetch_state(self, follower_id: int, follower_fetch_offset_metadata: LogOffsetMetadata,
+                                    follower_start_offset: int, follower_fetch_time_ms: int, leader_end_offset: int,
+                                    last_sent_high_watermark: int) -> bool:
+        follower_replica = self.get_replica(follower_id)
+        if follower_replica is None:
+            return False
+        prev_follower_end_offset = follower_replica.log_end_offset
+        follower_replica.update_fetch_state(follower_fetch_offset_metadata, follower_start_offset,
+                                            follower_fetch_time_ms, leader_end_offset, last_sent_high_watermark)
+        if follower_id not in self.in_sync_replica_ids:
+            self.maybe_expand_isr(follower_replica, follower_fetch_time_ms)
+        hw_incremented = False
+        if prev_follower_end_offset != follower_replica.log_end_offset:
+            with self.leader_isr_update_lock:
+                leader_log = self.leader_log_if_local()
+                if leader_log is not None:
+                    hw_incremented = self.maybe_increment_leader_hw(leader_log, follower_fetch_time_ms)
+        if hw_incremented:
+            self.try_complete_delayed_requests()
+        self.debug(f"Recorded replica {follower_id} log end offset (LEO) position "
+                   f"{follower_fetch_offset_metadata.message_offset} and log start offset {follower_start_offset}.")
+        return True
+
+    # Kafka: Partition.maybeExpandIsr -- a follower joins the ISR once it reached the high watermark and
+    # the offset at which this leader's epoch began.
+    def maybe_expand_isr(self, follower_replica: Replica, follower_fetch_time_ms: int) -> None:
+        with self.leader_isr_update_lock:
+            leader_log = self.leader_log_if_local()
+            if leader_log is None or follower_replica.broker_id in self.in_sync_replica_ids:
+                return
+            if self.is_follower_in_sync(follower_replica, leader_log.high_watermark):
+                new_in_sync_replica_ids = self.in_sync_replica_ids | {follower_replica.broker_id}
+                self.info(f"Expanding ISR from {_ids(self.in_sync_replica_ids)} to {_ids(new_in_sync_replica_ids)}")
+                self.expand_isr(new_in_sync_replica_ids)
+
+    # Kafka: Partition.isFollowerInSync
+    def is_follower_in_sync(self, follower_replica: Replica, high_watermark: int) -> bool:
+        follower_end_offset = follower_replica.log_end_offset
+        if follower_end_offset < high_watermark:
+            return False
+        if KAFKA_7128 in self.disabled_fixes:
+            return True
+        return self.leader_epoch_start_offset_opt is not None and follower_end_offset >= self.leader_epoch_start_offset_opt
+
+    # Kafka: Partition.checkEnoughReplicasReachOffset -- for a DelayedProduce with acks=-1 (S33)
+    def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
+        leader_log = self.leader_log_if_local()
+        if leader_log is None:
+            return False, Errors.NOT_LEADER_FOR_PARTITION
+        cur_in_sync_replica_ids = self.in_sync_replica_ids
+        if self.is_trace_enabled():
+            acked = [r.broker_id for r in self.remote_replicas()
+                     if r.broker_id in cur_in_sync_replica_ids and r.log_end_offset >= required_offset]
+            self.trace(f"Progress awaiting ISR acks for offset {required_offset}: acked by {acked} "
+                       f"of ISR {_ids(cur_in_sync_replica_ids)}")
+        if leader_log.high_watermark >= required_offset:
+            # the ISR may have shrunk below min.insync.replicas while the request waited
+            if leader_log.config.min_in_sync_replicas <= len(cur_in_sync_replica_ids):
+                return True, Errors.NONE
+            return True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        return False, Errors.NONE
+
+    # Kafka: Partition.maybeIncrementLeaderHW -- the smallest LEO over the leader, the ISR and the replicas
+    # caught up within replica.lag.time.max.ms (so a follower about to join is waited for); only forward.
+    def maybe_increment_leader_hw(self, leader_log, cur_time: int | None = None) -> bool:
+        cur_time = self.time.milliseconds() if cur_time is None else cur_time
+        with self.leader_isr_update_lock:
+            new_high_watermark = leader_log.log_end_offset_metadata
+            for replica in self.remote_replicas():
+                if replica.log_end_offset < new_high_watermark.message_offset and (
+                        cur_time - replica.last_caught_up_time_ms <= self.replica_lag_time_max_ms
+                        or replica.broker_id in self.in_sync_replica_ids):
+                    new_high_watermark = replica.log_end_offset_metadata
+            old_high_watermark = leader_log.maybe_increment_high_watermark(new_high_watermark)
+            if old_high_watermark is not None:
+                self.debug(f"High watermark updated from {old_high_watermark} to {new_high_watermark}")
+                return True
+            return False
+
+    # Kafka: Partition.lowWatermarkIfLeader -- the smallest log start offset over the live replicas
+    def low_watermark_if_leader(self) -> int:
+        leader_log = self.leader_log_if_local()
+        if leader_log is None:
+            raise Errors.NOT_LEADER_FOR_PARTITION.exception(
+                f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
+        low_watermark = leader_log.log_start_offset
+        for replica in self.remote_replicas():
+            alive = self.metadata_cache is None or self.metadata_cache.get_alive_broker(replica.broker_id) is not None
+            if alive and 0 <= replica.log_start_offset < low_watermark:
+                low_watermark = replica.log_start_offset
+        return low_watermark
+
+    # Kafka: Partition.tryCompleteDelayedRequests -- called without holding the leader-ISR lock
+    def try_complete_delayed_requests(self) -> None:
+        self.delayed_operations.check_and_complete_all()
+
+    # Kafka: Partition.maybeShrinkIsr -- the isr-expiration task: followers out of sync leave the ISR
+    def maybe_shrink_isr(self, replica_max_lag_time_ms: int) -> None:
+        hw_incremented = False
+        with self.leader_isr_update_lock:
+            leader_log = self.leader_log_if_local()
+            if leader_log is not None:
+                out_of_sync_replica_ids = self.get_out_of_sync_replicas(replica_max_lag_time_ms)
+                if out_of_sync_replica_ids:
+                    new_in_sync_replica_ids = self.in_sync_replica_ids - out_of_sync_replica_ids
+                    assert new_in_sync_replica_ids, "the leader never leaves its own ISR"
+                    lagging = " ".join(f"(brokerId: {r}, endOffset: {self.remote_replicas_map[r].log_end_offset})"
+                                       for r in sorted(out_of_sync_replica_ids))
+                    self.info(f"Shrinking ISR from {_ids(self.in_sync_replica_ids)} to {_ids(new_in_sync_replica_ids)}. "
+                              f"Leader: (highWatermark: {leader_log.high_watermark}, endOffset: "
+                              f"{leader_log.log_end_offset}). Out of sync replicas: {lagging}.")
+                    self.shrink_isr(new_in_sync_replica_ids)
+                    hw_incremented = self.maybe_increment_leader_hw(leader_log)
+        if hw_incremented:
+            self.try_complete_delayed_requests()
+
+    # Kafka: Partition.isFollowerOutOfSync -- behind the leader's LEO and not caught up for longer than max lag
+    def is_follower_out_of_sync(self, replica_id: int, leader_end_offset: int, current_time_ms: int,
+                                max_lag_ms: int) -> bool:
+        follower = self.remote_replicas_map[replica_id]
+        return (follower.log_end_offset != leader_end_offset
+                and current_time_ms - follower.last_caught_up_time_ms > max_lag_ms)
+
+    # Kafka: Partition.getOutOfSyncReplicas -- stuck and slow followers alike
+    def get_out_of_sync_replicas(self, max_lag_ms: int) -> set[int]:
+        candidates = self.in_sync_replica_ids - {self.local_broker_id}
+        now = self.time.milliseconds()
+        leader_end_offset = self.local_log_or_exception().log_end_offset
+        return {r for r in candidates if r in self.remote_replicas_map
+                and self.is_follower_out_of_sync(r, leader_end_offset, now, max_lag_ms)}
+
+    # Kafka: Partition.expandIsr
+    def expand_isr(self, new_isr: set[int]) -> None:
+        lai = LeaderAndIsr(self.local_broker_id, self.leader_epoch, sorted(new_isr), self.zk_version)
+        self.maybe_update_isr_and_version(new_isr, self.state_store.expand_isr(self.controller_epoch, lai))
+
+    # Kafka: Partition.shrinkIsr
+    def shrink_isr(self, new_isr: set[int]) -> None:
+        lai = LeaderAndIsr(self.local_broker_id, self.leader_epoch, sorted(new_isr), self.zk_version)
+        self.maybe_update_isr_and_version(new_isr, self.state_store.shrink_isr(self.controller_epoch, lai))
+
+    # Kafka: Partition.maybeUpdateIsrAndVersion -- only a write ZooKeeper accepted changes the ISR here
+    def maybe_update_isr_and_version(self, isr: set[int], zk_version_opt: int | None) -> None:
+        if zk_version_opt is None:
+            self.info(f"Cached zkVersion {self.zk_version} not equal to that in zookeeper, skip updating ISR")
+            return
+        self.in_sync_replica_ids = set(isr)
+        self.zk_version = zk_version_opt
+        self.info(f"ISR updated to [{_ids(isr)}] and zkVersion updated to [{self.zk_version}]")
+
+    # ------------------------------------------------------------------ appends
+    # Kafka: Partition.appendRecordsToFollowerOrFutureReplica -- the replica fetcher's append
+    def append_records_to_follower_or_future_replica(self, records, is_future: bool = False):
+        with self.leader_isr_update_lock:
+            return self.local_log_or_exception().append_as_follower(records)
 
     # Kafka: Partition.appendRecordsToLeader
     def append_records_to_leader(self, records, is_from_client: bool, required_acks: int):
         with self.leader_isr_update_lock:
-            if not self.is_leader() or self.log is None:
+            leader_log = self.leader_log_if_local()
+            if leader_log is None:
                 raise Errors.NOT_LEADER_FOR_PARTITION.exception(
                     f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
-            min_isr = self.log.config.min_in_sync_replicas
+            min_isr = leader_log.config.min_in_sync_replicas
             if required_acks == -1 and len(self.in_sync_replica_ids) < min_isr:
                 raise Errors.NOT_ENOUGH_REPLICAS.exception(
                     f"The size of the current ISR {sorted(self.in_sync_replica_ids)} is insufficient to satisfy "
                     f"the min.isr requirement of {min_isr} for partition {self.topic_partition}")
-            info = self.log.append_as_leader(records, self.leader_epoch, is_from_client)
-            hw_incremented = self.maybe_increment_leader_hw()
+            info = leader_log.append_as_leader(records, self.leader_epoch, is_from_client)
+            # the ISR may be the leader alone: then the high watermark follows the append
+            hw_incremented = self.maybe_increment_leader_hw(leader_log)
         # outside the lock, as 2.4: a moved high watermark may unblock every kind of delayed request;
         # otherwise only the log end moved, which is what followers' delayed fetches wait for
         if hw_incremented:
@@ -159,10 +448,7 @@ class Partition(Logging):
             self.delayed_operations.check_and_complete_fetch()
         return info
 
-    # Kafka: Partition.tryCompleteDelayedRequests
-    def try_complete_delayed_requests(self) -> None:
-        self.delayed_operations.check_and_complete_all()
-
+    # ------------------------------------------------------------------ reads
     # Kafka: Partition.localLogWithEpochOrException -- KIP-320 fencing by the client's leader epoch.
     def local_log_with_epoch_or_exception(self, current_leader_epoch: int, require_leader: bool):
         if current_leader_epoch >= 0 and current_leader_epoch != self.leader_epoch:
@@ -178,24 +464,24 @@ class Partition(Logging):
             raise Errors.REPLICA_NOT_AVAILABLE.exception(f"Log for {self.topic_partition} is not available")
         return self.log
 
-    # Kafka: Partition.readRecords -- consumers read below the high watermark (LSO = HW: no transactions).
+    # Kafka: Partition.readRecords -- consumers read below the high watermark (LSO = HW: no transactions),
+    # followers up to the log end.
     def read_records(self, fetch_offset: int, current_leader_epoch: int, max_bytes: int,
                      fetch_isolation: FetchIsolation, fetch_only_from_leader: bool,
                      min_one_message: bool) -> LogReadInfo:
-        log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
-        hw, lso = log.high_watermark, log.high_watermark
-        log_start, leo = log.log_start_offset, log.log_end_offset
+        with self.leader_isr_update_lock:
+            log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
+            hw, lso = log.high_watermark, log.high_watermark
+            log_start, leo = log.log_start_offset, log.log_end_offset
         max_offset = None if fetch_isolation is FetchIsolation.FETCH_LOG_END else hw
         data = log.read(fetch_offset, max_bytes, max_offset, min_one_message)
         return LogReadInfo(data, hw, log_start, leo, lso)
 
-    # Kafka: Partition.fetchOffsetSnapshot -- the end a delayed fetch is waiting for, with its segment position.
-    def fetch_offset_snapshot(self, current_leader_epoch: int, fetch_only_from_leader: bool,
-                              fetch_isolation: FetchIsolation):
+    # Kafka: Partition.fetchOffsetSnapshot -- the offsets a delayed fetch compares with its fetch position
+    def fetch_offset_snapshot(self, current_leader_epoch: int, fetch_only_from_leader: bool) -> LogOffsetSnapshot:
         log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
-        if fetch_isolation is FetchIsolation.FETCH_LOG_END:
-            return log.log_end_offset_metadata
-        return log.fetch_high_watermark_metadata()
+        hw = log.fetch_high_watermark_metadata()
+        return LogOffsetSnapshot(log.log_start_offset, log.log_end_offset_metadata, hw, hw)
 
     # Kafka: Partition.fetchOffsetForTimestamp -- consumers see offsets below the high watermark only
     def fetch_offset_for_timestamp(self, timestamp: int, current_leader_epoch: int, fetch_only_from_leader: bool,
@@ -217,36 +503,52 @@ class Partition(Logging):
     # Kafka: Partition.lastOffsetForLeaderEpoch -- (epoch, end offset), or None when the epoch is unknown
     def last_offset_for_leader_epoch(self, current_leader_epoch: int, leader_epoch: int,
                                      fetch_only_from_leader: bool) -> tuple[int, int] | None:
-        log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
-        return log.end_offset_for_epoch(leader_epoch)
+        with self.leader_isr_update_lock:
+            log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
+            return log.end_offset_for_epoch(leader_epoch)
 
-    # Kafka: Partition.deleteRecordsOnLeader -- returns the low watermark (with one replica, the log start offset)
+    # ------------------------------------------------------------------ truncation and deletion
+    # Kafka: Partition.truncateTo -- the replica fetcher's truncation (through the LogManager, which
+    # checkpoints the recovery point)
+    def truncate_to(self, offset: int, is_future: bool = False) -> None:
+        with self.leader_isr_update_lock:
+            self.log_manager.truncate_to({self.topic_partition: offset})
+
+    # Kafka: Partition.truncateFullyAndStartAt
+    def truncate_fully_and_start_at(self, new_offset: int, is_future: bool = False) -> None:
+        with self.leader_isr_update_lock:
+            self.log_manager.truncate_fully_and_start_at(self.topic_partition, new_offset)
+
+    # Kafka: Partition.deleteRecordsOnLeader -- moves the log start offset; returns the low watermark
     def delete_records_on_leader(self, offset: int) -> int:
         with self.leader_isr_update_lock:
-            if not self.is_leader() or self.log is None:
+            log = self.leader_log_if_local()
+            if log is None:
                 raise Errors.NOT_LEADER_FOR_PARTITION.exception(
                     f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
-            log = self.log
             converted = log.high_watermark if offset == -1 else offset
             if converted < 0 or converted > log.high_watermark:
                 raise Errors.OFFSET_OUT_OF_RANGE.exception(
                     f"Cannot increment the log start offset to {converted} of partition {self.topic_partition} "
                     f"since it is larger than the high watermark {log.high_watermark}")
             log.maybe_increment_log_start_offset(converted)
-            return log.log_start_offset
-
-    # Kafka: Partition.checkEnoughReplicasReachOffset
-    def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
-        if not self.is_leader() or self.log is None:
-            return False, Errors.NOT_LEADER_FOR_PARTITION
-        if self.log.high_watermark >= required_offset:
-            return True, Errors.NONE
-        return False, Errors.NONE
+            return self.low_watermark_if_leader()
 
     # Kafka: Partition.delete
     def delete(self) -> None:
         with self.leader_isr_update_lock:
             self.remote_replicas_map.clear()
+            self.all_replica_ids = []
             self.in_sync_replica_ids = set()
             self.leader_replica_id_opt = None
+            self.leader_epoch_start_offset_opt = None
             self.log = None
+
+    def __repr__(self) -> str:
+        return (f"Partition(topicPartition={self.topic_partition}, leader={self.leader_replica_id_opt}, "
+                f"leaderEpoch={self.leader_epoch}, allReplicas={_ids(self.all_replica_ids)}, "
+                f"isr={_ids(self.in_sync_replica_ids)})")
+
+
+def _ids(ids) -> str:
+    return ",".join(str(i) for i in sorted(ids))

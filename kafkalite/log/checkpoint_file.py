@@ -4,7 +4,7 @@ OffsetCheckpointFile.scala
 Kept in ``kafkalite/log/`` (Kafka has them in kafka/server/checkpoints/) because LogManager and
 the leader epoch cache write them and ``log`` must not import ``server``.
 
-Classes: OffsetCheckpointFile. Functions: write_checkpoint, read_checkpoint.
+Classes: OffsetCheckpointFile, LazyOffsetCheckpoints. Functions: write_checkpoint, read_checkpoint.
 Format (text, as Kafka writes it): a version line ``0``, a count line, then one entry per line;
 for offset checkpoints the entry is ``<topic> <partition> <offset>``. Writes go to ``<file>.tmp``,
 are fsynced, then renamed over the old file, so a crash leaves either the old or the new file.
@@ -12,6 +12,7 @@ are fsynced, then renamed over the old file, so a crash leaves either the old or
 from __future__ import annotations
 
 import os
+import threading
 
 from kafkalite.common.topic_partition import TopicPartition
 
@@ -50,9 +51,12 @@ class OffsetCheckpointFile:
 
     def __init__(self, path: str):
         self.path = path
+        self.lock = threading.Lock()   # Kafka: CheckpointFile.lock -- one writer of <file>.tmp at a time
 
+    # Kafka: CheckpointFile.write
     def write(self, offsets: dict[TopicPartition, int]) -> None:
-        write_checkpoint(self.path, [f"{tp.topic} {tp.partition} {off}" for tp, off in sorted(offsets.items())])
+        with self.lock:
+            write_checkpoint(self.path, [f"{tp.topic} {tp.partition} {off}" for tp, off in sorted(offsets.items())])
 
     def read(self) -> dict[TopicPartition, int]:
         result = {}
@@ -61,3 +65,19 @@ class OffsetCheckpointFile:
                 raise ValueError(f"Malformed line in checkpoint file ({self.path}): {' '.join(fields)}")
             result[TopicPartition(fields[0], int(fields[1]))] = int(fields[2])
         return result
+
+
+class LazyOffsetCheckpoints:
+    """Kafka: LazyOffsetCheckpoints(checkpointsByLogDir) -- one checkpoint file per log dir, each read only
+    when a partition of that dir first asks (then kept): how a Partition finds its high watermark at start-up."""
+
+    def __init__(self, checkpoints_by_log_dir: dict[str, OffsetCheckpointFile]):
+        self.checkpoints_by_log_dir = checkpoints_by_log_dir
+        self._read: dict[str, dict[TopicPartition, int]] = {}
+
+    # Kafka: LazyOffsetCheckpoints.fetch
+    def fetch(self, log_dir: str, topic_partition: TopicPartition) -> int | None:
+        if log_dir not in self._read:
+            checkpoint = self.checkpoints_by_log_dir.get(log_dir)
+            self._read[log_dir] = checkpoint.read() if checkpoint is not None else {}
+        return self._read[log_dir].get(topic_partition)

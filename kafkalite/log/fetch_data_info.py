@@ -3,7 +3,7 @@
 Kept in ``kafkalite/log/`` (Kafka has it in kafka/server/) because LogSegment and Log return it
 and ``log`` must not import ``server``.
 
-Classes: LogReadInfo (Kafka 2.4 keeps it in Log.scala: what Partition.readRecords returns -- the data and
+Classes: LogOffsetSnapshot and LogReadInfo (Kafka 2.4 keeps both in Log.scala; LogReadInfo is what Partition.readRecords returns -- the data and
 the offsets a Fetch response carries), FetchIsolation (how far a read may see: the log end for followers, the high watermark for
 consumers; read_committed comes with transactions), FetchDataInfo -- what a log read returns: where the read started
 (``fetch_offset_metadata``), the records (a ``FileRecords`` slice, so the bytes go to the socket
@@ -46,3 +46,14 @@ class LogReadInfo:
     log_start_offset: int
     log_end_offset: int
     last_stable_offset: int
+
+
+@attrs.frozen
+class LogOffsetSnapshot:
+    """Kafka: LogOffsetSnapshot(logStartOffset, logEndOffset, highWatermark, lastStableOffset) -- the offsets
+    a DelayedFetch compares its fetch positions with (with segment positions, to count bytes without reading)."""
+
+    log_start_offset: int
+    log_end_offset: LogOffsetMetadata
+    high_watermark: LogOffsetMetadata
+    last_stable_offset: LogOffsetMetadata

@@ -43,18 +43,24 @@ class LeaderEpochFileCache(Logging):
         if checkpoint_path:
             self.epochs = [EpochEntry(int(e), int(o)) for e, o in read_checkpoint(checkpoint_path)]
 
-    # Kafka: LeaderEpochFileCache.assign
+    # Kafka: LeaderEpochFileCache.assign -- a new epoch, or the same epoch starting earlier, replaces every
+    # entry it conflicts with (an epoch not below it, or a start offset not below its own)
     def assign(self, epoch: int, start_offset: int) -> None:
         with self._lock:
             latest = self.epochs[-1] if self.epochs else None
-            if latest is not None and (epoch <= latest.epoch or start_offset < latest.start_offset):
-                if epoch == latest.epoch:
-                    return
-                # An entry out of order: drop the conflicting tail, as Kafka does.
-                self.epochs = [e for e in self.epochs if e.epoch < epoch and e.start_offset < start_offset]
-            self.epochs.append(EpochEntry(epoch, start_offset))
-            self.info("New epoch entry added: %s", self.epochs[-1])
+            if latest is not None and latest.epoch == epoch and start_offset >= latest.start_offset:
+                return
+            self.truncate_and_append(EpochEntry(epoch, start_offset))
             self.flush()
+
+    # Kafka: LeaderEpochFileCache.truncateAndAppend
+    def truncate_and_append(self, entry: EpochEntry) -> None:
+        latest = self.epochs[-1] if self.epochs else None
+        if latest is not None and (entry.epoch < latest.epoch or entry.start_offset < latest.start_offset):
+            self.warn("Appending entry %s to leader epoch cache removes entries from %s", entry, latest)
+        self.epochs = [e for e in self.epochs if e.epoch < entry.epoch and e.start_offset < entry.start_offset]
+        self.epochs.append(entry)
+        self.info("New epoch entry added: %s", entry)
 
     # Kafka: LeaderEpochFileCache.latestEpoch
     @property

@@ -353,10 +353,8 @@ class Log(Logging):
                 append_info.log_start_offset = self.log_start_offset
                 return append_info
             for batch in batches:
-                epoch = batch.partition_leader_epoch
-                if epoch >= 0 and (self.leader_epoch_cache.latest_epoch is None
-                                   or epoch > self.leader_epoch_cache.latest_epoch):
-                    self.leader_epoch_cache.assign(epoch, batch.base_offset)
+                if batch.partition_leader_epoch >= 0:
+                    self.maybe_assign_epoch_start_offset(batch.partition_leader_epoch, batch.base_offset)
             segment = self.maybe_roll(valid_records.size_in_bytes(), append_info)
             segment.append(largest_offset=append_info.last_offset, largest_timestamp=append_info.max_timestamp,
                            shallow_offset_of_max_timestamp=append_info.offset_of_max_timestamp,
@@ -643,6 +641,10 @@ class Log(Logging):
             if e.start_offset <= offset:
                 epoch = e.epoch
         return epoch
+
+    # Kafka: Log.maybeAssignEpochStartOffset
+    def maybe_assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> None:
+        self.leader_epoch_cache.assign(leader_epoch, start_offset)
 
     # Kafka: Log.endOffsetForEpoch
     def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int] | None:

@@ -345,6 +345,13 @@ class LogManager(Logging):
                 log.truncate_to(offset)
         self.checkpoint_log_recovery_offsets()
 
+    # Kafka: LogManager.truncateFullyAndStartAt -- a follower whose fetch offset fell out of the leader's log
+    def truncate_fully_and_start_at(self, topic_partition, new_offset: int) -> None:
+        log = self.current_logs.get(topic_partition)
+        if log is not None:
+            log.truncate_fully_and_start_at(new_offset)
+            self.checkpoint_log_recovery_offsets()
+
     # Kafka: LogManager.asyncDelete
     def async_delete(self, topic_partition) -> Log | None:
         with self._lock:

@@ -14,8 +14,9 @@ The gauges of S7:
   ``...ResponseQueueSize`` (all Processors) and ``...ResponseQueueSize,processor=<id>``.
 - ``kafka.server:type=KafkaRequestHandlerPool,name=RequestHandlerAvgIdlePercent``
   (``ControlPlaneRequestHandlerAvgIdlePercent``): time handler threads spend waiting for a request.
-- ``kafka.server:type=ReplicaManager,name=IsrShrinksPerSec`` / ``IsrExpandsPerSec`` (meters, zero
-  until replication), ``PartitionCount``, ``LeaderCount``; ``kafka.controller:type=KafkaController,
+- ``kafka.server:type=ReplicaManager,name=IsrShrinksPerSec`` / ``IsrExpandsPerSec`` /
+  ``FailedIsrUpdatesPerSec`` (meters, marked by the partitions' state store), ``PartitionCount``, ``LeaderCount``,
+  ``UnderReplicatedPartitions``, ``UnderMinIsrPartitionCount``, ``AtMinIsrPartitionCount``, ``OfflineReplicaCount``; ``kafka.controller:type=KafkaController,
   name=ActiveControllerCount``.
 Idle percentages are ratios (0..1, as Kafka reports them) over the last 5 seconds.
 """
@@ -67,7 +68,7 @@ def register_broker_metrics(server, registry=METRICS) -> list[MetricName]:
                                    IDLE_WINDOW_S))
     # Kafka: ReplicaManager
     rm = server.replica_manager
-    for meter in ("IsrShrinksPerSec", "IsrExpandsPerSec"):
+    for meter in ("IsrShrinksPerSec", "IsrExpandsPerSec", "FailedIsrUpdatesPerSec"):
         name = MetricName("kafka.server", "ReplicaManager", meter)
         registry.new_meter(name)
         names.append(name)
@@ -76,6 +77,13 @@ def register_broker_metrics(server, registry=METRICS) -> list[MetricName]:
         add("kafka.server", "ReplicaManager", "PartitionCount", lambda: len(rm.all_partitions))
         add("kafka.server", "ReplicaManager", "LeaderCount",
             lambda: sum(1 for p in list(rm.all_partitions.values()) if p.is_leader()))
+        add("kafka.server", "ReplicaManager", "UnderReplicatedPartitions",
+            lambda: sum(1 for p in list(rm.all_partitions.values()) if p.is_under_replicated()))
+        add("kafka.server", "ReplicaManager", "UnderMinIsrPartitionCount",
+            lambda: sum(1 for p in list(rm.all_partitions.values()) if p.is_under_min_isr()))
+        add("kafka.server", "ReplicaManager", "AtMinIsrPartitionCount",
+            lambda: sum(1 for p in list(rm.all_partitions.values()) if p.is_at_min_isr()))
+        add("kafka.server", "ReplicaManager", "OfflineReplicaCount", lambda: len(rm.offline_partitions))
     # Kafka: KafkaController
     controller = server.kafka_controller
     if controller is not None:

@@ -29,6 +29,10 @@ class BrokerTopicMetrics(KafkaMetricsGroup):
         self.messages_in_rate = self.new_meter("MessagesInPerSec", "messages", tags)
         self.bytes_in_rate = self.new_meter("BytesInPerSec", "bytes", tags)
         self.bytes_out_rate = self.new_meter("BytesOutPerSec", "bytes", tags)
+        # the replication meters exist for all topics only, as in 2.4
+        self.replication_bytes_in_rate = self.new_meter("ReplicationBytesInPerSec", "bytes") if topic is None else None
+        self.replication_bytes_out_rate = self.new_meter("ReplicationBytesOutPerSec", "bytes") if topic is None \
+            else None
 
 
 class BrokerTopicStats:
@@ -60,9 +64,14 @@ class BrokerTopicStats:
     # Kafka: BrokerTopicStats.updateBytesOut (followers' fetches count as replication bytes there)
     def update_bytes_out(self, topic: str, is_follower: bool, value: int) -> None:
         if is_follower:
+            self.all_topics_stats.replication_bytes_out_rate.mark(value)
             return
         self.topic_stats(topic).bytes_out_rate.mark(value)
         self.all_topics_stats.bytes_out_rate.mark(value)
+
+    # Kafka: BrokerTopicStats.updateReplicationBytesIn -- what this broker's replica fetchers appended
+    def update_replication_bytes_in(self, value: int) -> None:
+        self.all_topics_stats.replication_bytes_in_rate.mark(value)
 
     def reset(self) -> None:
         with self._lock:

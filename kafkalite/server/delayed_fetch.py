@@ -10,7 +10,8 @@ high watermark (by file position, without reading anything). Enough bytes, a par
 moved or failed, or the timeout complete it; ``on_complete`` then reads the logs again.
 Cases of Kafka's tryComplete: A not leader, B unknown partition, C the log was truncated below
 the fetch offset, D storage error, E fenced epoch, F the fetch offset is on an older segment,
-G enough bytes accumulated.
+G enough bytes accumulated, H a follower has not yet been sent the current high watermark (so the
+followers learn a new high watermark within one fetch round-trip, not after replica.fetch.wait.max.ms).
 """
 from __future__ import annotations
 
@@ -67,8 +68,10 @@ class DelayedFetch(DelayedOperation):
                 if fetch_offset.message_offset_only():
                     continue
                 partition = self.replica_manager.get_partition_or_exception(tp, expect_leader=md.fetch_only_leader)
-                end = partition.fetch_offset_snapshot(status.fetch_info.current_leader_epoch,
-                                                      md.fetch_only_leader, md.fetch_isolation)
+                snapshot = partition.fetch_offset_snapshot(status.fetch_info.current_leader_epoch,
+                                                           md.fetch_only_leader)
+                end = (snapshot.log_end_offset if md.fetch_isolation is FetchIsolation.FETCH_LOG_END
+                       else snapshot.high_watermark)
                 if end.message_offset != fetch_offset.message_offset:
                     if end.on_older_segment(fetch_offset):                 # case C
                         return self.force_complete()
@@ -76,6 +79,10 @@ class DelayedFetch(DelayedOperation):
                         return self.force_complete()
                     if fetch_offset.message_offset < end.message_offset:  # count what is readable now
                         accumulated += min(end.position_diff(fetch_offset), status.fetch_info.partition_max_bytes)
+                if md.is_from_follower:                                   # case H: a follower lacks the HW
+                    replica = partition.get_replica(md.replica_id)
+                    if replica is not None and snapshot.high_watermark.message_offset > replica.last_sent_high_watermark:
+                        return self.force_complete()
             except (ApiException, OffsetOrderingException):              # cases A, B, D, E
                 return self.force_complete()
         if accumulated >= md.fetch_min_bytes:                           # case G

@@ -91,6 +91,8 @@ class Defaults:
     ReplicaFetchWaitMaxMs = 500
     ReplicaFetchMinBytes = 1
     NumReplicaFetchers = 1
+    ReplicaFetchBackoffMs = 1000
+    ReplicaSocketTimeoutMs = 30000
     ReplicaHighWatermarkCheckpointIntervalMs = 5000
     FetchMaxBytes = 55 * 1024 * 1024
     FetchPurgatoryPurgeIntervalRequests = 1000
@@ -246,7 +248,9 @@ CONFIG_DEF: dict[str, tuple] = {
     "replica.fetch.response.max.bytes": (INT, _D.ReplicaFetchResponseMaxBytes, _int_range(0)),
     "replica.fetch.wait.max.ms": (INT, _D.ReplicaFetchWaitMaxMs, None),
     "replica.fetch.min.bytes": (INT, _D.ReplicaFetchMinBytes, None),
-    "num.replica.fetchers": (INT, _D.NumReplicaFetchers, None),
+    "num.replica.fetchers": (INT, _D.NumReplicaFetchers, _int_range(1)),
+    "replica.fetch.backoff.ms": (INT, _D.ReplicaFetchBackoffMs, _int_range(0)),
+    "replica.socket.timeout.ms": (INT, _D.ReplicaSocketTimeoutMs, None),
     "replica.high.watermark.checkpoint.interval.ms": (LONG, _D.ReplicaHighWatermarkCheckpointIntervalMs, None),
     "fetch.max.bytes": (INT, _D.FetchMaxBytes, _int_range(1024)),
     "fetch.purgatory.purge.interval.requests": (INT, _D.FetchPurgatoryPurgeIntervalRequests, None),
@@ -273,6 +277,11 @@ CONFIG_DEF: dict[str, tuple] = {
     "kafkalite.request.trace": (BOOLEAN, False, None),
     # No Kafka counterpart: S27's priority queue for the data plane's requests (control requests first)
     "kafkalite.request.priority": (STRING, "fifo", _one_of("fifo", "control-first")),
+    # No Kafka counterpart: tests switch one of Kafka's replication fixes off to show what it prevents
+    # (KAFKA-1211: followers truncate to their high watermark, no OffsetsForLeaderEpoch; KAFKA-6361: one
+    # round of epoch truncation; KAFKA-7128: ISR joins ignore the epoch start offset; KAFKA-7415: no epoch
+    # entry on becoming leader). Never for real use: each brings back a way to lose acknowledged data.
+    "kafkalite.test.disable.fixes": (LIST, "", _one_of("KAFKA-1211", "KAFKA-6361", "KAFKA-7128", "KAFKA-7415")),
 }
 
 

@@ -17,6 +17,7 @@ import uuid
 
 import attrs
 
+from kafkalite.cluster.broker_end_point import BrokerEndPoint
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages.metadata import MetadataResponsePartition, MetadataResponseTopic
 from kafkalite.utils.logging import Logging
@@ -28,9 +29,19 @@ ZERO_UUID = uuid.UUID(int=0)
 
 @attrs.frozen
 class AliveBroker:
+    """Kafka: Broker (as the metadata cache holds it) -- id, rack and one endpoint per listener."""
+
     id: int
     rack: str | None
     endpoints: dict   # listener name -> (host, port)
+
+    # Kafka: Broker.brokerEndPoint -- where to reach this broker on one listener
+    def broker_end_point(self, listener_name: str) -> BrokerEndPoint:
+        if listener_name not in self.endpoints:
+            raise Errors.LISTENER_NOT_FOUND.exception(
+                f"Broker {self.id} has no endpoint for listener {listener_name}")
+        host, port = self.endpoints[listener_name]
+        return BrokerEndPoint(self.id, host, port)
 
 
 @attrs.frozen

@@ -7,31 +7,43 @@ The hub between KafkaApis and the partitions (S29–S35):
 - ``append_records`` → ``append_to_local_log`` (one ``Partition.append_records_to_leader`` per
   partition), then answers at once (acks 0/1) or parks a DelayedProduce (acks=-1, S33–S34);
 - ``fetch_messages`` → ``read_from_local_log``, then answers at once or parks a DelayedFetch
-  (S35) that the next append to one of its partitions completes (S32).
-Omitted: replica fetchers and follower fetch state (tier 2), log dir failure handling, quotas.
+  (S35) that the next append to one of its partitions completes (S32). A fetch from a follower
+  (``replica_id`` >= 0) first records where the follower is (``update_follower_fetch_state``): that
+  moves the high watermark and completes delayed produces waiting for acks=-1 (S32, S33).
+- ``make_followers`` hands partitions to the ReplicaFetcherManager (S9), ``make_leaders`` takes them
+  away; the ``isr-expiration`` task shrinks ISRs, ``isr-change-propagation`` tells the controller,
+  ``highwatermark-checkpoint`` writes each log dir's ``replication-offset-checkpoint``.
+Omitted: quotas, the future (alter-log-dirs) replicas, DelayedDeleteRecords.
 """
 from __future__ import annotations
 
+import os
 import threading
 
 import attrs
 
-from kafkalite.cluster.partition import DelayedOperations, Partition
+from kafkalite.cluster.partition import DelayedOperations, Partition, ZkPartitionStateStore
 from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionError, LeaderAndIsrResponse
+from kafkalite.log.checkpoint_file import LazyOffsetCheckpoints, OffsetCheckpointFile
 from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
+from kafkalite.metrics.kafka_metrics_group import MetricsGroup
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_fetch import DelayedFetch, FetchMetadata, FetchPartitionStatus
 from kafkalite.server.delayed_operation import DelayedOperationPurgatory
 from kafkalite.server.delayed_produce import DelayedProduce, ProducePartitionStatus
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
+from kafkalite.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.shutdownable_thread import ShutdownableThread
 
+HIGH_WATERMARK_FILENAME = "replication-offset-checkpoint"   # Kafka: ReplicaManager.HighWatermarkFilename
+ISR_CHANGE_PROPAGATION_BLACK_OUT_MS = 5000                  # Kafka: ReplicaManager.IsrChangePropagationBlackOut
+ISR_CHANGE_PROPAGATION_INTERVAL_MS = 60000                  # Kafka: ReplicaManager.IsrChangePropagationInterval
 
 
 @attrs.define
@@ -67,9 +79,16 @@ class LogReadResult:
     leader_log_end_offset: int = -1
     last_stable_offset: int = -1
     error: Errors = Errors.NONE
+    follower_log_start_offset: int = -1
+    fetch_time_ms: int = -1
+    follower_needs_hw_update: bool = False
 
     def records_size(self) -> int:
         return self.info.records.size_in_bytes() if self.info is not None else 0
+
+    # Kafka: LogReadResult.withEmptyFetchInfo
+    def with_empty_fetch_info(self) -> "LogReadResult":
+        return attrs.evolve(self, info=FetchDataInfo(LogOffsetMetadata(-1), MemoryRecords.EMPTY))
 
 
 @attrs.define
@@ -112,10 +131,32 @@ class ReplicaManager(Logging):
         self.delayed_fetch_purgatory = DelayedOperationPurgatory(
             "Fetch", broker_id=bid, purge_interval=config.get("fetch.purgatory.purge.interval.requests"))
         self.delayed_delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", broker_id=bid)
+        # switches for tests that show what one of Kafka's replication fixes prevents (kafkalite.test.disable.fixes)
+        self.disabled_fixes = frozenset(config.get("kafkalite.test.disable.fixes") or ())
+        self.replica_lag_time_max_ms = config.get("replica.lag.time.max.ms")
+        self.is_shutting_down = threading.Event()
+        metrics = MetricsGroup("kafka.server", "ReplicaManager")
+        self.isr_expand_rate = metrics.new_meter("IsrExpandsPerSec", "expands")
+        self.isr_shrink_rate = metrics.new_meter("IsrShrinksPerSec", "shrinks")
+        self.failed_isr_updates_rate = metrics.new_meter("FailedIsrUpdatesPerSec", "failedUpdates")
+        # partitions whose ISR this broker changed, until the isr-change-propagation task tells the controller
+        self.isr_change_set: set[TopicPartition] = set()
+        self.isr_change_lock = threading.Lock()
+        self.last_isr_change_ms = time.milliseconds()
+        self.last_isr_propagation_ms = time.milliseconds()
+        self.high_watermark_checkpoints = {
+            d: OffsetCheckpointFile(os.path.join(d, HIGH_WATERMARK_FILENAME)) for d in log_manager.live_log_dirs}
+        self.high_watermark_checkpoint_thread_started = False
+        self.replica_fetcher_manager = self.create_replica_fetcher_manager()
+
+    # Kafka: ReplicaManager.createReplicaFetcherManager
+    def create_replica_fetcher_manager(self) -> ReplicaFetcherManager:
+        return ReplicaFetcherManager(self.config, self, self.time)
 
     # Kafka: ReplicaManager.startup
     def startup(self) -> None:
-        # isr-expiration and isr-change-propagation are scheduled with replication (tier 2)
+        self.scheduler.schedule("isr-expiration", self.maybe_shrink_isr, 0, self.replica_lag_time_max_ms // 2)
+        self.scheduler.schedule("isr-change-propagation", self.maybe_propagate_isr_changes, 0, 2500)
         if self.log_dir_failure_channel is not None:
             self.log_dir_failure_handler = LogDirFailureHandler("LogDirFailureHandler", self)
             self.log_dir_failure_handler.start()
@@ -129,6 +170,7 @@ class ReplicaManager(Logging):
         with self.replica_state_change_lock:
             offline = [tp for tp, p in self.all_partitions.items()
                        if p.log is not None and p.log.parent_dir == d]
+            self.replica_fetcher_manager.remove_fetcher_for_partitions(set(offline))
             for tp in offline:
                 self.all_partitions.pop(tp).delete()
                 self.offline_partitions.add(tp)
@@ -138,7 +180,69 @@ class ReplicaManager(Logging):
         self.log_manager.handle_log_dir_failure(d)
         self.info(f"Stopped serving replicas in dir {d}")
 
+    # ------------------------------------------------------------------ ISR changes and high watermarks
+    # Kafka: ReplicaManager.recordIsrChange -- called by a partition's state store after an ISR write
+    def record_isr_change(self, tp: TopicPartition) -> None:
+        with self.isr_change_lock:
+            self.isr_change_set.add(tp)
+            self.last_isr_change_ms = self.time.milliseconds()
+
+    # Kafka: ReplicaManager.maybePropagateIsrChanges -- the isr-change-propagation task: ISR changes go to
+    # /isr_change_notification once none happened for 5 s, or at least every 60 s while they keep coming
+    def maybe_propagate_isr_changes(self) -> None:
+        now = self.time.milliseconds()
+        with self.isr_change_lock:
+            if self.isr_change_set and (
+                    self.last_isr_change_ms + ISR_CHANGE_PROPAGATION_BLACK_OUT_MS < now
+                    or self.last_isr_propagation_ms + ISR_CHANGE_PROPAGATION_INTERVAL_MS < now):
+                if self.zk_client is not None:
+                    self.zk_client.propagate_isr_changes(sorted(self.isr_change_set))
+                self.isr_change_set.clear()
+                self.last_isr_propagation_ms = now
+
+    # Kafka: ReplicaManager.maybeShrinkIsr -- the isr-expiration task
+    def maybe_shrink_isr(self) -> None:
+        self.trace("Evaluating ISR list of partitions to see which replicas can be removed from the ISR")
+        for tp in list(self.all_partitions):
+            partition = self.non_offline_partition(tp)
+            if partition is not None and partition.log is not None:
+                partition.maybe_shrink_isr(self.replica_lag_time_max_ms)
+
+    # Kafka: ReplicaManager.startHighWatermarkCheckPointThread -- after the first LeaderAndIsr, when every
+    # partition it names exists
+    def start_high_watermark_check_point_thread(self) -> None:
+        if not self.high_watermark_checkpoint_thread_started:
+            self.high_watermark_checkpoint_thread_started = True
+            interval = self.config.get("replica.high.watermark.checkpoint.interval.ms")
+            self.scheduler.schedule("highwatermark-checkpoint", self.checkpoint_high_watermarks, interval, interval)
+
+    # Kafka: ReplicaManager.checkpointHighWatermarks -- each log dir's replication-offset-checkpoint
+    def checkpoint_high_watermarks(self) -> None:
+        by_dir: dict[str, dict[TopicPartition, int]] = {}
+        for partition in list(self.all_partitions.values()):
+            log = partition.log
+            if log is not None:
+                by_dir.setdefault(log.parent_dir, {})[partition.topic_partition] = log.high_watermark
+        for d, high_watermarks in by_dir.items():
+            checkpoint = self.high_watermark_checkpoints.get(d)
+            if checkpoint is None or d not in self.log_manager.live_log_dirs:
+                continue
+            try:
+                checkpoint.write(high_watermarks)
+            except OSError as e:
+                self.error(f"Error while writing to highwatermark file in directory {d}: {e}")
+                if self.log_dir_failure_channel is not None:
+                    self.log_dir_failure_channel.maybe_add_offline_log_dir(d, f"Error writing {checkpoint.path}", e)
+
     # ------------------------------------------------------------------ partitions
+    # Kafka: ReplicaManager.nonOfflinePartition
+    def non_offline_partition(self, tp: TopicPartition) -> Partition | None:
+        return self.all_partitions.get(tp)
+
+    # Kafka: ReplicaManager.localLogOrException
+    def local_log_or_exception(self, tp: TopicPartition):
+        return self.get_partition_or_exception(tp, expect_leader=False).local_log_or_exception()
+
     # Kafka: ReplicaManager.getPartition
     def get_partition(self, tp: TopicPartition) -> Partition | None:
         return self.all_partitions.get(tp)
@@ -205,11 +309,7 @@ class ReplicaManager(Logging):
                     continue
                 partition = self.all_partitions.get(tp)
                 if partition is None:
-                    partition = self.all_partitions[tp] = Partition(
-                        tp, self.local_broker_id, self.time, self.log_manager,
-                        DelayedOperations(tp, self.delayed_produce_purgatory, self.delayed_fetch_purgatory,
-                                          self.delayed_delete_records_purgatory),
-                        self.log_config_fn)
+                    partition = self.all_partitions[tp] = self.create_partition(tp)
                 if st.leader_epoch <= partition.leader_epoch:
                     self.warn(f"Ignoring LeaderAndIsr request from controller {request.controller_id} with "
                               f"correlation id {correlation_id} epoch {request.controller_epoch} for partition {tp} "
@@ -221,22 +321,73 @@ class ReplicaManager(Logging):
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                     continue
                 (to_lead if st.leader == self.local_broker_id else to_follow).append((partition, st))
-            leaders = self.make_leaders(request.controller_id, to_lead, correlation_id, errors)
-            followers = self.make_followers(request.controller_id, to_follow, correlation_id, errors)
+            high_watermark_checkpoints = LazyOffsetCheckpoints(self.high_watermark_checkpoints)
+            leaders = self.make_leaders(request.controller_id, to_lead, correlation_id, errors,
+                                        high_watermark_checkpoints)
+            followers = self.make_followers(request.controller_id, to_follow, correlation_id, errors,
+                                            high_watermark_checkpoints)
+            # every partition the request names exists now: the high watermarks can be checkpointed
+            self.start_high_watermark_check_point_thread()
+            self.replica_fetcher_manager.shutdown_idle_fetcher_threads()
             on_leadership_change(leaders, followers)
             return LeaderAndIsrResponse(error_code=0, partition_errors=[
                 LeaderAndIsrPartitionError(topic_name=tp.topic, partition_index=tp.partition, error_code=e.code)
                 for tp, e in errors.items()])
 
-    # Kafka: ReplicaManager.makeLeaders
-    def make_leaders(self, controller_id, partition_states, correlation_id, errors) -> list[Partition]:
-        return self._change_roles(partition_states, errors, "the leader",
-                                  lambda p, st: p.make_leader(controller_id, st, correlation_id))
+    # Kafka: ReplicaManager.createPartition
+    def create_partition(self, tp: TopicPartition) -> Partition:
+        return Partition(tp, self.replica_lag_time_max_ms, self.local_broker_id, self.time,
+                         ZkPartitionStateStore(tp, self.zk_client, self, self.log_config_fn),
+                         DelayedOperations(tp, self.delayed_produce_purgatory, self.delayed_fetch_purgatory,
+                                           self.delayed_delete_records_purgatory),
+                         self.metadata_cache, self.log_manager, self.disabled_fixes)
 
-    # Kafka: ReplicaManager.makeFollowers
-    def make_followers(self, controller_id, partition_states, correlation_id, errors) -> list[Partition]:
-        return self._change_roles(partition_states, errors, "a follower",
-                                  lambda p, st: p.make_follower(controller_id, st, correlation_id))
+    # Kafka: ReplicaManager.makeLeaders -- stop fetching these partitions first, then lead them
+    def make_leaders(self, controller_id, partition_states, correlation_id, errors,
+                     high_watermark_checkpoints=None) -> list[Partition]:
+        self.replica_fetcher_manager.remove_fetcher_for_partitions({p.topic_partition for p, _ in partition_states})
+        return self._change_roles(partition_states, errors, "the leader",
+                                  lambda p, st: p.make_leader(controller_id, st, correlation_id,
+                                                              high_watermark_checkpoints))
+
+    # Kafka: ReplicaManager.makeFollowers -- mark the partitions followers of their (live) leader, stop their
+    # fetchers, complete what waited on them here, then fetch from the new leader from the high watermark
+    # (the fetcher first finds where to truncate with OffsetsForLeaderEpoch).
+    def make_followers(self, controller_id, partition_states, correlation_id, errors,
+                       high_watermark_checkpoints=None) -> list[Partition]:
+        with_live_leader, leader_unavailable = [], []
+        for partition, st in partition_states:
+            if self.metadata_cache.get_alive_broker(st.leader) is not None:
+                with_live_leader.append((partition, st))
+            else:
+                leader_unavailable.append((partition, st))
+        for partition, st in leader_unavailable:
+            self.error(f"Received LeaderAndIsrRequest with correlation id {correlation_id} from controller "
+                       f"{controller_id} for partition {partition.topic_partition} but cannot become follower "
+                       f"since the new leader {st.leader} is unavailable.")
+            # the log exists even so, so that its high watermark is checkpointed (KAFKA-1647)
+            self._change_roles([(partition, st)], errors, "a follower", lambda p, s: p.create_log_if_not_exists(
+                getattr(s, "is_new", False), high_watermark_checkpoints))
+        partitions_to_make_follower = self._change_roles(
+            with_live_leader, errors, "a follower",
+            lambda p, st: p.make_follower(controller_id, st, correlation_id, high_watermark_checkpoints))
+        self.replica_fetcher_manager.remove_fetcher_for_partitions(
+            {p.topic_partition for p in partitions_to_make_follower})
+        for partition in partitions_to_make_follower:
+            self.complete_delayed_fetch_or_produce_requests(partition.topic_partition)
+        if self.is_shutting_down.is_set():
+            self.info(f"Skipped the adding-fetcher step of the become-follower state change for "
+                      f"{len(partitions_to_make_follower)} partitions since the broker is shutting down")
+        else:
+            listener = self.config.inter_broker_listener_name
+            initial_states = {}
+            for partition in partitions_to_make_follower:
+                leader = self.metadata_cache.get_alive_broker(partition.leader_replica_id_opt)
+                initial_states[partition.topic_partition] = InitialFetchState(
+                    leader.broker_end_point(listener), partition.get_leader_epoch(),
+                    partition.local_log_or_exception().high_watermark)
+            self.replica_fetcher_manager.add_fetcher_for_partitions(initial_states)
+        return partitions_to_make_follower
 
     def _change_roles(self, partition_states, errors, role: str, change) -> list[Partition]:
         """Apply ``change`` to each partition; return those whose role really changed, record errors."""
@@ -399,10 +550,14 @@ class ReplicaManager(Logging):
         fetch_isolation = FetchIsolation.FETCH_LOG_END if is_from_follower else FetchIsolation.FETCH_HIGH_WATERMARK
         results = self.read_from_local_log(replica_id, fetch_only_from_leader, fetch_isolation, fetch_max_bytes,
                                            hard_max_bytes_limit, fetch_infos)
+        if is_from_follower:
+            results = self.update_follower_fetch_state(replica_id, results)
         bytes_readable = sum(r.records_size() for _, r in results)
         error_reading = any(r.error is not Errors.NONE for _, r in results)
-        # respond at once: no wait wanted, nothing asked, enough data, or an error
-        if timeout_ms <= 0 or not fetch_infos or bytes_readable >= fetch_min_bytes or error_reading:
+        needs_hw_update = is_from_follower and any(r.follower_needs_hw_update for _, r in results)
+        # respond at once: no wait wanted, nothing asked, enough data, an error, or a follower lacking the HW
+        if (timeout_ms <= 0 or not fetch_infos or bytes_readable >= fetch_min_bytes or error_reading
+                or needs_hw_update):
             response_callback(self.to_fetch_partition_data(results))
             return
         status = [(tp, FetchPartitionStatus(r.info.fetch_offset_metadata, info))
@@ -421,7 +576,7 @@ class ReplicaManager(Logging):
         min_one_message = not hard_max_bytes_limit
         results = []
         for tp, info in fetch_infos:
-            r = self._read(tp, info, limit_bytes, min_one_message, fetch_only_from_leader, fetch_isolation)
+            r = self._read(replica_id, tp, info, limit_bytes, min_one_message, fetch_only_from_leader, fetch_isolation)
             size = r.records_size()
             if size > 0:
                 min_one_message = False
@@ -429,14 +584,20 @@ class ReplicaManager(Logging):
             results.append((tp, r))
         return results
 
-    def _read(self, tp, info, limit_bytes, min_one_message, fetch_only_from_leader, fetch_isolation) -> LogReadResult:
+    def _read(self, replica_id, tp, info, limit_bytes, min_one_message, fetch_only_from_leader,
+              fetch_isolation) -> LogReadResult:
         adjusted_max_bytes = min(info.partition_max_bytes, limit_bytes)
         try:
             partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
+            fetch_time_ms = self.time.milliseconds()
             read = partition.read_records(info.fetch_offset, getattr(info, "current_leader_epoch", -1),
                                           adjusted_max_bytes, fetch_isolation, fetch_only_from_leader, min_one_message)
+            # does the follower know the high watermark yet? (otherwise answer at once, KIP-392)
+            replica = partition.get_replica(replica_id)
+            follower_needs_hw_update = replica is not None and replica.last_sent_high_watermark < read.high_watermark
             return LogReadResult(read.fetched_data, read.high_watermark, read.log_start_offset, read.log_end_offset,
-                                 read.last_stable_offset)
+                                 read.last_stable_offset, follower_log_start_offset=getattr(info, "log_start_offset", -1),
+                                 fetch_time_ms=fetch_time_ms, follower_needs_hw_update=follower_needs_hw_update)
         except ApiException as e:
             return LogReadResult(FetchDataInfo(LogOffsetMetadata(-1), MemoryRecords.EMPTY), error=e.error)
         except Exception as e:  # noqa: BLE001
@@ -444,6 +605,27 @@ class ReplicaManager(Logging):
                        exc_info=True)
             return LogReadResult(FetchDataInfo(LogOffsetMetadata(-1), MemoryRecords.EMPTY),
                                  error=Errors.UNKNOWN_SERVER_ERROR)
+
+    # Kafka: ReplicaManager.updateFollowerFetchState -- the leader records where each follower is; a follower
+    # that is not a replica of the partition gets no records (the offsets stay consistent with them)
+    def update_follower_fetch_state(self, follower_id: int, read_results: list) -> list:
+        updated = []
+        for tp, result in read_results:
+            if result.error is Errors.NONE:
+                partition = self.non_offline_partition(tp)
+                if partition is None:
+                    self.warn(f"While recording the replica LEO, the partition {tp} hasn't been created.")
+                elif not partition.update_follower_fetch_state(
+                        follower_id, result.info.fetch_offset_metadata, result.follower_log_start_offset,
+                        result.fetch_time_ms, result.leader_log_end_offset, result.high_watermark):
+                    self.warn(f"Leader {self.local_broker_id} failed to record follower {follower_id}'s position "
+                              f"{result.info.fetch_offset_metadata.message_offset}, and last sent HW since the replica "
+                              f"is not recognized to be one of the assigned replicas "
+                              f"{','.join(map(str, partition.all_replica_ids))} for partition {tp}. Empty records "
+                              f"will be returned for this partition.")
+                    result = result.with_empty_fetch_info()
+            updated.append((tp, result))
+        return updated
 
     @staticmethod
     def to_fetch_partition_data(results: list) -> list:
@@ -453,11 +635,15 @@ class ReplicaManager(Logging):
     # Kafka: ReplicaManager.shutdown
     def shutdown(self, checkpoint_hw: bool = True) -> None:
         self.info("Shutting down")
+        self.is_shutting_down.set()
         if self.log_dir_failure_handler is not None:
             self.log_dir_failure_handler.shutdown()
+        self.replica_fetcher_manager.shutdown()
         self.delayed_fetch_purgatory.shutdown()
         self.delayed_produce_purgatory.shutdown()
         self.delayed_delete_records_purgatory.shutdown()
+        if checkpoint_hw:
+            self.checkpoint_high_watermarks()
         self.info("Shut down completely")
 
 

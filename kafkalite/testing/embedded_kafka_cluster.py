@@ -7,9 +7,14 @@ controller and split the partitions' leadership between them, as a Kafka cluster
         producer = Producer({"bootstrap.servers": cluster.bootstrap_servers})
 
 Each broker has its own ``log.dirs`` and port; ``cluster.brokers[i]`` is an ``EmbeddedKafka``.
-Replication factors above 1 are refused with INVALID_REPLICATION_FACTOR until replica fetchers
-exist (see ``kafkalite.zk.admin_zk_client``), so every topic's partitions live on one broker each.
-For clusters of broker *processes* over a real ZooKeeper, see ``config/`` and the README.
+``replication_factor`` sets the brokers' ``default.replication.factor`` and
+``offsets.topic.replication.factor``, ``min_insync_replicas`` their ``min.insync.replicas``:
+
+    with EmbeddedKafkaCluster(3, replication_factor=3, min_insync_replicas=2) as cluster: ...
+
+The followers replicate with their ReplicaFetcherThreads as in a cluster of processes; all brokers
+share one Python interpreter, so this is for tests, not for figures. For clusters of broker
+*processes* over a real ZooKeeper, see ``config/`` and the README.
 """
 from __future__ import annotations
 
@@ -23,9 +28,16 @@ from kafkalite.testing.embedded_kafka import EmbeddedKafka
 class EmbeddedKafkaCluster:
     """``start()``, ``stop()``, ``brokers``, ``bootstrap_servers``, ``controller()``."""
 
-    def __init__(self, num_brokers: int = 3, base_dir: str | None = None, **overrides):
+    def __init__(self, num_brokers: int = 3, base_dir: str | None = None, replication_factor: int = 1,
+                 min_insync_replicas: int = 1, **overrides):
         if num_brokers < 1:
             raise ValueError(f"a cluster needs at least one broker, not {num_brokers}")
+        if not 1 <= min_insync_replicas <= replication_factor <= num_brokers:
+            raise ValueError(f"need 1 <= min_insync_replicas ({min_insync_replicas}) <= replication_factor "
+                             f"({replication_factor}) <= num_brokers ({num_brokers})")
+        overrides = {"default_replication_factor": replication_factor,
+                     "offsets_topic_replication_factor": replication_factor,
+                     "min_insync_replicas": min_insync_replicas, **overrides}
         self._own_dir = base_dir is None
         self.base_dir = base_dir or tempfile.mkdtemp(prefix="kafkalite-cluster-")
         zk_connect = "embedded:" + os.path.join(self.base_dir, "zookeeper")

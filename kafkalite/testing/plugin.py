@@ -6,9 +6,10 @@ point). Fixtures:
 - ``kafka_broker_session`` -- the same, shared by a whole test session.
 - ``kafka_cluster`` -- three in-process brokers over one shared in-process ZooKeeper store
   (``EmbeddedKafkaCluster``); ``kafka_cluster.bootstrap_servers`` lists all three.
-- ``kafka_cluster_factory`` -- ``kafka_cluster_factory(num_brokers, **broker_overrides)`` for
-  other sizes or settings (``num_partitions=6``, ``auto_create_topics_enable=False`` …); every
-  cluster it made is stopped after the test.
+- ``kafka_cluster_factory`` -- ``kafka_cluster_factory(num_brokers, replication_factor=1,
+  min_insync_replicas=1, **broker_overrides)`` for other sizes or settings (``replication_factor=3``,
+  ``num_partitions=6``, ``auto_create_topics_enable=False`` …); every cluster it made is stopped
+  after the test.
 """
 from __future__ import annotations
 
@@ -40,9 +41,11 @@ def kafka_broker_session(tmp_path_factory):
 def kafka_cluster_factory(tmp_path):
     clusters: list[EmbeddedKafkaCluster] = []
 
-    def start(num_brokers: int = 3, **overrides) -> EmbeddedKafkaCluster:
+    def start(num_brokers: int = 3, replication_factor: int = 1, min_insync_replicas: int = 1,
+              **overrides) -> EmbeddedKafkaCluster:
         cluster = EmbeddedKafkaCluster(num_brokers, base_dir=str(tmp_path / f"cluster-{len(clusters)}"),
-                                       **overrides)
+                                       replication_factor=replication_factor,
+                                       min_insync_replicas=min_insync_replicas, **overrides)
         clusters.append(cluster)
         return cluster.start()
 

@@ -8,11 +8,6 @@ partition → replicas assignment and ``/config/topics/<t>`` the overrides. The 
 ``/brokers/topics`` and does the rest (leaders, LeaderAndIsr, UpdateMetadata). Deleting is a
 marker under ``/admin/delete_topics`` for the controller to act on.
 Omitted: rack-aware placement.
-
-Refused for now: a replication factor above 1. Replication between brokers (replica fetchers, ISR
-changes, follower-driven high watermarks) is not built yet, so a topic with followers would report
-an ISR that does not replicate; ``validate_topic_create`` answers INVALID_REPLICATION_FACTOR instead
-(``MAX_SUPPORTED_REPLICATION_FACTOR``), the error Kafka gives for a factor it cannot honour.
 """
 from __future__ import annotations
 
@@ -20,9 +15,6 @@ import random
 
 from kafkalite.common import topic as Topic
 from kafkalite.protocol.errors import Errors
-
-# No Kafka counterpart: lifted when replica fetchers land (a feature is real or refused, never claimed).
-MAX_SUPPORTED_REPLICATION_FACTOR = 1
 
 
 # Kafka: AdminUtils.assignReplicasToBrokers (rack-unaware): round robin from a random start, with
@@ -85,10 +77,6 @@ class AdminZkClient:
         sizes = {len(r) for r in assignment.values()}
         if len(sizes) > 1:
             raise Errors.INVALID_REPLICA_ASSIGNMENT.exception("All partitions should have the same number of replicas")
-        if sizes and max(sizes) > MAX_SUPPORTED_REPLICATION_FACTOR:
-            raise Errors.INVALID_REPLICATION_FACTOR.exception(
-                f"Replication factor {max(sizes)} is not supported: kafkalite does not replicate between brokers "
-                f"yet, so at most {MAX_SUPPORTED_REPLICATION_FACTOR} replica per partition can be kept in sync.")
         if sorted(assignment) != list(range(len(assignment))):
             raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
                 "partitions should be a consecutive 0-based integer sequence")

@@ -259,11 +259,13 @@ def make_records(count: int, partitions: int = 1, timestamp_base: int | None = N
     return out
 
 
-def create_topic(bootstrap: str, name: str, partitions: int = 1, config: dict | None = None) -> None:
-    """CreateTopics through confluent-kafka's AdminClient, then wait until every partition has a leader."""
+def create_topic(bootstrap: str, name: str, partitions: int = 1, config: dict | None = None,
+                 replication_factor: int = 1) -> None:
+    """CreateTopics through confluent-kafka's AdminClient, then wait until every partition has a leader
+    (``replication_factor=-1``: the brokers' ``default.replication.factor``)."""
     from confluent_kafka.admin import AdminClient, NewTopic
     admin = AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 10000})
-    futures = admin.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=1,
+    futures = admin.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=replication_factor,
                                             config={k: str(v) for k, v in (config or {}).items()})],
                                   operation_timeout=10, request_timeout=15)
     futures[name].result(timeout=20)

@@ -1,17 +1,24 @@
-"""Mirrors Kafka 2.4: core/src/test/scala/unit/kafka/cluster/PartitionTest.scala (the parts that apply
-before replication): a Partition is built with a LogManager and its DelayedOperations, creates its log
-through the LogManager, and after an append completes delayed requests as 2.4 does -- every purgatory
-(fetch, produce, delete-records) when the high watermark moved, only the fetch purgatory when just the
-log end did."""
+"""Mirrors Kafka 2.4: core/src/test/scala/unit/kafka/cluster/PartitionTest.scala (with ReplicaTest's
+``lastCaughtUpTimeMs`` rule): a Partition is built with a LogManager, its DelayedOperations and a state
+store; as leader it records each follower's fetch, moves the high watermark to the smallest log end offset
+over the ISR and the caught-up replicas, adds followers to the ISR once they reached the high watermark and
+the leader epoch's start offset (KAFKA-7128), drops followers that lag longer than replica.lag.time.max.ms,
+and completes delayed requests after the high watermark moved (S32, S33, S38)."""
+import pytest
+
 from kafkalite.cluster.partition import DelayedOperations, Partition
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_manager import LogManager
+from kafkalite.log.log_offset_metadata import LogOffsetMetadata
+from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionState
 from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
 from kafkalite.utils.time import MockTime
+from support import with_and_without_fix
 
 TP = TopicPartition("orders", 0)
+LAG_MS = 10_000
 
 
 class RecordingPurgatory:
@@ -23,22 +30,56 @@ class RecordingPurgatory:
         return 0
 
 
-def make_partition(tmp_path, isr):
+class RecordingStateStore:
+    """What the partition writes to ZooKeeper; ``accept=False`` plays a znode whose version moved."""
+
+    def __init__(self, config=None):
+        self.writes, self.accept, self.config = [], True, config or LogConfig()
+
+    def fetch_topic_config(self):
+        return self.config
+
+    def _write(self, kind, lai):
+        self.writes.append((kind, sorted(lai.isr), lai.zk_version))
+        return lai.zk_version + 1 if self.accept else None
+
+    def shrink_isr(self, controller_epoch, lai):
+        return self._write("shrink", lai)
+
+    def expand_isr(self, controller_epoch, lai):
+        return self._write("expand", lai)
+
+
+def leader_state(isr, replicas=None, leader_epoch=1, leader=0):
+    return LeaderAndIsrPartitionState(topic_name="orders", partition_index=0, controller_epoch=1, leader=leader,
+                                      leader_epoch=leader_epoch, isr=list(isr), zk_version=1,
+                                      replicas=list(replicas or sorted(set(isr) | {0})))
+
+
+def make_partition(tmp_path, isr, replicas=None, disabled_fixes=frozenset(), min_isr=1):
     calls = []
     ops = DelayedOperations(TP, RecordingPurgatory("produce", calls), RecordingPurgatory("fetch", calls),
                             RecordingPurgatory("delete-records", calls))
     mock_time = MockTime()
     log_manager = LogManager([str(tmp_path)], LogConfig(), time=mock_time)
-    partition = Partition(TP, 0, mock_time, log_manager, ops, lambda topic: LogConfig())
-    state = LeaderAndIsrPartitionState(topic_name="orders", partition_index=0, controller_epoch=1, leader=0,
-                                       leader_epoch=1, isr=isr, zk_version=1, replicas=sorted(set(isr) | {0}))
-    partition.make_leader(0, state, 1)
+    store = RecordingStateStore(LogConfig({"min.insync.replicas": min_isr}))
+    partition = Partition(TP, LAG_MS, 0, mock_time, store, ops, None, log_manager, disabled_fixes)
+    partition.make_leader(0, leader_state(isr, replicas), 1)
     return partition, calls, log_manager
 
 
-def append(partition):
-    records = MemoryRecords.with_records(SimpleRecord(1_600_000_000_000, None, b"v"))
-    partition.append_records_to_leader(records, True, 1)
+def append(partition, n=1, acks=1):
+    for _ in range(n):
+        records = MemoryRecords.with_records(SimpleRecord(1_600_000_000_000, None, b"v"))
+        partition.append_records_to_leader(records, True, acks)
+
+
+def follower_fetch(partition, follower_id, offset):
+    """What ReplicaManager.update_follower_fetch_state passes for one follower fetch at ``offset``."""
+    log = partition.log
+    return partition.update_follower_fetch_state(follower_id, LogOffsetMetadata(offset), 0,
+                                                 partition.time.milliseconds(), log.log_end_offset,
+                                                 log.high_watermark)
 
 
 def test_log_comes_from_the_log_manager(tmp_path):
@@ -60,3 +101,234 @@ def test_append_that_leaves_the_hw_checks_delayed_fetches_only(tmp_path):
     append(partition)
     assert partition.log.high_watermark == 0 and partition.log.log_end_offset == 1
     assert [name for name, _ in calls] == ["fetch"]
+
+
+# ---- the high watermark (controller.md §5.2)
+
+def test_high_watermark_is_the_smallest_log_end_offset_in_the_isr(tmp_path):
+    partition, calls, _ = make_partition(tmp_path, [0, 1, 2])
+    append(partition, 5)
+    follower_fetch(partition, 1, 5)
+    assert partition.log.high_watermark == 0          # broker 2 has fetched nothing yet
+    calls.clear()
+    follower_fetch(partition, 2, 3)
+    assert partition.log.high_watermark == 3
+    assert [name for name, _ in calls] == ["fetch", "produce", "delete-records"]   # completes waiting acks=-1
+    follower_fetch(partition, 2, 5)
+    assert partition.log.high_watermark == 5
+
+
+def test_a_lagging_isr_member_holds_the_high_watermark_until_it_is_removed(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1, 2])
+    append(partition, 5)
+    follower_fetch(partition, 2, 2)
+    partition.time.sleep(LAG_MS + 1)                  # broker 2 is no longer caught up, but still in the ISR
+    follower_fetch(partition, 1, 5)
+    assert partition.log.high_watermark == 2
+    partition.maybe_shrink_isr(LAG_MS)
+    assert partition.in_sync_replica_ids == {0, 1} and partition.log.high_watermark == 5
+
+
+def test_high_watermark_never_moves_back(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 4)
+    follower_fetch(partition, 1, 4)
+    assert partition.log.high_watermark == 4
+    follower_fetch(partition, 1, 2)                   # a follower that truncated fetches from lower down
+    assert partition.log.high_watermark == 4
+
+
+def test_high_watermark_waits_for_a_caught_up_follower_outside_the_isr(tmp_path):
+    # 2.4's maybeIncrementLeaderHW: a replica caught up within replica.lag.time.max.ms counts, ISR or not,
+    # so that a follower about to rejoin is not overtaken by the leader's appends forever
+    partition, _, _ = make_partition(tmp_path, [0], replicas=[0, 1])
+    append(partition, 3)
+    assert partition.log.high_watermark == 3
+    follower_fetch(partition, 1, 3)                   # caught up: joins the ISR
+    assert partition.in_sync_replica_ids == {0, 1}
+    partition.shrink_isr({0})                          # out of the ISR again, but caught up a moment ago
+    append(partition, 2)
+    assert partition.log.high_watermark == 3          # waits for broker 1 although it is not in the ISR
+    partition.time.sleep(LAG_MS + 1)
+    append(partition)
+    assert partition.log.high_watermark == 6          # no longer caught up: the leader alone decides
+
+
+def test_follower_high_watermark_is_sent_and_recorded(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 2)
+    follower_fetch(partition, 1, 2)
+    assert partition.get_replica(1).last_sent_high_watermark == 0   # what this fetch's answer carried
+
+
+# ---- lastCaughtUpTimeMs (controller.md §5.1; Kafka's ReplicaTest)
+
+def test_follower_at_the_leader_end_is_caught_up_now(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 2)
+    partition.time.sleep(500)
+    follower_fetch(partition, 1, 2)
+    assert partition.get_replica(1).last_caught_up_time_ms == partition.time.milliseconds()
+
+
+def test_follower_one_produce_behind_was_caught_up_at_its_previous_fetch(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 2)
+    partition.time.sleep(500)
+    follower_fetch(partition, 1, 1)                   # behind: the leader's end was 2 at this fetch
+    first_fetch_ms = partition.time.milliseconds()
+    partition.time.sleep(1000)
+    append(partition)                                 # a steady trickle: the leader is always one ahead
+    follower_fetch(partition, 1, 2)                   # reached what the leader had at the previous fetch
+    replica = partition.get_replica(1)
+    assert replica.log_end_offset == 2 and partition.log.log_end_offset == 3
+    assert replica.last_caught_up_time_ms == first_fetch_ms
+
+
+def test_follower_still_behind_the_previous_leader_end_is_not_caught_up(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 5)
+    follower_fetch(partition, 1, 1)
+    before = partition.get_replica(1).last_caught_up_time_ms
+    partition.time.sleep(1000)
+    follower_fetch(partition, 1, 3)                   # below 5, the leader's end at its previous fetch
+    assert partition.get_replica(1).last_caught_up_time_ms == before
+
+
+# ---- ISR expansion (controller.md §5.4, KAFKA-7128)
+
+def test_isr_expand_requires_the_high_watermark(tmp_path):
+    partition, calls, _ = make_partition(tmp_path, [0], replicas=[0, 1])
+    append(partition, 3)
+    follower_fetch(partition, 1, 2)
+    assert partition.in_sync_replica_ids == {0}
+    follower_fetch(partition, 1, 3)
+    assert partition.in_sync_replica_ids == {0, 1}
+    assert partition.state_store.writes == [("expand", [0, 1], 1)]
+
+
+def _leader_with_lagging_hw(tmp_path, disabled_fixes=frozenset()):
+    """A new leader whose HW (2) lags the offset its epoch starts at (4): at epoch 1 it had 4 records with
+    broker 2 stuck at 2; it followed broker 1 at epoch 2 and leads again at epoch 3 with ISR {0, 1} (broker 1
+    has not fetched yet, so the HW cannot move) and broker 2 outside the ISR."""
+    partition, calls, log_manager = make_partition(tmp_path, [0, 1, 2], disabled_fixes=disabled_fixes)
+    append(partition, 4)
+    follower_fetch(partition, 1, 4)
+    follower_fetch(partition, 2, 2)
+    partition.make_follower(0, leader_state([1], replicas=[0, 1, 2], leader_epoch=2, leader=1), 2)
+    partition.make_leader(0, leader_state([0, 1], replicas=[0, 1, 2], leader_epoch=3), 3)
+    assert partition.leader_epoch_start_offset_opt == 4 and partition.log.high_watermark == 2
+    return partition
+
+
+@pytest.mark.parametrize("disabled_fixes", with_and_without_fix("KAFKA-7128"))
+def test_isr_expand_requires_leader_epoch_start_offset(tmp_path, disabled_fixes):
+    # KAFKA-7128: a follower at the (lagging) HW but below the epoch's start offset must not join the ISR,
+    # or a failover to it right after would lose the committed records between the two
+    partition = _leader_with_lagging_hw(tmp_path, disabled_fixes)
+    follower_fetch(partition, 2, 3)                   # at the HW, below the epoch start
+    assert partition.in_sync_replica_ids == {0, 1}
+    follower_fetch(partition, 2, 4)
+    assert partition.in_sync_replica_ids == {0, 1, 2}
+
+
+def test_isr_write_refused_by_zookeeper_leaves_the_isr_as_it_was(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0], replicas=[0, 1])
+    partition.state_store.accept = False              # the controller changed the partition meanwhile
+    follower_fetch(partition, 1, 0)
+    assert partition.in_sync_replica_ids == {0} and partition.zk_version == 1
+
+
+# ---- leader epochs (KAFKA-7415)
+
+@pytest.mark.parametrize("disabled_fixes", with_and_without_fix("KAFKA-7415"))
+def test_make_leader_records_epoch_and_log_end_offset_before_any_append(tmp_path, disabled_fixes):
+    partition, _, _ = make_partition(tmp_path, [0], disabled_fixes=disabled_fixes)
+    append(partition, 3)
+    partition.make_leader(0, leader_state([0], leader_epoch=5), 2)
+    entries = [(e.epoch, e.start_offset) for e in partition.log.leader_epoch_cache.epochs]
+    assert entries == [(1, 0), (5, 3)]
+    assert partition.log.end_offset_for_epoch(1) == (1, 3)   # a follower at epoch 1 keeps offsets 0-2
+
+
+# ---- ISR shrink (controller.md §5.3)
+
+def test_stuck_follower_leaves_the_isr_after_the_lag_time(tmp_path):
+    partition, calls, _ = make_partition(tmp_path, [0, 1, 2])
+    append(partition, 4)
+    follower_fetch(partition, 1, 4)
+    follower_fetch(partition, 2, 2)
+    partition.time.sleep(LAG_MS // 2)
+    partition.maybe_shrink_isr(LAG_MS)
+    assert partition.in_sync_replica_ids == {0, 1, 2}
+    follower_fetch(partition, 1, 4)                   # broker 1 keeps fetching, broker 2 is stuck
+    partition.time.sleep(LAG_MS // 2 + 1)
+    calls.clear()
+    partition.maybe_shrink_isr(LAG_MS)
+    assert partition.in_sync_replica_ids == {0, 1}
+    assert partition.state_store.writes[-1] == ("shrink", [0, 1], 1)
+    assert partition.log.high_watermark == 4          # no longer held back by broker 2
+    assert [name for name, _ in calls] == ["fetch", "produce", "delete-records"]
+
+
+def test_follower_at_the_leader_end_stays_in_the_isr_however_long_it_was_quiet(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 2)
+    follower_fetch(partition, 1, 2)
+    partition.time.sleep(10 * LAG_MS)
+    partition.maybe_shrink_isr(LAG_MS)
+    assert partition.in_sync_replica_ids == {0, 1}
+
+
+# ---- min.insync.replicas and acks=-1 (controller.md §5.5)
+
+def test_acks_all_refused_before_the_append_when_the_isr_is_below_min_isr(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0], replicas=[0, 1], min_isr=2)
+    with pytest.raises(Errors.NOT_ENOUGH_REPLICAS.exception_class):
+        append(partition, acks=-1)
+    assert partition.log.log_end_offset == 0
+    append(partition, acks=1)                          # acks=1 does not care
+    assert partition.log.log_end_offset == 1
+
+
+def test_enough_replicas_reach_offset_once_the_hw_passes_it(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1], min_isr=2)
+    append(partition, 2, acks=-1)
+    assert partition.check_enough_replicas_reach_offset(2) == (False, Errors.NONE)
+    follower_fetch(partition, 1, 2)
+    assert partition.check_enough_replicas_reach_offset(2) == (True, Errors.NONE)
+
+
+def test_isr_shrunk_below_min_isr_while_waiting_is_not_enough_replicas_after_append(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1], min_isr=2)
+    append(partition, 2, acks=-1)
+    partition.time.sleep(LAG_MS + 1)
+    partition.maybe_shrink_isr(LAG_MS)                # broker 1 never fetched: out, and the HW moves to 2
+    assert partition.check_enough_replicas_reach_offset(2) == (True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND)
+
+
+def test_a_follower_answers_not_leader_to_a_waiting_produce(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    partition.make_follower(0, leader_state([1], replicas=[0, 1], leader_epoch=2, leader=1), 2)
+    assert partition.check_enough_replicas_reach_offset(1) == (False, Errors.NOT_LEADER_FOR_PARTITION)
+
+
+def test_fetch_from_a_broker_that_is_not_a_replica_is_not_recorded(tmp_path):
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    assert follower_fetch(partition, 7, 0) is False
+
+
+def test_high_watermark_starts_from_the_checkpoint(tmp_path):
+    # Kafka: Partition.createLog reads the log dir's replication-offset-checkpoint
+    from kafkalite.log.checkpoint_file import LazyOffsetCheckpoints, OffsetCheckpointFile
+    partition, _, log_manager = make_partition(tmp_path, [0, 1])
+    append(partition, 4)
+    log_manager.shutdown()
+    checkpoint = OffsetCheckpointFile(str(tmp_path / "replication-offset-checkpoint"))
+    checkpoint.write({TP: 2})
+    mock_time = MockTime()
+    reopened = Partition(TP, LAG_MS, 0, mock_time, RecordingStateStore(), partition.delayed_operations, None,
+                         LogManager([str(tmp_path)], LogConfig(), time=mock_time))
+    reopened.make_follower(0, leader_state([1], replicas=[0, 1], leader_epoch=2, leader=1), 2,
+                           LazyOffsetCheckpoints({str(tmp_path): checkpoint}))
+    assert reopened.log.log_end_offset == 4 and reopened.log.high_watermark == 2

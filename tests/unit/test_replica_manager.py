@@ -85,6 +85,15 @@ def produce(rm, topic, acks, timeout_ms=30_000):
     return responses
 
 
+def follower_fetch(rm, topic, replica_id, offset, max_wait_ms=0):
+    """A Fetch from broker ``replica_id`` as its ReplicaFetcherThread sends it; the answer's partitions."""
+    from kafkalite.protocol.messages.fetch import FetchPartition
+    answers = []
+    info = FetchPartition(partition=0, fetch_offset=offset, log_start_offset=0, partition_max_bytes=1 << 20)
+    rm.fetch_messages(max_wait_ms, replica_id, 1, 1 << 20, False, [(TopicPartition(topic, 0), info)], answers.append)
+    return answers[0] if answers else None
+
+
 def lead_with_a_lagging_follower(rm, topic):
     """This broker leads ``topic``-0 with broker 1 in the ISR; broker 1 never fetches."""
     partition = rm.get_partition(TopicPartition(topic, 0))
@@ -106,14 +115,13 @@ class TestAcksAll:
         partition = lead_with_a_lagging_follower(rm, "t")
         responses = produce(rm, "t", -1)
         assert responses == [], "acks=-1 answered before the follower had the record"
-
-        # The follower catches up: its fetch offset reaches the leader's log end; the HW moves; S32.
-        leo = partition.log.log_end_offset
-        partition.remote_replicas_map[1].update_fetch_state(leo, 0, broker.server.time.milliseconds(), leo, 0)
-        assert partition.maybe_increment_leader_hw()
-        partition.try_complete_delayed_requests()
+        # S32: the follower's next fetch, at the leader's log end, records its position, moves the HW and
+        # completes the DelayedProduce -- in the fetch, before any answer to the follower
+        fetched = follower_fetch(rm, "t", 1, partition.log.log_end_offset)
+        assert partition.log.high_watermark == partition.log.log_end_offset
         [result] = responses
         assert result[TopicPartition("t", 0)].error is Errors.NONE
+        assert fetched[0][1].high_watermark == 0   # the answer carries the HW as read, before the move
 
     def test_acks_one_answers_at_once(self, broker):
         rm = broker.server.replica_manager
@@ -182,3 +190,165 @@ def test_a_failed_log_dir_takes_only_its_own_partitions_offline(tmp_path):
         assert r2[kept.topic_partition].error is Errors.NONE
     finally:
         b.stop()
+
+
+class TestFollowerFetches:
+    """The leader's side of replication in ReplicaManager.fetchMessages (S32, S38)."""
+
+    def test_fetch_from_a_broker_that_is_not_a_replica_gets_no_records(self, broker):
+        # Kafka: ReplicaManagerTest.testFetchMessagesWhenNotFollowerForOnePartition
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "t")
+        produce(rm, "t", 1)
+        [(_, data)] = follower_fetch(rm, "t", 7, 0)
+        assert data.error is Errors.NONE and data.records.size_in_bytes() == 0
+
+    def test_a_follower_gets_its_records_up_to_the_log_end_not_the_high_watermark(self, broker):
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "t")
+        partition = lead_with_a_lagging_follower(rm, "t")
+        produce(rm, "t", 1)
+        assert partition.log.high_watermark == 0
+        [(_, data)] = follower_fetch(rm, "t", 1, 0)
+        assert data.records.size_in_bytes() > 0 and data.high_watermark == 0
+        assert partition.get_replica(1).log_end_offset == 0
+
+    def test_a_follower_lacking_the_high_watermark_is_answered_at_once(self, broker):
+        # KIP-392 (2.4): a follower at the leader's end whose last answer carried an older HW is not parked
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "t")
+        partition = lead_with_a_lagging_follower(rm, "t")
+        produce(rm, "t", 1)
+        follower_fetch(rm, "t", 1, 1)                 # moves the HW to 1; that answer carried HW 0
+        answer = follower_fetch(rm, "t", 1, 1, max_wait_ms=30_000)
+        assert answer is not None, "the follower waited although it did not know the high watermark"
+        [(_, data)] = answer
+        assert data.high_watermark == 1 == partition.get_replica(1).last_sent_high_watermark
+        assert follower_fetch(rm, "t", 1, 1, max_wait_ms=30_000) is None   # now it knows: it waits
+
+
+@pytest.fixture
+def replica_managers():
+    """Shuts down every ReplicaManager a test built (its purgatories' reaper threads)."""
+    made = []
+    yield made
+    for rm in made:
+        rm.shutdown(checkpoint_hw=False)
+
+
+def make_replica_manager(tmp_path, mock_time, zk_client=None, alive_brokers=()):
+    """A ReplicaManager on its own (Kafka's ReplicaManagerTest builds one the same way, with mocks around it)."""
+    from kafkalite.log.log_config import LogConfig
+    from kafkalite.log.log_manager import LogManager
+    from kafkalite.server.kafka_config import KafkaConfig
+    from kafkalite.server.metadata_cache import AliveBroker
+    from kafkalite.server.replica_manager import ReplicaManager
+
+    class Metadata:
+        def get_alive_broker(self, broker_id):
+            return {b: AliveBroker(b, None, {"PLAINTEXT": ("127.0.0.1", 9000 + b)}) for b in alive_brokers}.get(broker_id)
+
+        def get_partition_info(self, topic, partition):
+            return None
+
+    config = KafkaConfig({"broker.id": "0", "log.dirs": str(tmp_path / "logs"), "zookeeper.connect": "embedded:x"})
+    log_manager = LogManager([str(tmp_path / "logs")], LogConfig(), time=mock_time)
+    return ReplicaManager(config, mock_time, zk_client, None, log_manager, Metadata(), lambda topic: LogConfig())
+
+
+class RecordingFetcherManager:
+    def __init__(self):
+        self.added, self.removed = {}, []
+
+    def add_fetcher_for_partitions(self, states):
+        self.added.update(states)
+
+    def remove_fetcher_for_partitions(self, partitions):
+        self.removed.append(set(partitions))
+
+    def shutdown_idle_fetcher_threads(self):
+        pass
+
+    def shutdown(self):
+        pass
+
+
+def follower_state(topic, leader, leader_epoch):
+    return LeaderAndIsrPartitionState(topic_name=topic, partition_index=0, controller_epoch=1, leader=leader,
+                                      leader_epoch=leader_epoch, isr=[leader, 0], zk_version=0, replicas=[leader, 0])
+
+
+class TestRoleChanges:
+    def test_make_followers_fetches_from_the_new_leader_at_the_high_watermark(self, tmp_path, replica_managers):
+        from kafkalite.utils.time import MockTime
+        rm = make_replica_manager(tmp_path, MockTime(), alive_brokers=(1,))
+        replica_managers.append(rm)
+        rm.replica_fetcher_manager = fetchers = RecordingFetcherManager()
+        tp = TopicPartition("t", 0)
+        partition = rm.create_partition(tp)
+        errors = {}
+        changed = rm.make_followers(1, [(partition, follower_state("t", 1, 3))], 1, errors)
+        assert changed == [partition] and errors == {tp: Errors.NONE}
+        assert fetchers.removed == [{tp}]
+        state = fetchers.added[tp]
+        assert (state.leader.id, state.leader.port, state.current_leader_epoch, state.init_offset) == (1, 9001, 3, 0)
+        # becoming leader stops the fetcher first
+        leader = LeaderAndIsrPartitionState(topic_name="t", partition_index=0, controller_epoch=1, leader=0,
+                                            leader_epoch=4, isr=[0], zk_version=0, replicas=[1, 0])
+        rm.make_leaders(1, [(partition, leader)], 2, errors)
+        assert fetchers.removed[-1] == {tp} and partition.is_leader()
+
+    def test_a_follower_of_an_unknown_leader_fetches_nothing_but_keeps_its_log(self, tmp_path, replica_managers):
+        from kafkalite.utils.time import MockTime
+        rm = make_replica_manager(tmp_path, MockTime(), alive_brokers=())
+        replica_managers.append(rm)
+        rm.replica_fetcher_manager = fetchers = RecordingFetcherManager()
+        tp = TopicPartition("t", 0)
+        partition = rm.create_partition(tp)
+        assert rm.make_followers(1, [(partition, follower_state("t", 1, 3))], 1, {}) == []
+        assert fetchers.added == {} and partition.log is not None
+
+
+class RecordingZk:
+    def __init__(self):
+        self.propagated = []
+
+    def propagate_isr_changes(self, partitions):
+        self.propagated.append(list(partitions))
+
+
+def test_isr_changes_reach_zookeeper_after_five_quiet_seconds_or_every_minute(tmp_path, replica_managers):
+    # Kafka: ReplicaManager.maybePropagateIsrChanges (IsrChangePropagationBlackOut 5 s, Interval 60 s)
+    from kafkalite.utils.time import MockTime
+    mock_time, zk = MockTime(), RecordingZk()
+    rm = make_replica_manager(tmp_path, mock_time, zk_client=zk)
+    replica_managers.append(rm)
+    rm.record_isr_change(TopicPartition("a", 0))
+    rm.maybe_propagate_isr_changes()
+    assert zk.propagated == []                          # within the black-out
+    mock_time.sleep(5001)
+    rm.maybe_propagate_isr_changes()
+    assert zk.propagated == [[TopicPartition("a", 0)]]
+    rm.maybe_propagate_isr_changes()
+    assert len(zk.propagated) == 1                      # nothing new
+    for _ in range(13):                                 # a change every 5 s: the black-out never ends...
+        mock_time.sleep(4999)
+        rm.record_isr_change(TopicPartition("b", 0))
+        rm.maybe_propagate_isr_changes()
+    assert zk.propagated[-1] == [TopicPartition("b", 0)]   # ...but 60 s after the last one it goes anyway
+    assert len(zk.propagated) == 2
+
+
+def test_high_watermarks_are_checkpointed_per_log_dir(tmp_path, replica_managers):
+    from kafkalite.log.checkpoint_file import OffsetCheckpointFile
+    from kafkalite.utils.time import MockTime
+    rm = make_replica_manager(tmp_path, MockTime())
+    replica_managers.append(rm)
+    partition = rm.all_partitions[TopicPartition("t", 0)] = rm.create_partition(TopicPartition("t", 0))
+    partition.make_leader(1, LeaderAndIsrPartitionState(topic_name="t", partition_index=0, controller_epoch=1, leader=0,
+                                                        leader_epoch=1, isr=[0], zk_version=0, replicas=[0]), 1)
+    produce(rm, "t", 1)
+    produce(rm, "t", 1)
+    rm.checkpoint_high_watermarks()
+    checkpoint = OffsetCheckpointFile(str(tmp_path / "logs" / "replication-offset-checkpoint"))
+    assert checkpoint.read() == {TopicPartition("t", 0): 2}
