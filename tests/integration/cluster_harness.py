@@ -6,10 +6,15 @@ a cluster of broker *processes* over a real ZooKeeper, started the way the READM
 config/server-<i>.properties`` with ``--override`` for its port, ``log.dirs`` and the ZooKeeper address
 (a chroot of its own, as ``config/`` uses). ``brokers[i]`` is a ``harness.BrokerProcess``;
 ``bootstrap`` lists every running broker; ``stop()`` stops the brokers, then ZooKeeper, each by PID.
+``broker_overrides(i)`` adds settings for broker ``i`` alone (a metrics port, say). For replication
+tests: ``partition_state(topic, p)`` reads the partition's state znode (leader, ISR) from ZooKeeper,
+``log_batches(i, topic, p)`` the batches in broker ``i``'s segment files, ``pause(i)`` / ``resume(i)``
+SIGSTOP and SIGCONT a broker.
 """
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -24,7 +29,10 @@ def zookeeper_available() -> bool:
 
 
 class ClusterProcesses:
-    def __init__(self, workdir: Path, num_brokers: int = 3, overrides: dict | None = None):
+    def __init__(self, workdir: Path, num_brokers: int = 3, overrides: dict | None = None,
+                 broker_overrides=lambda i: {}):
+        self.broker_overrides = broker_overrides
+        self._zk = None
         self.workdir = Path(workdir)
         self.zookeeper = zk_harness.ZooKeeperServer(str(self.workdir / "zookeeper"))
         os.makedirs(self.zookeeper.work_dir, exist_ok=True)
@@ -41,6 +49,7 @@ class ClusterProcesses:
                     "broker.id": str(i),
                     "zookeeper.connect": self.zookeeper.connect_string("kafkalite"),
                     **self.overrides,
+                    **self.broker_overrides(i),
                 }, properties=properties)
                 self.brokers.append(broker)
                 broker.start()
@@ -56,7 +65,39 @@ class ClusterProcesses:
     def log_tails(self, lines: int = 30) -> str:
         return "\n".join(f"--- broker {i} ({b.log_path}):\n{b.log_tail(lines)}" for i, b in enumerate(self.brokers))
 
+    def partition_state(self, topic: str, partition: int) -> dict:
+        """``{"leader": …, "leader_epoch": …, "isr": […], …}`` as the state znode holds it."""
+        import json
+        if self._zk is None:
+            from kazoo.client import KazooClient
+            self._zk = KazooClient(hosts=self.zookeeper.connect_string("kafkalite"), timeout=10)
+            self._zk.start(timeout=10)
+        data, _ = self._zk.get(f"/brokers/topics/{topic}/partitions/{partition}/state")
+        return json.loads(data)
+
+    def log_batches(self, i: int, topic: str, partition: int) -> list[tuple[int, int, int, int]]:
+        """(base offset, last offset, partition leader epoch, CRC) of each batch in broker ``i``'s log."""
+        from kafkalite.record.file_records import FileRecords
+        out = []
+        for seg in sorted((self.brokers[i].log_dirs / f"{topic}-{partition}").glob("*.log")):
+            records = FileRecords.open(str(seg), file_already_exists=True)
+            try:
+                out += [(b.base_offset, b.last_offset, b.partition_leader_epoch, b.checksum) for b in records.batches()]
+            finally:
+                records.close()
+        return out
+
+    def pause(self, i: int) -> None:
+        self.brokers[i]._signal(signal.SIGSTOP)
+
+    def resume(self, i: int) -> None:
+        self.brokers[i]._signal(signal.SIGCONT)
+
     def stop(self) -> None:
+        if self._zk is not None:
+            self._zk.stop()
+            self._zk.close()
+            self._zk = None
         for broker in reversed(self.brokers):
             broker.stop()
         self.zookeeper.stop()

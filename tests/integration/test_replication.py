@@ -1,0 +1,151 @@
+"""Mirrors Kafka 2.4's replication tests with real processes (core/src/test/.../ReplicationTest-like system
+tests; Kafka's own are ``ReplicaFetchTest``, ``IsrExpirationTest`` and the ducktape replication tests):
+three kafkalite broker processes over Debian's ZooKeeper, started from ``config/server-<i>.properties``
+(replication factor 3, ``min.insync.replicas=2``).
+
+- kafka-python, confluent-kafka and kcat produce with acks=all to partitions led by each broker in turn
+  and read every record back; the followers' logs hold the leader's batches (offsets, leader epochs and
+  CRCs) byte for byte.
+- A follower that stops fetching (SIGSTOP) leaves the ISR in ZooKeeper within ``replica.lag.time.max.ms``
+  and a margin; acks=all keeps succeeding with two in sync and fails with NOT_ENOUGH_REPLICAS with one; a
+  follower restarted, or resumed, truncates, catches up and rejoins the ISR; IsrShrinksPerSec,
+  IsrExpandsPerSec, UnderReplicatedPartitions and UnderMinIsrPartitionCount move on the leader.
+"""
+import threading
+import time
+
+import pytest
+
+import clients
+from cluster_harness import ClusterProcesses, zookeeper_available
+from harness import wait_until
+from support import free_port
+from test_metrics_endpoint import scrape, value
+
+pytestmark = pytest.mark.cluster
+
+LAG_MS = 3000
+METRICS_PORTS = [free_port() for _ in range(3)]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    if not zookeeper_available():
+        pytest.fail("Debian's zookeeper package (and java) are needed: apt-get install -y zookeeper")
+    c = ClusterProcesses(tmp_path_factory.mktemp("replication"), 3, overrides={
+        "replica.lag.time.max.ms": LAG_MS, "replica.fetch.wait.max.ms": 100,
+        # a paused broker must stay registered: the leader's isr-expiration is what is tested, not ZooKeeper's
+        "zookeeper.session.timeout.ms": 30000,
+    }, broker_overrides=lambda i: {"kafkalite.metrics.port": METRICS_PORTS[i]}).start()
+    yield c
+    for i in range(3):
+        c.resume(i)
+    c.stop()
+
+
+def wait_for_full_isr(cluster, topic, partitions, rf=3, timeout=30):
+    wait_until(lambda: all(len(cluster.partition_state(topic, p)["isr"]) == rf for p in range(partitions)),
+               timeout, f"every partition of {topic} to have {rf} replicas in sync")
+
+
+def wait_for_identical_logs(cluster, topic, partition, replicas):
+    def identical():
+        logs = [cluster.log_batches(i, topic, partition) for i in replicas]
+        return logs[0] if logs[0] and all(log == logs[0] for log in logs) else None
+    return wait_until(identical, 20, f"{topic}-{partition}'s replicas to hold the same batches")
+
+
+def test_three_clients_produce_acks_all_and_every_replica_holds_the_leaders_batches(cluster, unique_topic, tmp_path):
+    clients.create_topic(cluster.bootstrap, unique_topic, 3, replication_factor=-1)
+    wait_for_full_isr(cluster, unique_topic, 3)
+    leaders = {p: cluster.partition_state(unique_topic, p)["leader"] for p in range(3)}
+    assert sorted(leaders.values()) == [0, 1, 2], leaders      # each broker leads one partition
+    records = clients.make_records(90, partitions=3)
+    clients.produce_kafka_python(cluster.brokers[0].bootstrap, unique_topic, records[:30], acks="all")
+    clients.produce_confluent(cluster.brokers[1].bootstrap, unique_topic, records[30:60], {"acks": "all"})
+    for p in range(3):
+        part = [r for r in records[60:] if r.partition == p]
+        if part:
+            clients.produce_kcat(cluster.brokers[2].bootstrap, unique_topic, part, tmp_path, extra=("-X", "acks=all"))
+    got = clients.read_confluent(cluster.bootstrap, unique_topic, range(3), 90)
+    assert sorted((c.partition, c.value) for c in got) == sorted((r.partition, r.value) for r in records)
+    for p in range(3):
+        batches = wait_for_identical_logs(cluster, unique_topic, p, range(3))
+        ends = [last for _, last, _, _ in batches]
+        assert ends == sorted(ends) and ends[-1] + 1 == sum(1 for r in records if r.partition == p)
+        assert {epoch for _, _, epoch, _ in batches} == {cluster.partition_state(unique_topic, p)["leader_epoch"]}
+
+
+class AcksAllProducer:
+    """A confluent-kafka producer with acks=all whose sends report (error name or None, seconds taken)."""
+
+    def __init__(self, bootstrap, topic):
+        from confluent_kafka import Producer
+        self.topic = topic
+        self.producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "retries": 0,
+                                  "request.timeout.ms": 30000, "message.timeout.ms": 60000})
+
+    def send(self, value: bytes, timeout: float = 40):
+        result, start = [], time.monotonic()
+        self.producer.produce(self.topic, value, partition=0, on_delivery=lambda err, msg: result.append(
+            err.name() if err else None))
+        self.producer.flush(timeout)
+        assert result, f"no delivery report for {value!r} within {timeout}s"
+        return result[0], time.monotonic() - start
+
+
+def leader_metric(cluster, leader, name, default=0.0):
+    return value(scrape(METRICS_PORTS[leader]), name, default)
+
+
+def test_a_stopped_follower_leaves_the_isr_and_a_restarted_one_rejoins(cluster, unique_topic):
+    clients.create_topic(cluster.bootstrap, unique_topic, 1, replication_factor=-1)
+    wait_for_full_isr(cluster, unique_topic, 1)
+    state = cluster.partition_state(unique_topic, 0)
+    leader = state["leader"]
+    first, second = [b for b in state["isr"] if b != leader]
+    shrinks = leader_metric(cluster, leader, "kafka_server_replicamanager_isrshrinkspersec_total")
+    expands = leader_metric(cluster, leader, "kafka_server_replicamanager_isrexpandspersec_total")
+    producer = AcksAllProducer(cluster.bootstrap, unique_topic)
+    assert producer.send(b"three in sync")[0] is None
+
+    # one follower stops fetching: the next acks=all produce waits until the leader drops it from the ISR
+    cluster.pause(first)
+    paused_at = time.monotonic()
+    shrunk_after = []
+    watcher = threading.Thread(target=lambda: shrunk_after.append(wait_until(
+        lambda: first not in cluster.partition_state(unique_topic, 0)["isr"] and time.monotonic() - paused_at,
+        30, "the ISR to shrink")))
+    watcher.start()
+    error, _ = producer.send(b"two in sync")
+    watcher.join(40)
+    assert error is None
+    assert shrunk_after and shrunk_after[0] < (LAG_MS + LAG_MS / 2 + 2000) / 1000, shrunk_after
+    assert sorted(cluster.partition_state(unique_topic, 0)["isr"]) == sorted([leader, second])
+    assert leader_metric(cluster, leader, "kafka_server_replicamanager_underreplicatedpartitions") == 1
+
+    # a second one stops: the ISR is below min.insync.replicas=2
+    cluster.pause(second)
+    error, _ = producer.send(b"one in sync")
+    assert error in ("NOT_ENOUGH_REPLICAS_AFTER_APPEND", "NOT_ENOUGH_REPLICAS"), error
+    assert cluster.partition_state(unique_topic, 0)["isr"] == [leader]
+    assert producer.send(b"refused")[0] == "NOT_ENOUGH_REPLICAS"
+    assert leader_metric(cluster, leader, "kafka_server_replicamanager_underminisrpartitioncount") == 1
+    assert leader_metric(cluster, leader, "kafka_server_replicamanager_isrshrinkspersec_total") >= shrinks + 2
+
+    # the second resumes; the first is restarted (its fetcher truncates by leader epoch, then catches up)
+    cluster.resume(second)
+    wait_until(lambda: second in cluster.partition_state(unique_topic, 0)["isr"], 30, "the resumed follower to rejoin")
+    cluster.resume(first)
+    cluster.brokers[first].stop()
+    cluster.brokers[first].start(60)
+    wait_for_full_isr(cluster, unique_topic, 1, timeout=60)
+    assert producer.send(b"three in sync again")[0] is None
+    wait_for_identical_logs(cluster, unique_topic, 0, range(3))
+    assert leader_metric(cluster, leader, "kafka_server_replicamanager_isrexpandspersec_total") >= expands + 2
+    assert leader_metric(cluster, leader, "kafka_server_replicamanager_underreplicatedpartitions") == 0
+    # the record answered NOT_ENOUGH_REPLICAS_AFTER_APPEND is in the log (it was appended before the shrink)
+    expected = [b"three in sync", b"two in sync"] + ([b"one in sync"] if error.endswith("AFTER_APPEND") else []) \
+        + [b"three in sync again"]
+    got = clients.read_confluent(cluster.bootstrap, unique_topic, [0], len(expected))
+    assert [c.value for c in got] == expected
