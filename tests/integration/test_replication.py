@@ -8,7 +8,8 @@ three kafkalite broker processes over Debian's ZooKeeper, started from ``config/
   CRCs) byte for byte.
 - A follower that stops fetching (SIGSTOP) leaves the ISR in ZooKeeper within ``replica.lag.time.max.ms``
   and a margin; acks=all keeps succeeding with two in sync and fails with NOT_ENOUGH_REPLICAS with one; a
-  follower restarted, or resumed, truncates, catches up and rejoins the ISR; IsrShrinksPerSec,
+  follower restarted, or resumed, truncates, catches up and rejoins the ISR; the controller passes ISR
+  changes on to every broker's Metadata answers; IsrShrinksPerSec,
   IsrExpandsPerSec, UnderReplicatedPartitions and UnderMinIsrPartitionCount move on the leader.
 """
 import threading
@@ -94,6 +95,12 @@ class AcksAllProducer:
         return result[0], time.monotonic() - start
 
 
+def metadata_isr(bootstrap, topic):
+    from confluent_kafka.admin import AdminClient
+    md = AdminClient({"bootstrap.servers": bootstrap}).list_topics(topic=topic, timeout=10)
+    return sorted(md.topics[topic].partitions[0].isrs)
+
+
 def leader_metric(cluster, leader, name, default=0.0):
     return value(scrape(METRICS_PORTS[leader]), name, default)
 
@@ -123,6 +130,9 @@ def test_a_stopped_follower_leaves_the_isr_and_a_restarted_one_rejoins(cluster, 
     assert shrunk_after and shrunk_after[0] < (LAG_MS + LAG_MS / 2 + 2000) / 1000, shrunk_after
     assert sorted(cluster.partition_state(unique_topic, 0)["isr"]) == sorted([leader, second])
     assert leader_metric(cluster, leader, "kafka_server_replicamanager_underreplicatedpartitions") == 1
+    # isr-change-propagation -> /isr_change_notification -> the controller's UpdateMetadata: clients see it
+    wait_until(lambda: metadata_isr(cluster.brokers[second].bootstrap, unique_topic) == sorted([leader, second]),
+               20, "Metadata to show the smaller ISR")
 
     # a second one stops: the ISR is below min.insync.replicas=2
     cluster.pause(second)
