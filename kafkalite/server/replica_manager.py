@@ -421,6 +421,9 @@ class ReplicaManager(Logging):
             if not self.is_from_current_controller(request, "StopReplica", -1):
                 return {}, Errors.STALE_CONTROLLER_EPOCH
             result = {}
+            # first stop fetchers for all partitions, then stop the corresponding replicas
+            self.replica_fetcher_manager.remove_fetcher_for_partitions(
+                {TopicPartition(topic, partition) for topic, partition in request.partitions()})
             for topic, partition in request.partitions():
                 tp = TopicPartition(topic, partition)
                 try:

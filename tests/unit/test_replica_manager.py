@@ -298,6 +298,19 @@ class TestRoleChanges:
         rm.make_leaders(1, [(partition, leader)], 2, errors)
         assert fetchers.removed[-1] == {tp} and partition.is_leader()
 
+    def test_stop_replica_stops_fetching_first(self, tmp_path, replica_managers):
+        from kafkalite.utils.time import MockTime
+        rm = make_replica_manager(tmp_path, MockTime(), alive_brokers=(1,))
+        replica_managers.append(rm)
+        rm.replica_fetcher_manager = fetchers = RecordingFetcherManager()
+        tp = TopicPartition("t", 0)
+        partition = rm.all_partitions[tp] = rm.create_partition(tp)
+        rm.make_followers(1, [(partition, follower_state("t", 1, 3))], 1, {})
+        stop = StopReplicaRequest(controller_id=1, controller_epoch=1, delete_partitions=False,
+                                  topics=[StopReplicaTopic(name="t", partition_indexes=[0])])
+        assert rm.stop_replicas(stop) == ({tp: Errors.NONE}, Errors.NONE)
+        assert fetchers.removed[-1] == {tp}
+
     def test_a_follower_of_an_unknown_leader_fetches_nothing_but_keeps_its_log(self, tmp_path, replica_managers):
         from kafkalite.utils.time import MockTime
         rm = make_replica_manager(tmp_path, MockTime(), alive_brokers=())
