@@ -43,3 +43,23 @@ def test_thread_counts_follow_config_and_threads_end_at_shutdown(tmp_path):
     finally:
         b.stop()
     wait_until(lambda: not (kafka_thread_names() - before), 10, "the broker's threads to end after shutdown")
+
+
+def test_replica_fetcher_threads_per_leader_and_fetcher_id(kafka_cluster_factory):
+    # Kafka: ReplicaFetcherThread-<fetcherId>-<sourceBrokerId>, num.replica.fetchers per leader (S9)
+    from confluent_kafka.admin import AdminClient, NewTopic
+    cluster = kafka_cluster_factory(3, replication_factor=3, num_replica_fetchers=2)
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    admin.create_topics([NewTopic("fetchers", 6, 3)])["fetchers"].result(10)
+
+    def fetcher_names(i):
+        manager = cluster.brokers[i].server.replica_manager.replica_fetcher_manager
+        return {t.name for t in manager.fetcher_thread_map.values() if t.is_alive()}
+
+    for i in range(3):
+        others = [b for b in range(3) if b != i]
+        expected = {f"ReplicaFetcherThread-{f}-{leader}" for f in (0, 1) for leader in others}
+        wait_until(lambda: fetcher_names(i) == expected, 15, f"broker {i}'s fetchers {sorted(expected)}")
+    threads = [t for t in threading.enumerate() if t.name.startswith("ReplicaFetcherThread-")]
+    cluster.stop()
+    assert not any(t.is_alive() for t in threads)
