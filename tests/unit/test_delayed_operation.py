@@ -276,6 +276,11 @@ def test_busy_lock_leaves_the_retry_to_the_holder():
     t.start()
     t.join(WAIT_S)
     assert not t.is_alive() and other == [False]  # returned at once, did not block on the lock
+    # a second caller finds the retry already asked for: it returns at once too, without spinning
+    t2 = threading.Thread(target=lambda: other.append(op.maybe_try_complete()))
+    t2.start()
+    t2.join(1.0)
+    assert not t2.is_alive() and other == [False, False]
     op.completable = True
     release.set()
     holder.join(WAIT_S)

@@ -236,7 +236,7 @@ def replica_managers():
         rm.shutdown(checkpoint_hw=False)
 
 
-def make_replica_manager(tmp_path, mock_time, zk_client=None, alive_brokers=()):
+def make_replica_manager(tmp_path, mock_time, zk_client=None, alive_brokers=(), broker_id=0):
     """A ReplicaManager on its own (Kafka's ReplicaManagerTest builds one the same way, with mocks around it)."""
     from kafkalite.log.log_config import LogConfig
     from kafkalite.log.log_manager import LogManager
@@ -251,7 +251,8 @@ def make_replica_manager(tmp_path, mock_time, zk_client=None, alive_brokers=()):
         def get_partition_info(self, topic, partition):
             return None
 
-    config = KafkaConfig({"broker.id": "0", "log.dirs": str(tmp_path / "logs"), "zookeeper.connect": "embedded:x"})
+    config = KafkaConfig({"broker.id": str(broker_id), "log.dirs": str(tmp_path / "logs"),
+                          "zookeeper.connect": "embedded:x"})
     log_manager = LogManager([str(tmp_path / "logs")], LogConfig(), time=mock_time)
     return ReplicaManager(config, mock_time, zk_client, None, log_manager, Metadata(), lambda topic: LogConfig())
 
@@ -350,6 +351,20 @@ def test_isr_changes_reach_zookeeper_after_five_quiet_seconds_or_every_minute(tm
         rm.maybe_propagate_isr_changes()
     assert zk.propagated[-1] == [TopicPartition("b", 0)]   # ...but 60 s after the last one it goes anyway
     assert len(zk.propagated) == 2
+
+
+def test_broker_zero_is_a_follower_like_any_other(tmp_path, replica_managers):
+    # Request.isValidBrokerId: every id >= 0 is a broker; only -1 (consumers) and -2 (debugging) are not
+    from kafkalite.utils.time import MockTime
+    rm = make_replica_manager(tmp_path, MockTime(), broker_id=1)
+    replica_managers.append(rm)
+    tp = TopicPartition("t", 0)
+    partition = rm.all_partitions[tp] = rm.create_partition(tp)
+    partition.make_leader(1, LeaderAndIsrPartitionState(topic_name="t", partition_index=0, controller_epoch=1, leader=1,
+                                                        leader_epoch=1, isr=[1, 0], zk_version=0, replicas=[1, 0]), 1)
+    produce(rm, "t", 1)
+    follower_fetch(rm, "t", 0, 1)
+    assert partition.get_replica(0).log_end_offset == 1 and partition.log.high_watermark == 1
 
 
 def test_high_watermarks_are_checkpointed_per_log_dir(tmp_path, replica_managers):
