@@ -100,3 +100,10 @@ def test_connection_id_round_trips_through_its_string_form():
     cid = ConnectionId("127.0.0.1", 9092, "::1", 51234, 7)
     assert str(cid) == "127.0.0.1:9092-::1:51234-7"
     assert ConnectionId.from_string(str(cid)) == cid
+
+
+def test_a_processor_is_a_data_plane_one_unless_told_otherwise():
+    # the control plane (S21) is opt-in: its requests are tagged from_control_plane and its thread says so
+    processor = new_processor()
+    assert not processor.control_plane
+    assert processor.log_ident.startswith("[data-plane-kafka-network-thread-0-PLAINTEXT-PLAINTEXT-0]")
