@@ -264,8 +264,7 @@ class ReplicaManager(Logging):
 
     # Kafka: ReplicaManager.getLog
     def get_log(self, tp: TopicPartition):
-        p = self.all_partitions.get(tp)
-        return p.log if p is not None else None
+        return self.log_manager.get_log(tp)
 
     # No Kafka counterpart. Kafka 2.4 compares the request's controller epoch with the latest one it knows
     # (the checks at the top of becomeLeaderOrFollower, maybeUpdateMetadataCache and stopReplicas) and trusts

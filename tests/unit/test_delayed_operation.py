@@ -339,3 +339,14 @@ def test_delayed_operation_keys():
     assert TopicKey("t").key_label == "t"
     assert len({GroupKey("g"), GroupKey("g"), MemberKey("g", "m")}) == 2
     assert GroupKey("x") != TopicKey("x")
+
+
+def test_watchers_of_a_key_go_once_their_operations_completed(env):
+    # Kafka: DelayedOperationPurgatory.removeKeyIfEmpty -- one watcher list per key ever seen would be a leak
+    mock_time, purgatory = env
+    op = MockDelayedOperation(100_000)
+    purgatory.try_complete_else_watch(op, ["key"])
+    assert "key" in purgatory._watcher_list("key").watchers_by_key
+    op.completable = True
+    assert purgatory.check_and_complete("key") == 1
+    assert "key" not in purgatory._watcher_list("key").watchers_by_key
