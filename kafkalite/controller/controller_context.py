@@ -142,6 +142,11 @@ class ControllerContext:
                 for r in self.partition_replica_assignment(tp)]
 
     # No Kafka counterpart: the partitions a broker leads (2.4 filters partitionLeadershipInfo where it needs them)
+    # Kafka: ControllerContext.partitionsOnBroker
+    def partitions_on_broker(self, broker_id: int) -> set[TopicPartition]:
+        return {TopicPartition(t, p) for t, parts in self.partition_assignments.items()
+                for p, replicas in parts.items() if broker_id in replicas}
+
     def partitions_lead_by_broker(self, broker_id: int) -> set[TopicPartition]:
         return {tp for tp, lice in self.partition_leadership_info.items() if lice.leader_and_isr.leader == broker_id}
 

@@ -26,9 +26,10 @@ from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.controller.controller_channel_manager import ControllerBrokerRequestBatch, ControllerChannelManager
 from kafkalite.controller.controller_context import ControllerContext, PartitionAndReplica
 from kafkalite.controller.controller_event_manager import ControllerEvent, ControllerEventManager, ControllerState
-from kafkalite.controller.partition_state_machine import (
-    OfflinePartitionLeaderElectionStrategy, PartitionState, PartitionStateMachine,
+from kafkalite.controller.election import (
+    ControlledShutdownPartitionLeaderElectionStrategy, OfflinePartitionLeaderElectionStrategy,
 )
+from kafkalite.controller.partition_state_machine import PartitionState, PartitionStateMachine
 from kafkalite.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
 from kafkalite.controller.state_change_logger import StateChangeLogger
 from kafkalite.controller.topic_deletion_manager import ControllerDeletionClient, TopicDeletionManager
@@ -348,6 +349,65 @@ class KafkaController(Logging):
             tdm.fail_replica_deletion(for_deletion)
         if not partitions_without_leader:
             self.send_update_metadata_request(sorted(ctx.live_or_shutting_down_broker_ids), set())
+
+    # ------------------------------------------------------------ controlled shutdown
+
+    # Kafka: KafkaController.controlledShutdown -- KafkaApis's entry; the answer comes through the callback,
+    # called with (partitions the broker still leads, None) or (None, the exception)
+    def controlled_shutdown(self, broker_id: int, broker_epoch: int, callback) -> None:
+        self.event_manager.put(ControlledShutdown(broker_id, broker_epoch, callback))
+
+    # Kafka: KafkaController.processControlledShutdown
+    def process_controlled_shutdown(self, broker_id: int, broker_epoch: int, callback) -> None:
+        try:
+            remaining = self.do_controlled_shutdown(broker_id, broker_epoch)
+        except Exception as e:   # noqa: BLE001 -- Kafka's Try: the broker gets the error
+            callback(None, e)
+            return
+        callback(remaining, None)
+
+    # Kafka: KafkaController.doControlledShutdown -- move the broker's leaderships to other ISR members and take
+    # it out of the ISRs it follows, before it stops; returns the replicated partitions it still leads
+    def do_controlled_shutdown(self, broker_id: int, broker_epoch: int) -> set[TopicPartition]:
+        if not self.is_active():
+            raise ControllerMovedException("Controller moved to another broker. Aborting controlled shutdown")
+        ctx = self.controller_context
+        # 2.4 refuses an older broker epoch only (and none at all, v0-1, is accepted); with no ClusterAction ACL
+        # to stop a plain client, kafkalite wants the broker's own current epoch, as for the other control requests
+        cached = ctx.live_broker_id_and_epochs.get(broker_id)
+        if cached is not None and broker_epoch != cached:
+            message = (f"Received controlled shutdown request from an old broker epoch {broker_epoch} for broker "
+                       f"{broker_id}. Current broker epoch is {cached}.")
+            self.info(message)
+            raise Errors.STALE_BROKER_EPOCH.exception(message)
+        self.info(f"Shutting down broker {broker_id}")
+        if broker_id not in ctx.live_or_shutting_down_broker_ids:
+            raise Errors.BROKER_NOT_AVAILABLE.exception(f"Broker id {broker_id} does not exist.")
+        ctx.shutting_down_broker_ids.add(broker_id)
+        self.debug(f"All shutting down brokers: {_ids(ctx.shutting_down_broker_ids)}")
+        tdm = self.topic_deletion_manager
+        to_act_on = [tp for tp in ctx.partitions_on_broker(broker_id)
+                     if len(ctx.partition_replica_assignment(tp)) > 1 and tp in ctx.partition_leadership_info
+                     and not tdm.is_topic_queued_up_for_deletion(tp.topic)]
+        led = [tp for tp in to_act_on if ctx.partition_leadership_info[tp].leader_and_isr.leader == broker_id]
+        followed = [tp for tp in to_act_on if tp not in set(led)]
+        self.partition_state_machine.handle_state_changes(_sorted_tps(led), PartitionState.OnlinePartition,
+                                                          ControlledShutdownPartitionLeaderElectionStrategy())
+        try:
+            self.broker_request_batch.new_batch()
+            for tp in _sorted_tps(followed):
+                self.broker_request_batch.add_stop_replica_request_for_brokers([broker_id], tp, False)
+            self.broker_request_batch.send_requests_to_brokers(self.epoch)
+        except RuntimeError as e:   # IllegalStateException: a half-built batch
+            self.error(f"Forcing the controller to resign: {e}")
+            self.broker_request_batch.clear()
+            self.trigger_controller_move()
+        # the broker leaves the ISRs it follows; their leaders hear about it
+        self.replica_state_machine.handle_state_changes(
+            [PartitionAndReplica(tp, broker_id) for tp in _sorted_tps(followed)], ReplicaState.OfflineReplica)
+        return {tp for tp, lice in ctx.partition_leadership_info.items()
+                if not tdm.is_topic_queued_up_for_deletion(tp.topic) and lice.leader_and_isr.leader == broker_id
+                and len(ctx.partition_replica_assignment(tp)) > 1}
 
     # ------------------------------------------------------------ topics
 
@@ -737,6 +797,22 @@ class UpdateMetadataResponseReceived(ControllerEvent):
 
     def process(self, controller) -> None:
         controller.process_update_metadata_response_received(self.response, self.broker_id)
+
+
+class ControlledShutdown(ControllerEvent):
+    """Kafka: ControlledShutdown(id, brokerEpoch, controlledShutdownCallback)."""
+
+    state = ControllerState.ControlledShutdown
+
+    def __init__(self, broker_id: int, broker_epoch: int, callback):
+        self.broker_id, self.broker_epoch, self.callback = broker_id, broker_epoch, callback
+
+    def process(self, controller) -> None:
+        controller.process_controlled_shutdown(self.broker_id, self.broker_epoch, self.callback)
+
+    # Kafka: KafkaController.preemptControlledShutdown
+    def preempt(self, controller) -> None:
+        self.callback(None, ControllerMovedException("Controller moved to another broker"))
 
 
 class TopicDeletionStopReplicaResponseReceived(ControllerEvent):

@@ -1,20 +1,19 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/PartitionStateMachine.scala
-(and the offline election of core/src/main/scala/kafka/controller/Election.scala / PartitionLeaderElectionAlgorithms)
 
-Classes: PartitionState, OfflinePartitionLeaderElectionStrategy, PartitionStateMachine (Kafka 2.4's
-ZkPartitionStateMachine), StateChangeFailedException, PartitionLeaderElectionAlgorithms.
+Classes: PartitionState, PartitionStateMachine (Kafka 2.4's ZkPartitionStateMachine),
+StateChangeFailedException, NoReplicaOnlineException. The election strategies and algorithms are in
+``election.py`` (Kafka's Election.scala and the end of PartitionStateMachine.scala).
 
 States: ``NonExistentPartition → NewPartition → OnlinePartition ⇄ OfflinePartition → NonExistentPartition``.
 - New → Online (``initialize_leader_and_isr_for_partitions``): the first live replica of the assignment leads,
   the ISR is every live replica; the state znode ``/brokers/topics/<t>/partitions/<p>/state`` is created.
-- Offline/Online → Online (``elect_leader_for_partitions``): the first replica in assignment order that is live
-  **and** in the ISR; failing that, only with ``unclean.leader.election.enable``, the first live replica. The new
-  leader/ISR is written with a conditional set on the znode's version (lost races are retried), wrapped in the
-  controller-epoch check.
+- Offline/Online → Online (``elect_leader_for_partitions``): a leader chosen by the election strategy (offline,
+  controlled shutdown, preferred replica: ``election.py``). The new leader/ISR is written with a conditional set
+  on the znode's version (lost races are retried), wrapped in the controller-epoch check.
 Each successful change adds a LeaderAndIsr (to the partition's live replicas) and an UpdateMetadata (to every
 live broker) to the controller's batch, which ``handle_state_changes`` sends at the end.
 
-Left out: the reassignment, preferred and controlled-shutdown election strategies (tier 2).
+Left out: the reassignment election strategy (no reassignment yet).
 """
 from __future__ import annotations
 
@@ -25,6 +24,10 @@ import attrs
 
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.controller.controller_context import ControllerContext
+from kafkalite.controller.election import (
+    ControlledShutdownPartitionLeaderElectionStrategy, Election, OfflinePartitionLeaderElectionStrategy,
+    PreferredReplicaPartitionLeaderElectionStrategy,
+)
 from kafkalite.protocol.errors import ControllerMovedException
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.zk_data import LeaderAndIsr, LeaderIsrAndControllerEpoch
@@ -50,30 +53,6 @@ class PartitionState(enum.Enum):
     @property
     def valid_previous_states(self) -> set["PartitionState"]:
         return {PartitionState[name] for name in self.value[1]}
-
-
-@attrs.frozen
-class OfflinePartitionLeaderElectionStrategy:
-    """Kafka: OfflinePartitionLeaderElectionStrategy(allowUnclean)."""
-
-    allow_unclean: bool = False
-
-
-class PartitionLeaderElectionAlgorithms:
-    """Kafka: PartitionLeaderElectionAlgorithms."""
-
-    # Kafka: PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection
-    @staticmethod
-    def offline_partition_leader_election(assignment: list[int], isr: list[int], live_replicas: set[int],
-                                          unclean_leader_election_enabled: bool) -> int | None:
-        for replica in assignment:
-            if replica in live_replicas and replica in isr:
-                return replica
-        if unclean_leader_election_enabled:
-            for replica in assignment:
-                if replica in live_replicas:
-                    return replica
-        return None
 
 
 class PartitionStateMachine(Logging):
@@ -265,24 +244,20 @@ class PartitionStateMachine(Logging):
                 valid[tp] = lice.leader_and_isr
         adjusted: dict[TopicPartition, LeaderAndIsr] = {}
         recipients: dict[TopicPartition, list[int]] = {}
-        for tp, lai in valid.items():
-            assignment = ctx.partition_replica_assignment(tp)
-            live = [r for r in assignment if ctx.is_replica_online(r, tp)]
-            unclean = strategy.allow_unclean or self._unclean_leader_election_enabled(tp.topic)
-            leader = PartitionLeaderElectionAlgorithms.offline_partition_leader_election(
-                assignment, lai.isr, set(live), unclean)
-            if leader is None:
-                finished[tp] = NoReplicaOnlineException(
+        for result in self.elect_by_strategy(valid, strategy):
+            tp, lai = result.topic_partition, valid[result.topic_partition]
+            if result.leader_and_isr is None:
+                failure = NoReplicaOnlineException if isinstance(strategy, OfflinePartitionLeaderElectionStrategy) \
+                    else StateChangeFailedException
+                finished[tp] = failure(
                     f"Failed to elect leader for partition {tp} under strategy {strategy}: no replica in ISR "
                     f"{lai.isr} is alive. Live brokers are: [{','.join(map(str, sorted(ctx.live_broker_ids)))}]")
                 continue
-            live_isr = [r for r in lai.isr if r in live]
-            if leader not in live_isr:
-                self.warn(f"Unclean leader election. Partition {tp} has been assigned leader {leader} from "
-                          f"deposed leader {lai.leader}.")
-                live_isr = [leader]
-            adjusted[tp] = lai.new_leader_and_isr(leader, live_isr)
-            recipients[tp] = live
+            if result.leader_and_isr.leader not in lai.isr:
+                self.warn(f"Unclean leader election. Partition {tp} has been assigned leader "
+                          f"{result.leader_and_isr.leader} from deposed leader {lai.leader}.")
+            adjusted[tp] = result.leader_and_isr
+            recipients[tp] = result.live_replicas
         if not adjusted:
             return finished, []
         result = self.zk_client.update_leader_and_isr(adjusted, ctx.epoch, ctx.epoch_zk_version)
@@ -296,6 +271,16 @@ class PartitionStateMachine(Logging):
                 recipients[tp], tp, lice, ctx.partition_replica_assignment(tp), is_new=False)
             finished[tp] = outcome   # the new LeaderAndIsr
         return finished, list(result.partitions_to_retry)
+
+    # Kafka: ZkPartitionStateMachine.doElectLeaderForPartitions (its match on the election strategy)
+    def elect_by_strategy(self, leader_and_isrs: dict, strategy) -> list:
+        ctx = self.controller_context
+        if isinstance(strategy, ControlledShutdownPartitionLeaderElectionStrategy):
+            return Election.leader_for_controlled_shutdown(ctx, leader_and_isrs)
+        if isinstance(strategy, PreferredReplicaPartitionLeaderElectionStrategy):
+            return Election.leader_for_preferred_replica(ctx, leader_and_isrs)
+        return Election.leader_for_offline(
+            ctx, leader_and_isrs, lambda topic: strategy.allow_unclean or self._unclean_leader_election_enabled(topic))
 
     def _unclean_leader_election_enabled(self, topic: str) -> bool:
         """Kafka: LogConfig.fromProps(config.originals, topic overrides).uncleanLeaderElectionEnable."""

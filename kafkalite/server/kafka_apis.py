@@ -42,13 +42,13 @@ from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.network.request_channel import CloseConnectionAction, NoOpAction, Response
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import ApiException, Errors
-from kafkalite.protocol.messages import (alter_configs, api_versions, create_partitions, create_topics,
-                                         delete_groups, delete_records, delete_topics, describe_cluster,
-                                         describe_configs, describe_groups, fetch, find_coordinator, heartbeat,
-                                         incremental_alter_configs, init_producer_id, join_group, leader_and_isr,
-                                         leave_group, list_groups, list_offsets, metadata, offset_commit,
-                                         offset_delete, offset_fetch, offset_for_leader_epoch, produce, stop_replica,
-                                         sync_group, update_metadata)
+from kafkalite.protocol.messages import (alter_configs, api_versions, controlled_shutdown, create_partitions,
+                                         create_topics, delete_groups, delete_records, delete_topics,
+                                         describe_cluster, describe_configs, describe_groups, fetch, find_coordinator,
+                                         heartbeat, incremental_alter_configs, init_producer_id, join_group,
+                                         leader_and_isr, leave_group, list_groups, list_offsets, metadata,
+                                         offset_commit, offset_delete, offset_fetch, offset_for_leader_epoch, produce,
+                                         stop_replica, sync_group, update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.utils.logging import Logging
@@ -59,7 +59,8 @@ _SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 # The APIs this broker serves (what ApiVersions advertises); KafkaApis.handle dispatches each explicitly.
 SERVED_APIS = (
     ApiKeys.PRODUCE, ApiKeys.FETCH, ApiKeys.LIST_OFFSETS, ApiKeys.METADATA, ApiKeys.LEADER_AND_ISR,
-    ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
+    ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA, ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.OFFSET_COMMIT,
+    ApiKeys.OFFSET_FETCH,
     ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.SYNC_GROUP,
     ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.API_VERSIONS, ApiKeys.CREATE_TOPICS,
     ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_RECORDS, ApiKeys.INIT_PRODUCER_ID, ApiKeys.OFFSET_FOR_LEADER_EPOCH,
@@ -112,6 +113,7 @@ class KafkaApis(Logging):
                 case ApiKeys.LEADER_AND_ISR: self.handle_leader_and_isr_request(request)
                 case ApiKeys.STOP_REPLICA: self.handle_stop_replica_request(request)
                 case ApiKeys.UPDATE_METADATA: self.handle_update_metadata_request(request)
+                case ApiKeys.CONTROLLED_SHUTDOWN: self.handle_controlled_shutdown_request(request)
                 case ApiKeys.OFFSET_COMMIT: self.handle_offset_commit_request(request)
                 case ApiKeys.OFFSET_FETCH: self.handle_offset_fetch_request(request)
                 case ApiKeys.FIND_COORDINATOR: self.handle_find_coordinator_request(request)
@@ -460,6 +462,21 @@ class KafkaApis(Logging):
             error_code=error.code,
             partition_errors=[stop_replica.StopReplicaPartitionError(topic_name=tp.topic, partition_index=tp.partition,
                                                                      error_code=e.code) for tp, e in result.items()]))
+
+    # Kafka: KafkaApis.handleControlledShutdownRequest -> KafkaController.controlledShutdown: the answer comes
+    # from the controller's event thread once the broker's leaderships moved (or could not)
+    def handle_controlled_shutdown_request(self, request) -> None:
+        body = request.body
+
+        def controlled_shutdown_callback(partitions_remaining, error) -> None:
+            if error is not None:
+                response = controlled_shutdown.ControlledShutdownResponse(error_code=Errors.for_exception(error).code)
+            else:
+                response = controlled_shutdown.ControlledShutdownResponse(error_code=Errors.NONE.code, remaining_partitions=[
+                    controlled_shutdown.RemainingPartition(topic_name=tp.topic, partition_index=tp.partition)
+                    for tp in sorted(partitions_remaining, key=lambda t: (t.topic, t.partition))])
+            self.send_response(request, response)
+        self.controller.controlled_shutdown(body.broker_id, body.broker_epoch, controlled_shutdown_callback)
 
     # ================================================================== the data path: produce, fetch, offsets, delete
     # ------------------------------------------------------------------ Produce

@@ -295,6 +295,8 @@ class KafkaServer(Logging):
     # Kafka: KafkaServer.shutdown -- the start-up list backwards.
     def shutdown(self) -> None:
         self.info("shutting down")
+        if self._started:
+            self.swallow(self.controlled_shutdown)
         steps = [
             (self.dynamic_config_manager, "shutdown"),
             (self.socket_server, "stop_processing_requests"),       # no new requests from here on
@@ -315,6 +317,72 @@ class KafkaServer(Logging):
                 self.swallow(getattr(component, method))
         self._shutdown_latch.set()
         self.info("shut down completed")
+
+    # Kafka: KafkaServer.controlledShutdown -- ask the controller to move this broker's leaderships away before
+    # stopping (controlled.shutdown.enable); retried controlled.shutdown.max.retries times, then the broker
+    # stops anyway ("an unclean shutdown": its partitions are led by no one until the controller sees it gone)
+    def controlled_shutdown(self) -> None:
+        if not self.config.get("controlled.shutdown.enable"):
+            return
+        self.info("Starting controlled shutdown")
+        if not self.do_controlled_shutdown(self.config.get("controlled.shutdown.max.retries")):
+            self.warn("Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed")
+
+    # Kafka: KafkaServer.controlledShutdown's doControlledShutdown -- True once the controller answers with no
+    # partition left to move
+    def do_controlled_shutdown(self, retries: int) -> bool:
+        from kafkalite.clients.network_client import NetworkClient
+        from kafkalite.clients.network_client_utils import NetworkClientUtils
+        from kafkalite.clients.node import Node
+        from kafkalite.network.selector import Selector
+        from kafkalite.protocol.api_keys import ApiKeys
+        from kafkalite.protocol.messages.controlled_shutdown import ControlledShutdownRequest
+        cfg = self.config
+        socket_timeout_ms = cfg.get("controller.socket.timeout.ms")
+        log_context = f"[Controlled shutdown broker={self.broker_id}] "
+        network_client = NetworkClient(
+            Selector(max_receive_size=cfg.get("socket.request.max.bytes"), time=self.time, log_context=log_context),
+            None, client_id=str(self.broker_id), max_in_flight_requests_per_connection=1, reconnect_backoff_ms=0,
+            reconnect_backoff_max_ms=0, request_timeout_ms=cfg.get("request.timeout.ms"), time=self.time,
+            log_context=log_context)
+        controller_node = None
+        try:
+            for _ in range(retries):
+                # 1. the current controller, as ZooKeeper names it
+                controller_id = self.zk_client.get_controller_id()
+                broker = self.zk_client.get_broker(controller_id) if controller_id is not None else None
+                address = broker.endpoint(cfg.inter_broker_listener_name) if broker is not None else None
+                if address is None:
+                    self.info(f"No controller registered in ZooKeeper (controller id {controller_id})")
+                else:
+                    node = Node(broker.id, address[0], address[1])
+                    if controller_node is not None and controller_node != node:
+                        network_client.close(controller_node.id_string)
+                    controller_node = node
+                    # 2. ask it to move this broker's leaderships
+                    try:
+                        if not NetworkClientUtils.await_ready(network_client, node, socket_timeout_ms, self.time):
+                            raise TimeoutError(f"Failed to connect within {socket_timeout_ms} ms")
+                        request = network_client.new_client_request(node.id_string, ApiKeys.CONTROLLED_SHUTDOWN,
+                                                                    ControlledShutdownRequest(
+                                                                        broker_id=self.broker_id,
+                                                                        broker_epoch=self.kafka_controller.broker_epoch))
+                        response = NetworkClientUtils.send_and_receive(network_client, request, self.time).response_body
+                        if response.error_code == Errors.NONE.code and not response.remaining_partitions:
+                            self.info("Controlled shutdown succeeded")
+                            return True
+                        remaining = [f"{p.topic_name}-{p.partition_index}" for p in response.remaining_partitions]
+                        self.info(f"Remaining partitions to move: {remaining}")
+                        self.info(f"Error from controller: {Errors.for_code(response.error_code).name}")
+                    except (OSError, TimeoutError) as e:
+                        network_client.close(node.id_string)
+                        self.warn(f"Error during controlled shutdown, possibly because leader movement took longer "
+                                  f"than the configured controller.socket.timeout.ms and/or request.timeout.ms: {e}")
+                self.time.sleep(cfg.get("controlled.shutdown.retry.backoff.ms"))
+                self.warn("Retrying controlled shutdown after the previous attempt failed...")
+        finally:
+            network_client.close()
+        return False
 
     # Kafka: CoreUtils.swallow -- one component failing to stop must not keep the others running
     def swallow(self, action) -> None:

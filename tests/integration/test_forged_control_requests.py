@@ -1,7 +1,7 @@
 """No Kafka counterpart (Kafka fences these with ClusterAction ACLs, KIP-380's broker epoch and the
 controller epoch): control requests forged by a plain client change nothing.
 
-A client sends LEADER_AND_ISR, UPDATE_METADATA and STOP_REPLICA frames, at their oldest and newest
+A client sends LEADER_AND_ISR, UPDATE_METADATA, STOP_REPLICA and CONTROLLED_SHUTDOWN frames, at their oldest and newest
 versions, claiming to come from a controller with epoch 4096 (or this broker's own id as controller
 id), carrying a made-up broker epoch where the version has one, and asking to move an existing topic's
 leader away, mark it leaderless, or delete its partition. The broker answers STALE_CONTROLLER_EPOCH
@@ -47,8 +47,14 @@ def stop_replica(version, topic, controller_id):
                               broker_epoch=FORGED_BROKER_EPOCH, delete_partitions=True, **where)
 
 
+def controlled_shutdown(version, topic, controller_id):
+    # "broker 0 is stopping, move its leaderships away": with no broker epoch (v0-1) or a made-up one
+    from kafkalite.protocol.messages.controlled_shutdown import ControlledShutdownRequest
+    return ControlledShutdownRequest(broker_id=0, broker_epoch=FORGED_BROKER_EPOCH)
+
+
 FORGERIES = [(4, leader_and_isr, v) for v in (0, 4)] + [(6, update_metadata, v) for v in (0, 7)] + \
-            [(5, stop_replica, v) for v in (0, 2)]
+            [(5, stop_replica, v) for v in (0, 2)] + [(7, controlled_shutdown, v) for v in (1, 3)]
 
 
 def test_forged_control_requests_change_nothing(fresh_broker, unique_topic):
