@@ -65,15 +65,25 @@ class ClusterProcesses:
     def log_tails(self, lines: int = 30) -> str:
         return "\n".join(f"--- broker {i} ({b.log_path}):\n{b.log_tail(lines)}" for i, b in enumerate(self.brokers))
 
-    def partition_state(self, topic: str, partition: int) -> dict:
-        """``{"leader": …, "leader_epoch": …, "isr": […], …}`` as the state znode holds it."""
-        import json
+    def zk(self):
+        """A kazoo client on the cluster's ZooKeeper (its chroot), made on first use."""
         if self._zk is None:
             from kazoo.client import KazooClient
             self._zk = KazooClient(hosts=self.zookeeper.connect_string("kafkalite"), timeout=10)
             self._zk.start(timeout=10)
-        data, _ = self._zk.get(f"/brokers/topics/{topic}/partitions/{partition}/state")
+        return self._zk
+
+    def partition_state(self, topic: str, partition: int) -> dict:
+        """``{"leader": …, "leader_epoch": …, "isr": […], …}`` as the state znode holds it."""
+        import json
+        data, _ = self.zk().get(f"/brokers/topics/{topic}/partitions/{partition}/state")
         return json.loads(data)
+
+    def controller_id(self) -> int:
+        """The broker ``/controller`` names."""
+        import json
+        data, _ = self.zk().get("/controller")
+        return json.loads(data)["brokerid"]
 
     def log_batches(self, i: int, topic: str, partition: int) -> list[tuple[int, int, int, int]]:
         """(base offset, last offset, partition leader epoch, CRC) of each batch in broker ``i``'s log."""
