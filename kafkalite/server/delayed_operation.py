@@ -48,7 +48,7 @@ class _AtomicBoolean:
 
     __slots__ = ("_value", "_lock")
 
-    def __init__(self, value: bool = False):
+    def __init__(self, value: bool):
         self._value = value
         self._lock = threading.Lock()
 

@@ -442,8 +442,7 @@ class ReplicaManager(Logging):
                 partition.delete()
             if self.log_manager.get_log(tp) is not None:
                 self.log_manager.async_delete(tp)
-        elif partition is not None:
-            partition.leader_replica_id_opt = None
+        # if we were the leader, operations may still wait on the partition: complete them, as 2.4 does
         self.complete_delayed_fetch_or_produce_requests(tp)
 
     # Kafka: ReplicaManager.completeDelayedFetchOrProduceRequests -- after a partition stopped here or went

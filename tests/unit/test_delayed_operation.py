@@ -350,3 +350,10 @@ def test_watchers_of_a_key_go_once_their_operations_completed(env):
     op.completable = True
     assert purgatory.check_and_complete("key") == 1
     assert "key" not in purgatory._watcher_list("key").watchers_by_key
+
+
+def test_an_operation_watched_under_several_keys_counts_once_towards_the_purge(env):
+    # Kafka: DelayedOperationPurgatory.tryCompleteElseWatch increments estimatedTotalOperations once per operation
+    mock_time, purgatory = env
+    purgatory.try_complete_else_watch(MockDelayedOperation(100_000), ["a", "b", "c"])
+    assert purgatory._estimated_total_operations == 1

@@ -107,3 +107,18 @@ def test_a_processor_is_a_data_plane_one_unless_told_otherwise():
     processor = new_processor()
     assert not processor.control_plane
     assert processor.log_ident.startswith("[data-plane-kafka-network-thread-0-PLAINTEXT-PLAINTEXT-0]")
+
+
+def test_starting_the_processors_twice_starts_them_once():
+    # Kafka: Acceptor.startProcessors is guarded by processorsStarted (SocketServer.startProcessingRequests may
+    # be called again, e.g. by a second startup path)
+    from kafkalite.network.socket_server import SocketServer
+    config = KafkaConfig.from_props({"listeners": "PLAINTEXT://127.0.0.1:0", "num.network.threads": "1"})
+    server = SocketServer(config, SYSTEM)
+    server.startup(start_processing_requests=False)
+    try:
+        server.start_processing_requests()
+        server.start_processing_requests()        # a second Thread.start() would raise RuntimeError
+        assert sum(1 for t in threading.enumerate() if t.name.startswith("data-plane-kafka-network-thread")) == 1
+    finally:
+        server.shutdown()
