@@ -1,6 +1,6 @@
 """No Kafka counterpart (Kafka's tests share kafka.utils.TestUtils): the helpers every test directory
 uses, in one place -- ``wait_until`` (the only way the tests wait: a condition polled against a
-deadline, Kafka's ``TestUtils.waitUntilTrue``), ``free_port``, ``recv_exact``, ``with_and_without_fix``.
+deadline, Kafka's ``TestUtils.waitUntilTrue``), ``free_port``, ``recv_exact``, ``with_and_without_fix``, ``RecordingWatcher``.
 
 ``tests/conftest.py`` puts this directory on ``sys.path``, so any test imports it as ``support``.
 """
@@ -54,3 +54,29 @@ def recv_exact(sock, n: int) -> bytes:
             raise EOFError(f"connection closed after {len(out)} of {n} bytes")
         out += chunk
     return bytes(out)
+
+
+class RecordingWatcher:
+    """A ZooKeeper watcher (``ZNodeChangeHandler`` and ``ZNodeChildChangeHandler`` alike) for ``path`` that queues
+    "created", "deleted", "changed" and "children"; ``next()`` waits for the next one."""
+
+    def __init__(self, path: str, timeout: float = 5.0):
+        import queue
+        self.path = path
+        self.timeout = timeout
+        self.events = queue.Queue()
+
+    def handle_creation(self):
+        self.events.put("created")
+
+    def handle_deletion(self):
+        self.events.put("deleted")
+
+    def handle_data_change(self):
+        self.events.put("changed")
+
+    def handle_child_change(self):
+        self.events.put("children")
+
+    def next(self):
+        return self.events.get(timeout=self.timeout)

@@ -4,9 +4,10 @@ Every test takes ``zk_factory`` (a new KafkaZkClient, each with its own session,
 tests/integration/test_kazoo_backend.py re-runs the ``BACKEND_NEUTRAL`` ones against a real ZooKeeper.
 """
 import json
-import queue
 
 import pytest
+
+from support import RecordingWatcher
 
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ControllerMovedException
@@ -16,7 +17,7 @@ from kafkalite.zk.zk_data import (
 )
 from kafkalite.zookeeper.local_zoo_keeper import LocalZooKeeper
 from kafkalite.zookeeper.zoo_keeper_client import (
-    Code, GetDataRequest, KeeperException, SetDataRequest, ZNodeChangeHandler, ZNodeChildChangeHandler,
+    Code, GetDataRequest, KeeperException, SetDataRequest,
 )
 
 TIMEOUT = 10
@@ -42,24 +43,6 @@ def raw(zk: KafkaZkClient, path: str):
     r = zk.zoo_keeper_client.handle_request(GetDataRequest(path))
     assert r.result_code == Code.OK, path
     return r.data, r.stat
-
-
-class QueueHandler(ZNodeChangeHandler, ZNodeChildChangeHandler):
-    def __init__(self, path):
-        self.path = path
-        self.events = queue.Queue()
-
-    def handle_creation(self):
-        self.events.put("created")
-
-    def handle_deletion(self):
-        self.events.put("deleted")
-
-    def handle_data_change(self):
-        self.events.put("changed")
-
-    def handle_child_change(self):
-        self.events.put("children")
 
 
 def broker_info(broker_id, port=9092, rack=None):
@@ -98,14 +81,14 @@ def test_register_broker_json_and_epoch(zk_factory):
 def test_broker_registration_vanishes_with_session_and_child_watch_fires(zk_factory):
     controller, broker = zk_factory(), zk_factory()
     controller.create_top_level_paths()
-    handler = QueueHandler("/brokers/ids")
+    handler = RecordingWatcher("/brokers/ids", TIMEOUT)
     controller.register_znode_child_change_handler(handler)
     assert controller.get_sorted_broker_list() == []  # arms the child watch
     broker.register_broker(broker_info(5))
-    assert handler.events.get(timeout=TIMEOUT) == "children"
+    assert handler.next() == "children"
     assert controller.get_sorted_broker_list() == [5]  # re-arms
     broker.close()
-    assert handler.events.get(timeout=TIMEOUT) == "children"
+    assert handler.next() == "children"
     assert controller.get_sorted_broker_list() == []
 
 
@@ -125,10 +108,10 @@ def test_controller_election(zk_factory):
     assert (epoch, stat.version) == (1, 1)
 
     # b watches /controller as KafkaController does, and re-elects when it goes away
-    handler = QueueHandler("/controller")
+    handler = RecordingWatcher("/controller", TIMEOUT)
     assert b.register_znode_change_handler_and_check_existence(handler) is True
     a.close()
-    assert handler.events.get(timeout=TIMEOUT) == "deleted"
+    assert handler.next() == "deleted"
     assert b.register_controller_and_increment_controller_epoch(2) == (2, 2)
     assert b.get_controller_id() == 2
 
@@ -236,11 +219,11 @@ def test_cluster_id_and_isr_change_notifications(zk_factory):
     cluster_id = a.get_or_create_cluster_id()
     assert len(cluster_id) == 22 and b.get_or_create_cluster_id("other") == cluster_id
     assert raw(a, "/cluster/id")[0] == b'{"version":"1","id":"' + cluster_id.encode() + b'"}'
-    handler = QueueHandler("/isr_change_notification")
+    handler = RecordingWatcher("/isr_change_notification", TIMEOUT)
     a.register_znode_child_change_handler(handler)
     assert a.get_all_isr_change_notifications() == []
     b.propagate_isr_changes([TopicPartition("t", 0), TopicPartition("t", 1)])
-    assert handler.events.get(timeout=TIMEOUT) == "children"
+    assert handler.next() == "children"
     seqs = a.get_all_isr_change_notifications()
     assert len(seqs) == 1 and len(seqs[0]) == 10
     assert a.get_partitions_from_isr_change_notifications(seqs) == {TopicPartition("t", 0), TopicPartition("t", 1)}
@@ -252,13 +235,13 @@ def test_data_change_handler_rearms_through_reads(zk_factory):
     a, b = zk_factory(), zk_factory()
     a.create_top_level_paths()
     a.set_or_create_entity_configs(ConfigType.TOPIC, "w", {"a": "1"})
-    handler = QueueHandler("/config/topics/w")
+    handler = RecordingWatcher("/config/topics/w", TIMEOUT)
     assert b.register_znode_change_handler_and_check_existence(handler) is True
     a.set_or_create_entity_configs(ConfigType.TOPIC, "w", {"a": "2"})
-    assert handler.events.get(timeout=TIMEOUT) == "changed"
+    assert handler.next() == "changed"
     b.zoo_keeper_client.handle_request(GetDataRequest("/config/topics/w"))  # re-arm as a handler would
     a.zoo_keeper_client.handle_request(SetDataRequest("/config/topics/w", b"{}"))
-    assert handler.events.get(timeout=TIMEOUT) == "changed"
+    assert handler.next() == "changed"
 
 
 BACKEND_NEUTRAL = [

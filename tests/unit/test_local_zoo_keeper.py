@@ -13,8 +13,9 @@ from kafkalite.zookeeper.local_zoo_keeper import LocalZooKeeper, LocalZooKeeperL
 from kafkalite.zookeeper.zoo_keeper_client import (
     CheckOp, Code, CreateOp, CreateRequest, DeleteOp, DeleteRequest, ExistsRequest, GetChildrenRequest,
     GetDataRequest, MultiRequest, SetDataOp, SetDataRequest, StateChangeHandler, ZNodeChangeHandler,
-    ZNodeChildChangeHandler, ZooKeeperClient,
+    ZooKeeperClient,
 )
+from support import RecordingWatcher
 
 TIMEOUT = 5
 
@@ -28,27 +29,6 @@ def store():
 
 def client(store, name=""):
     return ZooKeeperClient(None, backend=store, name=name)
-
-
-class Recorder(ZNodeChangeHandler, ZNodeChildChangeHandler):
-    def __init__(self, path):
-        self.path = path
-        self.events: queue.Queue = queue.Queue()
-
-    def handle_creation(self):
-        self.events.put("created")
-
-    def handle_deletion(self):
-        self.events.put("deleted")
-
-    def handle_data_change(self):
-        self.events.put("changed")
-
-    def handle_child_change(self):
-        self.events.put("children")
-
-    def next(self):
-        return self.events.get(timeout=TIMEOUT)
 
 
 def test_stat_versions_and_zxids(store):
@@ -122,7 +102,7 @@ def test_expiry_deletes_ephemerals_and_client_reinitializes_a_new_session(store)
 
     c.register_state_change_handler(H())
     c.handle_request(CreateRequest("/eph", b"", ephemeral=True))
-    rec = Recorder("/eph")
+    rec = RecordingWatcher("/eph", TIMEOUT)
     watcher.register_znode_change_handler(rec)
     assert watcher.handle_request(ExistsRequest("/eph")).result_code == Code.OK
     store.expire_session(old_session)
@@ -155,7 +135,7 @@ def test_multi_is_all_or_nothing(store):
 
 def test_watches_are_one_shot_and_rearmed_by_reads(store):
     writer, reader = client(store), client(store)
-    rec = Recorder("/w")
+    rec = RecordingWatcher("/w", TIMEOUT)
     reader.register_znode_change_handler(rec)
     # no read yet: no watch, so the creation is not reported
     writer.handle_request(CreateRequest("/w", b"0"))
@@ -180,7 +160,7 @@ def test_watches_are_one_shot_and_rearmed_by_reads(store):
 def test_child_watch_and_unregistered_handler(store):
     writer, reader = client(store), client(store)
     writer.handle_request(CreateRequest("/ids", b""))
-    rec = Recorder("/ids")
+    rec = RecordingWatcher("/ids", TIMEOUT)
     reader.register_znode_child_change_handler(rec)
     assert reader.handle_request(GetChildrenRequest("/ids")).children == []
     writer.handle_request(CreateRequest("/ids/1", b""))
