@@ -16,9 +16,8 @@ the network, exactly as in a cluster.
 
 All work runs as events on ``controller-event-thread``; ZooKeeper watchers only enqueue.
 
-Left out (tier 2): controlled shutdown, partition reassignment, preferred-replica election and the auto leader
-rebalance scheduler, log-dir failure events, per-topic partition-modification handlers, unclean-election config
-events, controller metrics.
+Left out: partition reassignment, the /admin/preferred_replica_election znode (ZkTriggered elections),
+log-dir failure events, unclean-election config events, controller metrics.
 """
 from __future__ import annotations
 
@@ -28,17 +27,21 @@ from kafkalite.controller.controller_context import ControllerContext, Partition
 from kafkalite.controller.controller_event_manager import ControllerEvent, ControllerEventManager, ControllerState
 from kafkalite.controller.election import (
     ControlledShutdownPartitionLeaderElectionStrategy, OfflinePartitionLeaderElectionStrategy,
+    PreferredReplicaPartitionLeaderElectionStrategy,
 )
-from kafkalite.controller.partition_state_machine import PartitionState, PartitionStateMachine
+from kafkalite.controller.partition_state_machine import (
+    PartitionState, PartitionStateMachine, StateChangeFailedException,
+)
 from kafkalite.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
 from kafkalite.controller.state_change_logger import StateChangeLogger
 from kafkalite.controller.topic_deletion_manager import ControllerDeletionClient, TopicDeletionManager
 from kafkalite.protocol.errors import ControllerMovedException, Errors
+from kafkalite.utils.kafka_scheduler import KafkaScheduler
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
 from kafkalite.zk.zk_data import (
-    BrokerIdsZNode, BrokerInfo, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, TopicsZNode,
-    TopicZNode,
+    BrokerIdsZNode, BrokerInfo, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, LeaderAndIsr,
+    TopicsZNode, TopicZNode,
 )
 from kafkalite.zookeeper.zoo_keeper_client import StateChangeHandler, ZNodeChangeHandler, ZNodeChildChangeHandler
 
@@ -55,6 +58,8 @@ class KafkaController(Logging):
         self._broker_epoch = broker_epoch
         self.log_ident = f"[Controller id={config.broker_id}] "
         self.controller_context = ControllerContext()
+        # Kafka: KafkaController.kafkaScheduler -- runs the auto-leader-rebalance-task while this broker is controller
+        self.kafka_scheduler: KafkaScheduler | None = None
         self.state_change_logger = StateChangeLogger(config.broker_id, in_controller_context=True)
         self.event_manager = ControllerEventManager(config.broker_id, self, time)
         # ``controller_channel_manager`` may be replaced by a test double with the same methods.
@@ -212,6 +217,10 @@ class KafkaController(Logging):
         self.replica_state_machine.startup()
         self.partition_state_machine.startup()
         self.info(f"Ready to serve as the new controller with epoch {self.epoch}")
+        if self.config.get("auto.leader.rebalance.enable"):
+            self.kafka_scheduler = KafkaScheduler(1)
+            self.kafka_scheduler.startup()
+            self.schedule_auto_leader_rebalance_task(5000)
         self.topic_deletion_manager.try_topic_deletion()
 
     # Kafka: KafkaController.onControllerResignation
@@ -222,6 +231,9 @@ class KafkaController(Logging):
             self.zk_client.unregister_znode_child_change_handler(handler.path)
         self.unregister_partition_modifications_handlers(list(self.partition_modifications_handlers))
         self.topic_deletion_manager.reset()
+        if self.kafka_scheduler is not None:
+            self.kafka_scheduler.shutdown()
+            self.kafka_scheduler = None
         self.replica_state_machine.shutdown()
         self.partition_state_machine.shutdown()
         self.controller_channel_manager.shutdown()
@@ -408,6 +420,112 @@ class KafkaController(Logging):
         return {tp for tp, lice in ctx.partition_leadership_info.items()
                 if not tdm.is_topic_queued_up_for_deletion(tp.topic) and lice.leader_and_isr.leader == broker_id
                 and len(ctx.partition_replica_assignment(tp)) > 1}
+
+    # ------------------------------------------------------------ replica leader elections (KIP-183, KIP-460)
+
+    # Kafka: KafkaController.electLeaders -- ``callback({tp: (leader, None) or (None, (Errors, message))})``
+    def elect_leaders(self, partitions: set[TopicPartition], election_type: int, callback) -> None:
+        self.event_manager.put(ReplicaLeaderElection(partitions, election_type, ElectionTrigger.ADMIN_CLIENT,
+                                                     callback))
+
+    # Kafka: KafkaController.processReplicaLeaderElection
+    def process_replica_leader_election(self, partitions, election_type: int, election_trigger: str,
+                                        callback) -> None:
+        if not self.is_active():
+            callback({tp: (None, (Errors.NOT_CONTROLLER, None)) for tp in partitions or ()})
+            return
+        ctx = self.controller_context
+        known = [tp for tp in partitions if tp in ctx.partition_leadership_info]
+        unknown = [tp for tp in partitions if tp not in ctx.partition_leadership_info]
+        for tp in unknown:
+            self.info(f"Skipping replica leader election ({_election_name(election_type)}) for partition {tp} by "
+                      f"{election_trigger} since it doesn't exist.")
+        being_deleted = [tp for tp in known if self.topic_deletion_manager.is_topic_queued_up_for_deletion(tp.topic)]
+        live = [tp for tp in known if tp not in set(being_deleted)]
+        if being_deleted:
+            self.warn(f"Skipping replica leader election ({_election_name(election_type)}) for partitions "
+                      f"{_sorted_tps(being_deleted)} by {election_trigger} since the respective topics are being "
+                      f"deleted")
+
+        def needs_election(tp) -> bool:
+            leader = ctx.partition_leadership_info[tp].leader_and_isr.leader
+            if election_type == ELECTION_TYPE_PREFERRED:
+                return leader != ctx.partition_replica_assignment(tp)[0]
+            return leader == LeaderAndIsr.NO_LEADER or leader not in ctx.live_broker_ids
+        electable = [tp for tp in live if needs_election(tp)]
+        results: dict = {}
+        for tp, outcome in self.on_replica_election(electable, election_type, election_trigger).items():
+            if isinstance(outcome, StateChangeFailedException):
+                error = Errors.PREFERRED_LEADER_NOT_AVAILABLE if election_type == ELECTION_TYPE_PREFERRED \
+                    else Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE
+                results[tp] = (None, (error, str(outcome)))
+            elif isinstance(outcome, Exception):
+                results[tp] = (None, (Errors.for_exception(outcome), str(outcome)))
+            else:
+                results[tp] = (outcome.leader, None)
+        results.update({tp: (None, (Errors.ELECTION_NOT_NEEDED, None)) for tp in live if tp not in set(electable)})
+        results.update({tp: (None, (Errors.INVALID_TOPIC_EXCEPTION, "The topic is being deleted"))
+                        for tp in being_deleted})
+        results.update({tp: (None, (Errors.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist."))
+                        for tp in unknown})
+        callback(results)
+
+    # Kafka: KafkaController.onReplicaElection -- preferred: the first assigned replica if live and in the ISR;
+    # unclean: an offline election that may pick a replica outside the ISR, only when an admin asked for it
+    def on_replica_election(self, partitions: list[TopicPartition], election_type: int,
+                            election_trigger: str) -> dict:
+        self.info(f"Starting replica leader election ({_election_name(election_type)}) for partitions "
+                  f"{','.join(map(str, _sorted_tps(partitions)))} triggered by {election_trigger}")
+        if election_type == ELECTION_TYPE_PREFERRED:
+            strategy = PreferredReplicaPartitionLeaderElectionStrategy()
+        else:
+            strategy = OfflinePartitionLeaderElectionStrategy(election_trigger == ElectionTrigger.ADMIN_CLIENT)
+        results = self.partition_state_machine.handle_state_changes(_sorted_tps(partitions),
+                                                                    PartitionState.OnlinePartition, strategy)
+        if election_trigger != ElectionTrigger.ADMIN_CLIENT:
+            for tp, outcome in results.items():
+                if isinstance(outcome, Exception):
+                    self.error(f"Error completing replica leader election ({_election_name(election_type)}) for "
+                               f"partition {tp}: {outcome}")
+        return results
+
+    # Kafka: KafkaController.checkAndTriggerAutoLeaderRebalance -- the auto-leader-rebalance-task: a broker
+    # whose share of partitions led by someone else exceeds leader.imbalance.per.broker.percentage gets its
+    # preferred leaderships back
+    def check_and_trigger_auto_leader_rebalance(self) -> None:
+        self.trace("Checking need to trigger auto leader balancing")
+        ctx = self.controller_context
+        by_preferred: dict[int, list[TopicPartition]] = {}
+        for tp in ctx.all_partitions():
+            assignment = ctx.partition_replica_assignment(tp)
+            if assignment and not self.topic_deletion_manager.is_topic_queued_up_for_deletion(tp.topic):
+                by_preferred.setdefault(assignment[0], []).append(tp)
+        threshold = self.config.get("leader.imbalance.per.broker.percentage")
+        for leader_broker, partitions in sorted(by_preferred.items()):
+            not_led = [tp for tp in partitions if tp in ctx.partition_leadership_info
+                       and ctx.partition_leadership_info[tp].leader_and_isr.leader != leader_broker]
+            ratio = len(not_led) / len(partitions)
+            self.debug(f"Leader imbalance ratio for broker {leader_broker} is {ratio}")
+            if ratio * 100 > threshold:
+                candidates = [tp for tp in not_led if ctx.is_replica_online(leader_broker, tp)
+                              and leader_broker in ctx.partition_leadership_info[tp].leader_and_isr.isr]
+                if candidates:
+                    self.on_replica_election(candidates, ELECTION_TYPE_PREFERRED, ElectionTrigger.AUTO)
+
+    # Kafka: KafkaController.processAutoPreferredReplicaLeaderElection -- and schedule the next check
+    def process_auto_preferred_replica_leader_election(self) -> None:
+        if not self.is_active():
+            return
+        try:
+            self.check_and_trigger_auto_leader_rebalance()
+        finally:
+            self.schedule_auto_leader_rebalance_task(self.config.get("leader.imbalance.check.interval.seconds") * 1000)
+
+    # Kafka: KafkaController.scheduleAutoLeaderRebalanceTask
+    def schedule_auto_leader_rebalance_task(self, delay_ms: int) -> None:
+        if self.kafka_scheduler is not None:
+            self.kafka_scheduler.schedule("auto-leader-rebalance-task", lambda: self.event_manager.put(
+                AutoPreferredReplicaLeaderElection()), delay_ms, -1)
 
     # ------------------------------------------------------------ topics
 
@@ -797,6 +915,48 @@ class UpdateMetadataResponseReceived(ControllerEvent):
 
     def process(self, controller) -> None:
         controller.process_update_metadata_response_received(self.response, self.broker_id)
+
+
+class ElectionTrigger:
+    """Kafka: ElectionTrigger -- who asked for a replica leader election."""
+
+    ADMIN_CLIENT = "AdminClientTriggered"
+    AUTO = "AutoTriggered"
+    ZK = "ZkTriggered"
+
+
+ELECTION_TYPE_PREFERRED, ELECTION_TYPE_UNCLEAN = 0, 1   # Kafka: ElectionType.PREFERRED / UNCLEAN
+
+
+def _election_name(election_type: int) -> str:
+    return "PREFERRED" if election_type == ELECTION_TYPE_PREFERRED else "UNCLEAN"
+
+
+class ReplicaLeaderElection(ControllerEvent):
+    """Kafka: ReplicaLeaderElection(partitionsFromAdminClientOpt, electionType, electionTrigger, callback)."""
+
+    state = ControllerState.ManualLeaderBalance
+
+    def __init__(self, partitions, election_type: int, election_trigger: str, callback):
+        self.partitions, self.election_type = partitions, election_type
+        self.election_trigger, self.callback = election_trigger, callback
+
+    def process(self, controller) -> None:
+        controller.process_replica_leader_election(self.partitions, self.election_type, self.election_trigger,
+                                                   self.callback)
+
+    # Kafka: KafkaController.preemptReplicaLeaderElection
+    def preempt(self, controller) -> None:
+        self.callback({tp: (None, (Errors.NOT_CONTROLLER, None)) for tp in self.partitions or ()})
+
+
+class AutoPreferredReplicaLeaderElection(ControllerEvent):
+    """Kafka: AutoPreferredReplicaLeaderElection."""
+
+    state = ControllerState.AutoLeaderBalance
+
+    def process(self, controller) -> None:
+        controller.process_auto_preferred_replica_leader_election()
 
 
 class ControlledShutdown(ControllerEvent):

@@ -20,8 +20,6 @@ from __future__ import annotations
 import enum
 from typing import Iterable
 
-import attrs
-
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.controller.controller_context import ControllerContext
 from kafkalite.controller.election import (

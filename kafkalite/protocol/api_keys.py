@@ -61,6 +61,7 @@ class ApiKeys(enum.Enum):
     SASL_AUTHENTICATE = (36, 0, 2, 2, False)
     CREATE_PARTITIONS = (37, 0, 3, 2, False)
     DELETE_GROUPS = (42, 0, 2, 2, False)
+    ELECT_LEADERS = (43, 0, 2, 2, False)
     INCREMENTAL_ALTER_CONFIGS = (44, 0, 1, 1, False)
     OFFSET_DELETE = (47, 0, 0, None, False)
     DESCRIBE_CLUSTER = (60, 0, 1, 0, False)

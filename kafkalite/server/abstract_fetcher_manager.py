@@ -16,6 +16,7 @@ import threading
 
 import attrs
 
+from kafkalite.common.utils import java_string_hashcode, to_int32, utils_abs
 from kafkalite.server.abstract_fetcher_thread import OffsetAndEpoch
 from kafkalite.utils.logging import Logging
 
@@ -70,19 +71,6 @@ class FailedPartitions:
             return tp in self._partitions
 
 
-def java_string_hash_code(s: str) -> int:
-    """Java's ``String.hashCode`` (UTF-16 code units, 32-bit overflow): the fetcher choice must match Kafka's."""
-    h = 0
-    for unit in s.encode("utf-16-be").hex(" ", 2).split():
-        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
-def _to_int32(n: int) -> int:
-    n &= 0xFFFFFFFF
-    return n - (1 << 32) if n >= 1 << 31 else n
-
-
 class AbstractFetcherManager(Logging):
     """Kafka: AbstractFetcherManager(name, clientId, numFetchers)."""
 
@@ -100,8 +88,8 @@ class AbstractFetcherManager(Logging):
 
     # Kafka: AbstractFetcherManager.getFetcherId -- Utils.abs(31 * topic.hashCode() + partition) % numFetchers
     def get_fetcher_id(self, topic_partition) -> int:
-        n = _to_int32(31 * java_string_hash_code(topic_partition.topic) + topic_partition.partition)
-        return (0 if n == -(1 << 31) else abs(n)) % self.num_fetchers
+        n = to_int32(31 * java_string_hashcode(topic_partition.topic) + topic_partition.partition)
+        return utils_abs(n) % self.num_fetchers
 
     # Kafka: AbstractFetcherManager.addFetcherForPartitions
     def add_fetcher_for_partitions(self, partition_and_offsets: dict) -> None:

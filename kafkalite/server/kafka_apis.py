@@ -36,14 +36,14 @@ import re
 from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.group.group_metadata import OffsetAndMetadata
-from kafkalite.coordinator.group.group_metadata_manager import (INVALID_OFFSET, java_string_hashcode, NO_METADATA,
-                                                                utils_abs)
+from kafkalite.common.utils import java_string_hashcode, utils_abs
+from kafkalite.coordinator.group.group_metadata_manager import INVALID_OFFSET, NO_METADATA
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.network.request_channel import CloseConnectionAction, NoOpAction, Response
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages import (alter_configs, api_versions, controlled_shutdown, create_partitions,
-                                         create_topics, delete_groups, delete_records, delete_topics,
+                                         create_topics, delete_groups, delete_records, delete_topics, elect_leaders,
                                          describe_cluster, describe_configs, describe_groups, fetch, find_coordinator,
                                          heartbeat, incremental_alter_configs, init_producer_id, join_group,
                                          leader_and_isr, leave_group, list_groups, list_offsets, metadata,
@@ -51,6 +51,7 @@ from kafkalite.protocol.messages import (alter_configs, api_versions, controlled
                                          stop_replica, sync_group, update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
 from kafkalite.record.memory_records import MemoryRecords
+from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
 
@@ -65,7 +66,7 @@ SERVED_APIS = (
     ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.API_VERSIONS, ApiKeys.CREATE_TOPICS,
     ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_RECORDS, ApiKeys.INIT_PRODUCER_ID, ApiKeys.OFFSET_FOR_LEADER_EPOCH,
     ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.CREATE_PARTITIONS,
-    ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
+    ApiKeys.DELETE_GROUPS, ApiKeys.ELECT_LEADERS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
 )
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
@@ -134,6 +135,7 @@ class KafkaApis(Logging):
                 case ApiKeys.INCREMENTAL_ALTER_CONFIGS: self.handle_incremental_alter_configs_request(request)
                 case ApiKeys.CREATE_PARTITIONS: self.handle_create_partitions_request(request)
                 case ApiKeys.DELETE_GROUPS: self.handle_delete_groups_request(request)
+                case ApiKeys.ELECT_LEADERS: self.handle_elect_replica_leader(request)
                 case ApiKeys.OFFSET_DELETE: self.handle_offset_delete_request(request)
                 case ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster(request)
                 case _:
@@ -444,6 +446,10 @@ class KafkaApis(Logging):
         if self.admin_manager.has_delayed_topic_operations():
             for topic in {s.topic_name for s in body.partition_states()}:
                 self.admin_manager.try_complete_delayed_topic_operations(topic)
+        if self.replica_manager.has_delayed_election_operations():
+            for st in body.partition_states():
+                self.replica_manager.try_complete_election(
+                    TopicPartitionOperationKey(st.topic_name, st.partition_index))
         self.send_response(request, update_metadata.UpdateMetadataResponse(error_code=0))
 
     # Kafka: KafkaApis.handleStopReplicaRequest
@@ -477,6 +483,30 @@ class KafkaApis(Logging):
                     for tp in sorted(partitions_remaining, key=lambda t: (t.topic, t.partition))])
             self.send_response(request, response)
         self.controller.controlled_shutdown(body.broker_id, body.broker_epoch, controlled_shutdown_callback)
+
+    # Kafka: KafkaApis.handleElectReplicaLeader -> ReplicaManager.electLeaders; a request naming no partitions
+    # elects across all of them and reports only those that needed an election
+    def handle_elect_replica_leader(self, request) -> None:
+        body = request.body
+        all_partitions = body.topic_partitions is None
+
+        def send_response_callback(results: dict) -> None:
+            if all_partitions:
+                results = {tp: e for tp, e in results.items() if e[0] is not Errors.ELECTION_NOT_NEEDED}
+            by_topic: dict[str, list] = {}
+            for tp, (error, message) in sorted(results.items(), key=lambda kv: (kv[0].topic, kv[0].partition)):
+                by_topic.setdefault(tp.topic, []).append(elect_leaders.PartitionResult(
+                    partition_id=tp.partition, error_code=error.code, error_message=message))
+            self.send_response(request, elect_leaders.ElectLeadersResponse(error_code=Errors.NONE.code,
+                replica_election_results=[elect_leaders.ReplicaElectionResult(topic=t, partition_result=r)
+                                          for t, r in by_topic.items()]))
+        if all_partitions:
+            partitions = {TopicPartition(t, p) for t in self.metadata_cache.get_all_topics()
+                          for p in range(self.metadata_cache.num_partitions(t) or 0)}
+        else:
+            partitions = {TopicPartition(tps.topic, p) for tps in body.topic_partitions for p in tps.partition_id}
+        self.replica_manager.elect_leaders(self.controller, partitions, body.election_type, send_response_callback,
+                                           body.timeout_ms)
 
     # ================================================================== the data path: produce, fetch, offsets, delete
     # ------------------------------------------------------------------ Produce

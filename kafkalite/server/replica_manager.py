@@ -33,6 +33,7 @@ from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.metrics.kafka_metrics_group import MetricsGroup
 from kafkalite.record.memory_records import MemoryRecords
+from kafkalite.server.delayed_elect_leader import DelayedElectLeader
 from kafkalite.server.delayed_fetch import DelayedFetch, FetchMetadata, FetchPartitionStatus
 from kafkalite.server.delayed_operation import DelayedOperationPurgatory
 from kafkalite.server.delayed_produce import DelayedProduce, ProducePartitionStatus
@@ -131,6 +132,7 @@ class ReplicaManager(Logging):
         self.delayed_fetch_purgatory = DelayedOperationPurgatory(
             "Fetch", broker_id=bid, purge_interval=config.get("fetch.purgatory.purge.interval.requests"))
         self.delayed_delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", broker_id=bid)
+        self.delayed_elect_leader_purgatory = DelayedOperationPurgatory("ElectLeader", broker_id=bid)
         # switches for tests that show what one of Kafka's replication fixes prevents (kafkalite.test.disable.fixes)
         self.disabled_fixes = frozenset(config.get("kafkalite.test.disable.fixes") or ())
         self.replica_lag_time_max_ms = config.get("replica.lag.time.max.ms")
@@ -540,6 +542,33 @@ class ReplicaManager(Logging):
                 results[tp] = (-1, e.error)
         return results
 
+    # ------------------------------------------------------------------ ElectLeaders
+    # Kafka: ReplicaManager.electLeaders -- the controller elects; the answer waits (DelayedElectLeader) until
+    # this broker's metadata shows the new leaders, at most ``request_timeout_ms``
+    def elect_leaders(self, controller, partitions: set, election_type: int, response_callback,
+                      request_timeout_ms: int) -> None:
+        deadline = self.time.milliseconds() + request_timeout_ms
+
+        def election_callback(results: dict) -> None:
+            expected = {tp: leader for tp, (leader, error) in results.items() if error is None}
+            failures = {tp: error for tp, (leader, error) in results.items() if error is not None}
+            if expected:
+                keys = [TopicPartitionOperationKey.from_topic_partition(tp) for tp in expected]
+                self.delayed_elect_leader_purgatory.try_complete_else_watch(DelayedElectLeader(
+                    max(0, deadline - self.time.milliseconds()), expected, failures, self, response_callback), keys)
+            else:
+                response_callback(failures)
+        controller.elect_leaders(partitions, election_type, election_callback)
+
+    # Kafka: ReplicaManager.hasDelayedElectionOperations
+    def has_delayed_election_operations(self) -> bool:
+        return self.delayed_elect_leader_purgatory.num_delayed() != 0
+
+    # Kafka: ReplicaManager.tryCompleteElection
+    def try_complete_election(self, key) -> None:
+        completed = self.delayed_elect_leader_purgatory.check_and_complete(key)
+        self.debug(f"Request key {key} unblocked {completed} ElectLeader.")
+
     # ------------------------------------------------------------------ fetch (S31, S35)
     # Kafka: ReplicaManager.fetchMessages
     def fetch_messages(self, timeout_ms: int, replica_id: int, fetch_min_bytes: int, fetch_max_bytes: int,
@@ -643,6 +672,7 @@ class ReplicaManager(Logging):
         self.delayed_fetch_purgatory.shutdown()
         self.delayed_produce_purgatory.shutdown()
         self.delayed_delete_records_purgatory.shutdown()
+        self.delayed_elect_leader_purgatory.shutdown()
         if checkpoint_hw:
             self.checkpoint_high_watermarks()
         self.info("Shut down completely")

@@ -37,7 +37,9 @@ class EmbeddedKafkaCluster:
                              f"({replication_factor}) <= num_brokers ({num_brokers})")
         overrides = {"default_replication_factor": replication_factor,
                      "offsets_topic_replication_factor": replication_factor,
-                     "min_insync_replicas": min_insync_replicas, **overrides}
+                     "min_insync_replicas": min_insync_replicas,
+                     # the last broker to stop cannot hand its leaderships over: retry quickly, then stop
+                     "controlled_shutdown_retry_backoff_ms": 100, **overrides}
         self._own_dir = base_dir is None
         self.base_dir = base_dir or tempfile.mkdtemp(prefix="kafkalite-cluster-")
         zk_connect = "embedded:" + os.path.join(self.base_dir, "zookeeper")

@@ -48,6 +48,8 @@ class ClusterProcesses:
                 broker = BrokerProcess(self.workdir / f"broker-{i}", {
                     "broker.id": str(i),
                     "zookeeper.connect": self.zookeeper.connect_string("kafkalite"),
+                    # the last broker to stop cannot hand its leaderships over: retry quickly, then stop
+                    "controlled.shutdown.retry.backoff.ms": 200,
                     **self.overrides,
                     **self.broker_overrides(i),
                 }, properties=properties)

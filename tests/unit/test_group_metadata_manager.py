@@ -5,9 +5,9 @@ import pytest
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.group.group_metadata import (Empty, GroupMetadata, OffsetAndMetadata,
                                                         PreparingRebalance, Stable)
+from kafkalite.common.utils import java_string_hashcode, utils_abs
 from kafkalite.coordinator.group.group_metadata_manager import (GroupMetadataManager, OffsetConfig,
-                                                                java_string_hashcode, offset_commit_value,
-                                                                read_offset_message_value, utils_abs)
+                                                                offset_commit_value, read_offset_message_value)
 from kafkalite.coordinator.group.member_metadata import MemberMetadata
 from kafkalite.log.log import Log
 from kafkalite.log.log_config import LogConfig

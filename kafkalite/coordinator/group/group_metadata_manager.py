@@ -1,7 +1,7 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/coordinator/group/GroupMetadataManager.scala
 
-Classes: OffsetConfig (Kafka: OffsetConfig.scala), GroupMetadataManager; functions
-java_string_hashcode, utils_abs and the record helpers of Kafka's companion object
+Classes: OffsetConfig (Kafka: OffsetConfig.scala), GroupMetadataManager; functions: the record helpers of
+Kafka's companion object
 (offset_commit_key/value, group_metadata_key/value, read_offset_message_value,
 read_group_message_value).
 
@@ -39,6 +39,7 @@ import attrs
 
 from kafkalite.common.topic import GROUP_METADATA_TOPIC_NAME
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.common.utils import java_string_hashcode, utils_abs
 from kafkalite.coordinator.group.group_metadata import (Dead, Empty, GroupMetadata, OffsetAndMetadata, Stable,
                                                         load_group)
 from kafkalite.coordinator.group.member_metadata import MemberMetadata
@@ -98,17 +99,6 @@ class OffsetFetchPartitionData:
 
 
 # No Kafka counterpart: java.lang.String.hashCode -- s[0]*31^(n-1) + ... over UTF-16 code units, as int32
-def java_string_hashcode(s: str) -> int:
-    data = s.encode("utf-16-be")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= (1 << 31) else h
-
-
-# Kafka: Utils.abs -- Math.abs, except that Integer.MIN_VALUE maps to 0, not to itself
-def utils_abs(n: int) -> int:
-    return 0 if n == -(1 << 31) else abs(n)
 
 
 # Kafka: GroupMetadataManager.offsetCommitKey
