@@ -157,3 +157,14 @@ def test_write_drops_op_write_when_the_send_completes():
     assert ch.write() is send
     assert t.interest_ops & OP_WRITE == 0 and not ch.has_send()
     ch.set_send(object())   # a new send is allowed once the previous one completed
+
+
+def test_bytes_pending_only_while_a_frame_is_half_read():
+    # a disconnect with bytes pending is one in the middle of a frame (Kafka logs it as such)
+    from kafkalite.network.network_receive import NetworkReceive
+    ch, _ = channel_in(S.NOT_MUTED)
+    assert not ch.has_bytes_pending()
+    ch.receive = NetworkReceive(1 << 20, "c1")
+    assert not ch.has_bytes_pending()
+    ch.receive._size_read = 2
+    assert ch.has_bytes_pending()

@@ -332,3 +332,15 @@ def test_high_watermark_starts_from_the_checkpoint(tmp_path):
     reopened.make_follower(0, leader_state([1], replicas=[0, 1], leader_epoch=2, leader=1), 2,
                            LazyOffsetCheckpoints({str(tmp_path): checkpoint}))
     assert reopened.log.log_end_offset == 4 and reopened.log.high_watermark == 2
+
+
+def test_list_offsets_earliest_and_latest(tmp_path):
+    # Kafka: Partition.fetchOffsetForTimestamp -- -2 the log start, -1 the high watermark for a consumer and the
+    # log end for a follower
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 3)
+    follower_fetch(partition, 1, 1)
+    partition.log.maybe_increment_log_start_offset(1)
+    assert partition.fetch_offset_for_timestamp(-2, -1, True, True).offset == 1
+    assert partition.fetch_offset_for_timestamp(-1, -1, True, True).offset == 1     # HW: broker 1 has 1 record
+    assert partition.fetch_offset_for_timestamp(-1, -1, True, False).offset == 3    # a follower asks: the log end

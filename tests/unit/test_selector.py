@@ -500,3 +500,18 @@ def test_a_channel_muted_for_memory_reads_again_once_the_pool_has_room(server):
         assert not harness.selector.out_of_memory
     finally:
         harness.close()
+
+
+def test_io_wait_time_is_the_time_spent_in_select():
+    # S7: NetworkProcessorAvgIdlePercent counts the select wait only (Kafka's io-wait-time)
+    from kafkalite.utils.time import SYSTEM
+    selector = Selector(max_receive_size=1024, time=SYSTEM)
+    try:
+        before = selector.io_wait_time_nanos
+        started = time.monotonic()
+        selector.poll(50)
+        waited_s = time.monotonic() - started
+        spent = (selector.io_wait_time_nanos - before) / 1e9
+        assert 0.03 <= spent <= waited_s + 0.01, (spent, waited_s)
+    finally:
+        selector.close()
