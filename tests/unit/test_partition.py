@@ -344,3 +344,13 @@ def test_list_offsets_earliest_and_latest(tmp_path):
     assert partition.fetch_offset_for_timestamp(-2, -1, True, True).offset == 1
     assert partition.fetch_offset_for_timestamp(-1, -1, True, True).offset == 1     # HW: broker 1 has 1 record
     assert partition.fetch_offset_for_timestamp(-1, -1, True, False).offset == 3    # a follower asks: the log end
+
+
+def test_under_and_at_min_isr(tmp_path):
+    # Kafka: Partition.isUnderMinIsr / isAtMinIsr / isUnderReplicated (the ReplicaManager gauges)
+    partition, _, _ = make_partition(tmp_path, [0, 1], replicas=[0, 1, 2], min_isr=2)
+    assert partition.is_at_min_isr() and not partition.is_under_min_isr() and partition.is_under_replicated()
+    partition.shrink_isr({0})
+    assert partition.is_under_min_isr() and not partition.is_at_min_isr()
+    partition.expand_isr({0, 1, 2})
+    assert not partition.is_under_min_isr() and not partition.is_at_min_isr() and not partition.is_under_replicated()
