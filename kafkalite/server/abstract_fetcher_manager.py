@@ -86,6 +86,19 @@ class AbstractFetcherManager(Logging):
     def create_fetcher_thread(self, fetcher_id: int, source_broker):
         raise NotImplementedError
 
+    # Kafka: AbstractFetcherManager.deadThreadCount -- fetchers whose loop ended by an exception
+    def dead_thread_count(self) -> int:
+        with self.lock:
+            return sum(1 for fetcher in self.fetcher_thread_map.values() if fetcher.is_thread_failed)
+
+    # Kafka: AbstractFetcherManager.getFetcher -- the fetcher that holds this partition, if any
+    def get_fetcher(self, topic_partition):
+        with self.lock:
+            for fetcher in self.fetcher_thread_map.values():
+                if fetcher.fetch_state(topic_partition) is not None:
+                    return fetcher
+            return None
+
     # Kafka: AbstractFetcherManager.getFetcherId -- Utils.abs(31 * topic.hashCode() + partition) % numFetchers
     def get_fetcher_id(self, topic_partition) -> int:
         n = to_int32(31 * java_string_hashcode(topic_partition.topic) + topic_partition.partition)
