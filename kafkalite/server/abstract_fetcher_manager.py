@@ -86,6 +86,12 @@ class AbstractFetcherManager(Logging):
     def create_fetcher_thread(self, fetcher_id: int, source_broker):
         raise NotImplementedError
 
+    # Kafka: AbstractFetcherManager.value (of the MaxLag gauge) -- the largest lag over every fetcher's partitions
+    def max_lag(self) -> int:
+        with self.lock:
+            return max((m.lag for fetcher in self.fetcher_thread_map.values()
+                        for m in list(fetcher.fetcher_lag_stats.stats.values())), default=0)
+
     # Kafka: AbstractFetcherManager.deadThreadCount -- fetchers whose loop ended by an exception
     def dead_thread_count(self) -> int:
         with self.lock:

@@ -182,3 +182,15 @@ def test_thread_names(tmp_path):
     for t in threads:
         t.leader_endpoint.close()
 
+
+
+def test_max_lag_is_the_largest_over_every_fetcher(manager):
+    [p0] = partitions_with_fetcher_id(manager, 0, 1)
+    [p1] = partitions_with_fetcher_id(manager, 1, 1)
+    assert manager.max_lag() == 0
+    manager.add_fetcher_for_partitions({p0: InitialFetchState(LEADER_0, 0, 0), p1: InitialFetchState(LEADER_0, 0, 0)})
+    manager.get_fetcher(p0).fetcher_lag_stats.get_and_maybe_put(p0).lag = 7
+    manager.get_fetcher(p1).fetcher_lag_stats.get_and_maybe_put(p1).lag = 3
+    assert manager.max_lag() == 7
+    manager.remove_fetcher_for_partitions({p0})
+    assert manager.max_lag() == 3

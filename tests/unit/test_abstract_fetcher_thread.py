@@ -100,6 +100,7 @@ class MockFetcherThread(AbstractFetcherThread):
         self.leader_epoch_supported = True
         self.leader_answers_without_epoch = False   # OffsetsForLeaderEpoch v0: an end offset, no epoch
         self.during_fetch = None        # called while the fetch is "on the wire", the partition map unlocked
+        self.max_records_per_fetch = None
 
     # the follower
     def latest_epoch(self, tp):
@@ -157,7 +158,7 @@ class MockFetcherThread(AbstractFetcherThread):
             elif not leader.log_start_offset <= state.fetch_offset <= leader.log_end_offset:
                 out.append((tp, PartitionData(error_code=Errors.OFFSET_OUT_OF_RANGE.code)))
             else:
-                data = to_batches([r for r in leader.records if r[0] >= state.fetch_offset])
+                data = to_batches([r for r in leader.records if r[0] >= state.fetch_offset][:self.max_records_per_fetch])
                 if tp in self.corrupt and data:
                     self.corrupt.discard(tp)
                     data = data[:30] + bytes([data[30] ^ 0x5A]) + data[31:]   # a byte of the first batch's body
@@ -445,3 +446,27 @@ def test_mark_partitions_for_truncation_never_moves_the_fetch_offset_up():
     assert thread.fetch_state(TP) == PartitionFetchState(5, 0, ReplicaState.TRUNCATING)
     thread.mark_partitions_for_truncation(TP, 2)
     assert thread.fetch_state(TP) == PartitionFetchState(2, 0, ReplicaState.TRUNCATING)
+
+
+def test_consumer_lag_is_the_leader_high_watermark_minus_the_next_fetch_offset():
+    # FetcherLagMetrics: kafka.server:type=FetcherLagMetrics,name=ConsumerLag,clientId=..,topic=..,partition=..
+    from kafkalite.metrics.kafka_metrics_group import METRICS
+    thread = setup(MockLog(), MockLog(epochs=[0] * 5, high_watermark=5), 0)
+    thread.max_records_per_fetch = 2
+    gauge_name = "kafka.server:type=FetcherLagMetrics,name=ConsumerLag,clientId=mock,topic=t,partition=0"
+    lags = []
+    for _ in range(4):
+        thread.do_work()
+        lags.append(METRICS.get(gauge_name).value())
+    assert lags == [3, 1, 0, 0] and thread.fetcher_lag_stats.is_replica_in_sync(TP)
+
+
+def test_consumer_lag_removed_with_the_partition():
+    # Kafka: testConsumerLagRemovedWithPartition
+    from kafkalite.metrics.kafka_metrics_group import METRICS
+    thread = setup(MockLog(), MockLog(epochs=[0] * 5, high_watermark=5), 0)
+    run(thread, 2)
+    gauge_name = "kafka.server:type=FetcherLagMetrics,name=ConsumerLag,clientId=mock,topic=t,partition=0"
+    assert METRICS.get(gauge_name) is not None
+    thread.remove_partitions({TP})
+    assert METRICS.get(gauge_name) is None and thread.fetcher_lag_stats.stats == {}

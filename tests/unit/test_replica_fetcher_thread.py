@@ -24,6 +24,8 @@ from kafkalite.cluster.partition import DelayedOperations, Partition
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_manager import LogManager
+from kafkalite.metrics.broker_metrics import register_broker_metrics
+from kafkalite.metrics.kafka_metrics_group import METRICS, MetricsRegistry
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionState
@@ -283,8 +285,22 @@ def test_follower_replicates_a_real_leader(leader, tmp_path):
         wait_until(lambda: partition.log.log_end_offset == 13 and partition.log.high_watermark == 13, 20,
                    "the follower to follow new records")
         assert thread.fetch_state(TP).fetch_offset == 13 and thread.failed_partitions.size() == 0
+        lag = f"kafka.server:type=FetcherLagMetrics,name=ConsumerLag,clientId={thread.name},topic={TOPIC},partition=0"
+        assert METRICS.get(lag).value() == 0
     finally:
         thread.shutdown()
+    assert METRICS.get(lag) is None       # a fetcher's gauges go with it
+
+
+def test_the_broker_reports_its_replica_fetchers(leader):
+    registry = MetricsRegistry()
+    register_broker_metrics(leader.server, registry)
+    fetchers = leader.server.replica_manager.replica_fetcher_manager
+    fetchers.failed_partitions.add(TopicPartition("gone", 0))
+    values = {n: registry.get(f"kafka.server:type=ReplicaFetcherManager,name={n},clientId=Replica").value()
+              for n in ("MaxLag", "FailedPartitionsCount", "DeadThreadCount")}
+    fetchers.failed_partitions.remove_all({TopicPartition("gone", 0)})
+    assert values == {"MaxLag": 0, "FailedPartitionsCount": 1, "DeadThreadCount": 0}
 
 
 @pytest.mark.parametrize("disabled_fixes", with_and_without_fix("KAFKA-1211"))
