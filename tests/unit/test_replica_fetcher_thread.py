@@ -355,3 +355,29 @@ def test_shutdown_ends_a_connection_that_never_answers(tmp_path):
             assert time.monotonic() - started < 5 and not thread.is_alive()
         finally:
             conn.close()
+
+
+def test_a_leader_that_never_answers_costs_at_most_replica_socket_timeout_ms(tmp_path):
+    # no thread interruption in Python: the wait itself is bounded; after it the partition backs off and the
+    # thread connects again (a second connection arrives), still running
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        silent.settimeout(10)
+        partition = follower_partition(tmp_path / "follower")
+        thread = ReplicaFetcherThread("ReplicaFetcherThread-0-0", 0,
+                                      BrokerEndPoint(0, "127.0.0.1", silent.getsockname()[1]),
+                                      follower_config(tmp_path, replica_socket_timeout_ms=300,
+                                                      replica_fetch_backoff_ms=100),
+                                      FailedPartitions(), FollowerReplicaManager(partition), SYSTEM)
+        thread.add_partitions({TP: OffsetAndEpoch(0, 0)})
+        thread.start()
+        conns = []
+        try:
+            conns.append(silent.accept()[0])
+            conns.append(silent.accept()[0])     # within 10 s, though nothing ever answered the first
+            assert thread.is_alive() and thread.fetch_state(TP) is not None
+        finally:
+            thread.shutdown()
+            for c in conns:
+                c.close()
