@@ -17,7 +17,9 @@ The gauges of S7:
 - ``kafka.server:type=ReplicaManager,name=IsrShrinksPerSec`` / ``IsrExpandsPerSec`` /
   ``FailedIsrUpdatesPerSec`` (meters, marked by the partitions' state store), ``PartitionCount``, ``LeaderCount``,
   ``UnderReplicatedPartitions``, ``UnderMinIsrPartitionCount``, ``AtMinIsrPartitionCount``, ``OfflineReplicaCount``; ``kafka.controller:type=KafkaController,
-  name=ActiveControllerCount``.
+  name=ActiveControllerCount``; ``kafka.server:type=ReplicaFetcherManager,name=MaxLag`` / ``FailedPartitionsCount`` /
+  ``DeadThreadCount`` (``clientId=Replica``), with each fetched partition's ``FetcherLagMetrics`` ``ConsumerLag``
+  registered by its fetcher thread.
 Idle percentages are ratios (0..1, as Kafka reports them) over the last 5 seconds.
 """
 from __future__ import annotations
@@ -84,6 +86,14 @@ def register_broker_metrics(server, registry=METRICS) -> list[MetricName]:
         add("kafka.server", "ReplicaManager", "AtMinIsrPartitionCount",
             lambda: sum(1 for p in list(rm.all_partitions.values()) if p.is_at_min_isr()))
         add("kafka.server", "ReplicaManager", "OfflineReplicaCount", lambda: len(rm.offline_partitions))
+    # Kafka: AbstractFetcherManager (MaxLag, FailedPartitionsCount, DeadThreadCount, tag clientId=Replica)
+    fetchers = getattr(rm, "replica_fetcher_manager", None)
+    if fetchers is not None:
+        add("kafka.server", "ReplicaFetcherManager", "MaxLag", fetchers.max_lag, clientId=fetchers.client_id)
+        add("kafka.server", "ReplicaFetcherManager", "FailedPartitionsCount", fetchers.failed_partitions.size,
+            clientId=fetchers.client_id)
+        add("kafka.server", "ReplicaFetcherManager", "DeadThreadCount", fetchers.dead_thread_count,
+            clientId=fetchers.client_id)
     # Kafka: KafkaController
     controller = server.kafka_controller
     if controller is not None:

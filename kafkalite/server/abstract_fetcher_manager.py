@@ -86,6 +86,25 @@ class AbstractFetcherManager(Logging):
     def create_fetcher_thread(self, fetcher_id: int, source_broker):
         raise NotImplementedError
 
+    # Kafka: AbstractFetcherManager.value (of the MaxLag gauge) -- the largest lag over every fetcher's partitions
+    def max_lag(self) -> int:
+        with self.lock:
+            return max((m.lag for fetcher in self.fetcher_thread_map.values()
+                        for m in list(fetcher.fetcher_lag_stats.stats.values())), default=0)
+
+    # Kafka: AbstractFetcherManager.deadThreadCount -- fetchers whose loop ended by an exception
+    def dead_thread_count(self) -> int:
+        with self.lock:
+            return sum(1 for fetcher in self.fetcher_thread_map.values() if fetcher.is_thread_failed)
+
+    # Kafka: AbstractFetcherManager.getFetcher -- the fetcher that holds this partition, if any
+    def get_fetcher(self, topic_partition):
+        with self.lock:
+            for fetcher in self.fetcher_thread_map.values():
+                if fetcher.fetch_state(topic_partition) is not None:
+                    return fetcher
+            return None
+
     # Kafka: AbstractFetcherManager.getFetcherId -- Utils.abs(31 * topic.hashCode() + partition) % numFetchers
     def get_fetcher_id(self, topic_partition) -> int:
         n = to_int32(31 * java_string_hashcode(topic_partition.topic) + topic_partition.partition)

@@ -1,7 +1,7 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/server/AbstractFetcherThread.scala
 
 Classes: ReplicaState, PartitionFetchState, OffsetTruncationState, OffsetAndEpoch, EpochData,
-PartitionStates, ResultWithPartitions, AbstractFetcherThread.
+PartitionStates, ResultWithPartitions, FetcherLagMetrics, FetcherLagStats, AbstractFetcherThread.
 
 A fetcher thread copies the partitions it was given from one source broker (S9). Each partition is
 first **Truncating**: the thread asks the leader, with OffsetsForLeaderEpoch, where the follower's
@@ -15,7 +15,9 @@ Subclasses say how to talk to the leader and to the local log: ``ReplicaFetcherT
 ``disabled_fixes`` (``kafkalite.test.disable.fixes``) brings back two of Kafka's old behaviours for tests:
 KAFKA-1211 (no OffsetsForLeaderEpoch: truncate to the high watermark) and KAFKA-6361 (one round only).
 Era notes: Java's ``ReentrantLock`` + ``Condition`` is a ``threading.Condition``; ``DelayedItem`` is a
-deadline in milliseconds. Omitted: the fetcher lag and rate metrics.
+deadline in milliseconds. Each partition's lag (the leader's high watermark minus the next fetch offset) is
+the gauge ``kafka.server:type=FetcherLagMetrics,name=ConsumerLag,clientId=<thread>,topic=..,partition=..``;
+omitted: FetcherStats' request and byte rates.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from collections import OrderedDict
 
 import attrs
 
+from kafkalite.metrics.kafka_metrics_group import MetricsGroup
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.utils.shutdownable_thread import ShutdownableThread
 
@@ -136,6 +139,52 @@ class PartitionStates:
         return len(self._map)
 
 
+class FetcherLagMetrics:
+    """Kafka: FetcherLagMetrics(metricId: ClientIdTopicPartition) -- one partition's lag, as a gauge."""
+
+    def __init__(self, client_id: str, topic_partition):
+        self.lag = 0
+        self._group = MetricsGroup("kafka.server", "FetcherLagMetrics")
+        self._tags = {"clientId": client_id, "topic": topic_partition.topic,
+                      "partition": str(topic_partition.partition)}
+        self._group.new_gauge("ConsumerLag", lambda: self.lag, self._tags)
+
+    # Kafka: AbstractFetcherThread.unregister (FetcherLagMetrics.unregister)
+    def unregister(self) -> None:
+        self._group.remove_metric("ConsumerLag", self._tags)
+
+
+class FetcherLagStats:
+    """Kafka: FetcherLagStats(metricId) -- the lag of every partition a fetcher thread holds."""
+
+    def __init__(self, client_id: str):
+        self.client_id = client_id
+        self.stats: dict = {}
+        self._lock = threading.Lock()
+
+    # Kafka: AbstractFetcherThread.getAndMaybePut (FetcherLagStats)
+    def get_and_maybe_put(self, topic_partition) -> FetcherLagMetrics:
+        with self._lock:
+            metrics = self.stats.get(topic_partition)
+            if metrics is None:
+                metrics = self.stats[topic_partition] = FetcherLagMetrics(self.client_id, topic_partition)
+            return metrics
+
+    # Kafka: AbstractFetcherThread.isReplicaInSync (FetcherLagStats)
+    def is_replica_in_sync(self, topic_partition) -> bool:
+        metrics = self.stats.get(topic_partition)
+        return metrics is not None and metrics.lag <= 0
+
+    # Kafka: AbstractFetcherThread.unregister (FetcherLagStats.unregister)
+    def unregister(self, topic_partition=None) -> None:
+        with self._lock:
+            gone = list(self.stats) if topic_partition is None else [topic_partition]
+            for tp in gone:
+                metrics = self.stats.pop(tp, None)
+                if metrics is not None:
+                    metrics.unregister()
+
+
 class AbstractFetcherThread(ShutdownableThread):
     """Kafka: AbstractFetcherThread(name, clientId, sourceBroker, failedPartitions, fetchBackOffMs,
     isInterruptible)."""
@@ -152,6 +201,7 @@ class AbstractFetcherThread(ShutdownableThread):
         self.partition_states = PartitionStates()
         self.partition_map_lock = threading.RLock()
         self.partition_map_cond = threading.Condition(self.partition_map_lock)
+        self.fetcher_lag_stats = FetcherLagStats(client_id)
 
     # ---- what a subclass provides (Kafka's abstract methods)
     def process_partition_data(self, topic_partition, fetch_offset: int, partition_data):
@@ -197,6 +247,7 @@ class AbstractFetcherThread(ShutdownableThread):
         with self.partition_map_cond:
             self.partition_map_cond.notify_all()
         self.await_shutdown()
+        self.fetcher_lag_stats.unregister()
 
     # Kafka: AbstractFetcherThread.doWork
     def do_work(self) -> None:
@@ -354,8 +405,11 @@ class AbstractFetcherThread(ShutdownableThread):
                            f"{e!r}", exc_info=not isinstance(e, ApiException))
                 self.mark_partition_failed(tp)
             else:
+                if info is not None:
+                    next_offset = info.last_offset + 1 if info.valid_bytes > 0 else current.fetch_offset
+                    self.fetcher_lag_stats.get_and_maybe_put(tp).lag = max(0, partition_data.high_watermark
+                                                                           - next_offset)
                 if info is not None and info.valid_bytes > 0 and self.partition_states.contains(tp):
-                    next_offset = info.last_offset + 1
                     self.partition_states.update_and_move_to_end(tp, PartitionFetchState(
                         next_offset, fetch_state.current_leader_epoch, ReplicaState.FETCHING))
         elif error is Errors.OFFSET_OUT_OF_RANGE:
@@ -501,6 +555,7 @@ class AbstractFetcherThread(ShutdownableThread):
         with self.partition_map_lock:
             for tp in topic_partitions:
                 self.partition_states.remove(tp)
+                self.fetcher_lag_stats.unregister(tp)
 
     # Kafka: AbstractFetcherThread.partitionCount
     def partition_count(self) -> int:
