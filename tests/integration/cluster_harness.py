@@ -165,10 +165,13 @@ class ClusterProcesses:
         return batches[-1][1] + 1 if batches else 0
 
     def pause(self, i: int) -> None:
-        self.brokers[i]._signal(signal.SIGSTOP)
+        if self.brokers[i].proc is not None:
+            self.brokers[i]._signal(signal.SIGSTOP)
 
     def resume(self, i: int) -> None:
-        self.brokers[i]._signal(signal.SIGCONT)
+        """SIGCONT (nothing if the broker is not running: a test may have stopped it)."""
+        if self.brokers[i].proc is not None:
+            self.brokers[i]._signal(signal.SIGCONT)
 
     def stop(self) -> None:
         if self._zk is not None:
