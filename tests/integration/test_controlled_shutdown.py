@@ -10,7 +10,6 @@ leader.
   idempotent acks=all load: no error reaches the producer, nothing acknowledged is lost.
 """
 import threading
-import time
 
 import pytest
 

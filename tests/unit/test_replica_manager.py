@@ -299,6 +299,34 @@ class TestRoleChanges:
         rm.make_leaders(1, [(partition, leader)], 2, errors)
         assert fetchers.removed[-1] == {tp} and partition.is_leader()
 
+    def test_a_follower_serves_its_log_to_its_fetcher_but_no_epoch_answers(self, tmp_path, replica_managers):
+        # the fetcher reads the follower's own log (local_log_or_exception needs no leadership); OffsetsForLeaderEpoch
+        # is answered by leaders only (Kafka: lastOffsetForLeaderEpoch with fetchOnlyFromLeader = true)
+        from kafkalite.utils.time import MockTime
+        rm = make_replica_manager(tmp_path, MockTime(), alive_brokers=(1,))
+        replica_managers.append(rm)
+        rm.replica_fetcher_manager = RecordingFetcherManager()
+        tp = TopicPartition("t", 0)
+        partition = rm.all_partitions[tp] = rm.create_partition(tp)
+        rm.make_followers(1, [(partition, follower_state("t", 1, 3))], 1, {})
+        assert rm.local_log_or_exception(tp) is partition.log
+        with pytest.raises(Errors.NOT_LEADER_FOR_PARTITION.exception_class):
+            rm.last_offset_for_leader_epoch(tp, -1, 3)
+
+    def test_disabled_fixes_come_from_the_config(self, tmp_path, replica_managers):
+        from kafkalite.log.log_config import LogConfig
+        from kafkalite.log.log_manager import LogManager
+        from kafkalite.server.kafka_config import KafkaConfig
+        from kafkalite.server.replica_manager import ReplicaManager
+        from kafkalite.utils.time import MockTime
+        config = KafkaConfig({"broker.id": "0", "log.dirs": str(tmp_path), "zookeeper.connect": "embedded:x",
+                              "kafkalite.test.disable.fixes": "KAFKA-7128,KAFKA-7415"})
+        rm = ReplicaManager(config, MockTime(), None, None, LogManager([str(tmp_path)], LogConfig()), None,
+                            lambda topic: LogConfig())
+        replica_managers.append(rm)
+        assert rm.disabled_fixes == {"KAFKA-7128", "KAFKA-7415"}
+        assert rm.create_partition(TopicPartition("t", 0)).disabled_fixes == {"KAFKA-7128", "KAFKA-7415"}
+
     def test_stop_replica_stops_fetching_first(self, tmp_path, replica_managers):
         from kafkalite.utils.time import MockTime
         rm = make_replica_manager(tmp_path, MockTime(), alive_brokers=(1,))
