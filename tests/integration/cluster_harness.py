@@ -9,7 +9,11 @@ config/server-<i>.properties`` with ``--override`` for its port, ``log.dirs`` an
 ``broker_overrides(i)`` adds settings for broker ``i`` alone (a metrics port, say). For replication
 tests: ``partition_state(topic, p)`` reads the partition's state znode (leader, ISR) from ZooKeeper,
 ``log_batches(i, topic, p)`` the batches in broker ``i``'s segment files, ``pause(i)`` / ``resume(i)``
-SIGSTOP and SIGCONT a broker.
+SIGSTOP and SIGCONT a broker. For the failure tests (``test_replication_failures.py``): ``partition_dir(i, …)``
+(broker ``i``'s directory of a partition), ``leader(…)``, ``wait_for_isr(…)`` (as the state znode says),
+``create_topic(name, replicas)`` with an explicit assignment, ``high_watermark(…)`` (ListOffsets on the leader),
+``leader_epoch_entries(i, …)`` (its ``leader-epoch-checkpoint``) and ``log_end_offset(i, …)`` (from its
+segment files); ``replica_logs.py`` compares replicas' logs.
 """
 from __future__ import annotations
 
@@ -99,11 +103,75 @@ class ClusterProcesses:
                 records.close()
         return out
 
+    def partition_dir(self, i: int, topic: str, partition: int) -> Path:
+        """Broker ``i``'s directory of ``topic-partition`` (its ``log.dirs`` has one directory)."""
+        return self.brokers[i].log_dirs / f"{topic}-{partition}"
+
+    def leader(self, topic: str, partition: int) -> int:
+        """The leader the state znode names (-1 while the partition is offline)."""
+        return self.partition_state(topic, partition)["leader"]
+
+    def wait_for_isr(self, topic: str, partition: int, isr, timeout: float = 30) -> dict:
+        """Wait until the state znode's ISR is the set ``isr``; return the state."""
+        from support import wait_until
+        want = set(isr)
+
+        def reached():
+            state = self.partition_state(topic, partition)
+            return state if set(state["isr"]) == want else None
+        return wait_until(reached, timeout, f"the ISR of {topic}-{partition} to be {sorted(want)}")
+
+    def wait_for_leader(self, topic: str, partition: int, leader: int, timeout: float = 30) -> dict:
+        """Wait until the state znode names ``leader``; return the state."""
+        from support import wait_until
+
+        def elected():
+            state = self.partition_state(topic, partition)
+            return state if state["leader"] == leader else None
+        return wait_until(elected, timeout, f"broker {leader} to lead {topic}-{partition}")
+
+    def create_topic(self, name: str, replicas: list[int], configs: dict | None = None) -> dict:
+        """One partition on ``replicas`` (the first is the preferred leader), through kafka-python's admin
+        client (librdkafka refuses an assignment without a replication factor); waits for a full ISR."""
+        from kafka.admin import KafkaAdminClient, NewTopic
+        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, request_timeout_ms=15000)
+        try:
+            admin.create_topics([NewTopic(name, -1, -1, replica_assignments={0: list(replicas)},
+                                          topic_configs={k: str(v) for k, v in (configs or {}).items()})])
+        finally:
+            admin.close()
+        return self.wait_for_isr(name, 0, replicas)
+
+    def high_watermark(self, topic: str, partition: int) -> int:
+        """The leader's high watermark: the latest offset a read-uncommitted ListOffsets returns."""
+        from confluent_kafka import Consumer, TopicPartition
+        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "kafkalite-watermarks"})
+        try:
+            return consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10, cached=False)[1]
+        finally:
+            consumer.close()
+
+    def leader_epoch_entries(self, i: int, topic: str, partition: int) -> list[tuple[int, int]]:
+        """(epoch, start offset) of each entry in broker ``i``'s ``leader-epoch-checkpoint`` of the partition."""
+        from kafkalite.log.checkpoint_file import read_checkpoint
+        path = self.partition_dir(i, topic, partition) / "leader-epoch-checkpoint"
+        if not path.exists():
+            return []
+        return [(int(epoch), int(offset)) for epoch, offset in read_checkpoint(str(path))]
+
+    def log_end_offset(self, i: int, topic: str, partition: int) -> int:
+        """One past the last offset in broker ``i``'s segment files (0 for an empty log)."""
+        batches = self.log_batches(i, topic, partition)
+        return batches[-1][1] + 1 if batches else 0
+
     def pause(self, i: int) -> None:
-        self.brokers[i]._signal(signal.SIGSTOP)
+        if self.brokers[i].proc is not None:
+            self.brokers[i]._signal(signal.SIGSTOP)
 
     def resume(self, i: int) -> None:
-        self.brokers[i]._signal(signal.SIGCONT)
+        """SIGCONT (nothing if the broker is not running: a test may have stopped it)."""
+        if self.brokers[i].proc is not None:
+            self.brokers[i]._signal(signal.SIGCONT)
 
     def stop(self) -> None:
         if self._zk is not None:

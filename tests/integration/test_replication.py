@@ -4,13 +4,17 @@ three kafkalite broker processes over Debian's ZooKeeper, started from ``config/
 (replication factor 3, ``min.insync.replicas=2``).
 
 - kafka-python, confluent-kafka and kcat produce with acks=all to partitions led by each broker in turn
-  and read every record back; the followers' logs hold the leader's batches (offsets, leader epochs and
-  CRCs) byte for byte.
+  and each reads every record back; the followers' logs hold the leader's batches (offsets, leader epochs
+  and CRCs) byte for byte.
 - A follower that stops fetching (SIGSTOP) leaves the ISR in ZooKeeper within ``replica.lag.time.max.ms``
   and a margin; acks=all keeps succeeding with two in sync and fails with NOT_ENOUGH_REPLICAS with one; a
   follower restarted, or resumed, truncates, catches up and rejoins the ISR; the controller passes ISR
   changes on to every broker's Metadata answers; IsrShrinksPerSec,
   IsrExpandsPerSec, UnderReplicatedPartitions and UnderMinIsrPartitionCount move on the leader.
+- A follower stopped with SIGTERM leaves the ISR at once (the controller takes a broker that shuts down, or
+  whose registration goes, out of every ISR: ReplicaStateMachine's OfflineReplica), not
+  ``replica.lag.time.max.ms`` later, in ZooKeeper and in Metadata; acks=all goes on with two in sync, and
+  the restarted follower catches up on what it missed and rejoins.
 """
 import threading
 import time
@@ -70,8 +74,13 @@ def test_three_clients_produce_acks_all_and_every_replica_holds_the_leaders_batc
         part = [r for r in records[60:] if r.partition == p]
         if part:
             clients.produce_kcat(cluster.brokers[2].bootstrap, unique_topic, part, tmp_path, extra=("-X", "acks=all"))
+    want = sorted((r.partition, r.value) for r in records)
     got = clients.read_confluent(cluster.bootstrap, unique_topic, range(3), 90)
-    assert sorted((c.partition, c.value) for c in got) == sorted((r.partition, r.value) for r in records)
+    assert sorted((c.partition, c.value) for c in got) == want
+    got = clients.read_kafka_python(cluster.brokers[0].bootstrap, unique_topic, range(3), 90)
+    assert sorted((c.partition, c.value) for c in got) == want
+    got = clients.read_kcat(cluster.brokers[1].bootstrap, unique_topic, 90)
+    assert sorted((c.partition, c.value) for c in got) == want
     for p in range(3):
         batches = wait_for_identical_logs(cluster, unique_topic, p, range(3))
         ends = [last for _, last, _, _ in batches]
@@ -168,3 +177,35 @@ def test_a_stopped_follower_leaves_the_isr_and_a_restarted_one_rejoins(cluster, 
         + [b"three in sync again"]
     got = clients.read_confluent(cluster.bootstrap, unique_topic, [0], len(expected))
     assert [c.value for c in got] == expected
+
+
+def test_a_follower_stopped_with_sigterm_leaves_the_isr_at_once_and_rejoins(cluster, unique_topic):
+    controller = cluster.controller_id()
+    replicas = [controller] + [b for b in range(3) if b != controller]
+    admin = clients.KafkaPythonAdmin(cluster.bootstrap).admin
+    try:
+        admin.create_topics([NewTopic(unique_topic, -1, -1, replica_assignments={0: replicas})])
+    finally:
+        admin.close()
+    wait_for_full_isr(cluster, unique_topic, 1)
+    leader, stopped, other = replicas
+    producer = AcksAllProducer(cluster.bootstrap, unique_topic)
+    assert producer.send(b"three in sync")[0] is None
+    under_replicated = leader_metric(cluster, leader, "kafka_server_replicamanager_underreplicatedpartitions")
+    cluster.brokers[stopped].stop()
+    # out of the ISR by the time the process has exited, not replica.lag.time.max.ms later
+    assert sorted(cluster.partition_state(unique_topic, 0)["isr"]) == sorted([leader, other])
+    wait_until(lambda: metadata_isr(cluster.brokers[other].bootstrap, unique_topic) == sorted([leader, other]),
+               20, "Metadata to show the smaller ISR")
+    values = [b"two in sync %d" % i for i in range(5)]
+    for v in values:
+        assert producer.send(v)[0] is None
+    # this partition and any other of the leader's that the stopped broker followed
+    assert leader_metric(cluster, leader, "kafka_server_replicamanager_underreplicatedpartitions") > under_replicated
+    cluster.brokers[stopped].start(60)
+    wait_for_full_isr(cluster, unique_topic, 1)
+    assert producer.send(b"three in sync again")[0] is None
+    wait_for_identical_logs(cluster, unique_topic, 0, range(3))
+    assert cluster.log_batches(stopped, unique_topic, 0)[-1][1] == len(values) + 1
+    wait_until(lambda: leader_metric(cluster, leader, "kafka_server_replicamanager_underreplicatedpartitions")
+               == under_replicated, 30, f"UnderReplicatedPartitions back to {under_replicated}")
