@@ -6,12 +6,11 @@ Classes: KafkaAdminClient.
     admin.create_topics([NewTopic("orders", 3, 1)])
     admin.describe_topics(["orders"])["orders"].partitions
 
-Every call sends its requests to the broker Kafka's admin client would pick -- CreateTopics, DeleteTopics
-and CreatePartitions to the controller; group requests to the group's coordinator (FindCoordinator
+Every call sends its requests to the broker Kafka's admin client would pick -- CreateTopics, DeleteTopics,
+CreatePartitions and ElectLeaders to the controller; group requests to the group's coordinator (FindCoordinator
 first); DescribeConfigs/IncrementalAlterConfigs for a broker to that broker, for topics to any broker;
-the rest to the least loaded broker -- waits for the answer, and returns plain objects
-(``admin_types``). A per-item error raises the matching ``kafkalite.protocol.errors`` exception
-(e.g. TopicExistsException), as ``KafkaFuture.get()`` would after unwrapping.
+the rest to the least loaded broker -- waits for the answer, and returns plain objects (``admin_types``).
+A per-item error raises the matching ``kafkalite.protocol.errors`` exception (e.g. TopicExistsException), as ``KafkaFuture.get()`` would after unwrapping.
 
 What it knows of the cluster is a ``Metadata`` (Kafka keeps an AdminMetadataManager), bootstrapped from
 ``bootstrap.servers`` and replaced by every Metadata response the admin asks for; topic descriptions,
@@ -45,8 +44,8 @@ from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import (
     create_partitions as cp, create_topics as ct, delete_groups as dg, delete_topics as dt,
-    describe_configs as dc, describe_groups as dgr, find_coordinator as fc, incremental_alter_configs as iac,
-    list_groups as lg, list_offsets as lo, offset_commit as oc, offset_fetch as of,
+    describe_configs as dc, describe_groups as dgr, elect_leaders as el, find_coordinator as fc,
+    incremental_alter_configs as iac, list_groups as lg, list_offsets as lo, offset_commit as oc, offset_fetch as of,
 )
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
 from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRequestTopic
@@ -205,6 +204,27 @@ class KafkaAdminClient:
         response = self._call(self._controller(), ApiKeys.CREATE_PARTITIONS, request)
         for result in response.results:
             _raise_for(result.error_code, result.error_message, f"Create partitions for {result.name}")
+
+    # Kafka: KafkaAdminClient.electLeaders -- {partition: None (elected) or the partition's exception}; ``partitions``
+    # None asks for every partition of the cluster, and the controller answers only for those it elected or failed
+    def elect_leaders(self, election_type: int, partitions: set[TopicPartition] | None,
+                      timeout_ms: int = 30000) -> dict[TopicPartition, Exception | None]:
+        topic_partitions = None
+        if partitions is not None:
+            by_topic: dict[str, list[int]] = {}
+            for tp in sorted(partitions, key=lambda tp: (tp.topic, tp.partition)):
+                by_topic.setdefault(tp.topic, []).append(tp.partition)
+            topic_partitions = [el.TopicPartitions(topic=t, partition_id=ps) for t, ps in by_topic.items()]
+        response = self._call(self._controller(), ApiKeys.ELECT_LEADERS, el.ElectLeadersRequest(
+            election_type=election_type, topic_partitions=topic_partitions, timeout_ms=timeout_ms))
+        _raise_for(response.error_code, None, "Elect leaders")
+        out: dict[TopicPartition, Exception | None] = {}
+        for topic in response.replica_election_results:
+            for p in topic.partition_result:
+                error = Errors.for_code(p.error_code)
+                out[TopicPartition(topic.topic, p.partition_id)] = \
+                    None if error is Errors.NONE else error.exception(p.error_message)
+        return out
 
     # Kafka 2.5: KafkaAdminClient.listOffsets -- spec -2 earliest, -1 latest, or a timestamp
     def list_offsets(self, specs: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
