@@ -6,7 +6,9 @@ a cluster of broker *processes* over a real ZooKeeper, started the way the READM
 config/server-<i>.properties`` with ``--override`` for its port, ``log.dirs`` and the ZooKeeper address
 (a chroot of its own, as ``config/`` uses). ``brokers[i]`` is a ``harness.BrokerProcess``;
 ``bootstrap`` lists every running broker; ``stop()`` stops the brokers, then ZooKeeper, each by PID.
-``broker_overrides(i)`` adds settings for broker ``i`` alone (a metrics port, say). For replication
+``broker_overrides(i)`` adds settings for broker ``i`` alone (a metrics port, say); ``control_plane=True`` gives each
+broker a second listener, CONTROLLER, named by ``control.plane.listener.name`` (KIP-291), so the controller's
+requests never share a connection with replication or clients (``control_port(i)``). For replication
 tests: ``partition_state(topic, p)`` reads the partition's state znode (leader, ISR) from ZooKeeper,
 ``log_batches(i, topic, p)`` the batches in broker ``i``'s segment files, ``pause(i)`` / ``resume(i)``
 SIGSTOP and SIGCONT a broker. For the failure tests (``test_replication_failures.py``): ``partition_dir(i, …)``
@@ -22,7 +24,7 @@ import signal
 import sys
 from pathlib import Path
 
-from harness import REPO_ROOT, BrokerProcess
+from harness import REPO_ROOT, BrokerProcess, free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import zk_harness  # noqa: E402
@@ -34,8 +36,10 @@ def zookeeper_available() -> bool:
 
 class ClusterProcesses:
     def __init__(self, workdir: Path, num_brokers: int = 3, overrides: dict | None = None,
-                 broker_overrides=lambda i: {}):
+                 broker_overrides=lambda i: {}, control_plane: bool = False):
         self.broker_overrides = broker_overrides
+        self.control_plane = control_plane
+        self.control_ports: list[int] = []
         self._zk = None
         self.workdir = Path(workdir)
         self.zookeeper = zk_harness.ZooKeeperServer(str(self.workdir / "zookeeper"))
@@ -49,20 +53,31 @@ class ClusterProcesses:
         try:
             for i in range(self.num_brokers):
                 properties = REPO_ROOT / "config" / f"server-{i % 3}.properties"
+                port, listeners = free_port(), {}
+                if self.control_plane:
+                    self.control_ports.append(free_port())
+                    listeners = {"listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{self.control_ports[i]}",
+                                 "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                                 "control.plane.listener.name": "CONTROLLER"}
                 broker = BrokerProcess(self.workdir / f"broker-{i}", {
                     "broker.id": str(i),
                     "zookeeper.connect": self.zookeeper.connect_string("kafkalite"),
                     # the last broker to stop cannot hand its leaderships over: retry quickly, then stop
                     "controlled.shutdown.retry.backoff.ms": 200,
+                    **listeners,
                     **self.overrides,
                     **self.broker_overrides(i),
-                }, properties=properties)
+                }, port=port, properties=properties)
                 self.brokers.append(broker)
                 broker.start()
         except BaseException:
             self.stop()
             raise
         return self
+
+    def control_port(self, i: int) -> int:
+        """Broker ``i``'s CONTROLLER listener port (``control_plane=True`` only)."""
+        return self.control_ports[i]
 
     @property
     def bootstrap(self) -> str:
@@ -100,7 +115,7 @@ class ClusterProcesses:
             try:
                 out += [(b.base_offset, b.last_offset, b.partition_leader_epoch, b.checksum) for b in records.batches()]
             finally:
-                records.close()
+                records.close_handlers()   # not close(): its trim() would cut a live broker's appends since open
         return out
 
     def partition_dir(self, i: int, topic: str, partition: int) -> Path:
