@@ -1,20 +1,41 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/server/DelayedProduce.scala
 
-Classes: DelayedProduce, ProducePartitionStatus.
+Classes: DelayedProduce, ProducePartitionStatus, DelayedProduceMetrics (module attribute
+``DELAYED_PRODUCE_METRICS``, Kafka's ``object DelayedProduceMetrics``).
 
 A produce with acks=-1 waits here until every in-sync replica has the appended records (S33–S34):
 each partition is pending until ``Partition.check_enough_replicas_reach_offset`` says its high
 watermark passed the required offset. It is watched under each partition's key and completed by
 ``check_and_complete`` when a high watermark moves, or answered with REQUEST_TIMED_OUT for the
 partitions still pending when ``timeout_ms`` expires. With one replica the leader alone is the
-ISR, so the first try completes it.
+ISR, so the first try completes it. Each expiry is counted in
+``kafka.server:type=DelayedProduceMetrics,name=ExpiresPerSec`` (and per partition, with ``topic`` and
+``partition`` tags): the produce requests that timed out in the purgatory (S26's symptom).
 """
 from __future__ import annotations
 
 import attrs
 
+from kafkalite.metrics.kafka_metrics_group import KafkaMetricsGroup
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.server.delayed_operation import DelayedOperation
+
+
+class DelayedProduceMetrics(KafkaMetricsGroup):
+    """Kafka: DelayedProduceMetrics -- how many produce requests expired in the purgatory, in all and per partition."""
+
+    def __init__(self):
+        self.new_meter("ExpiresPerSec", "requests")   # Kafka: aggregateExpirationMeter, there from the start
+
+    # Kafka: DelayedProduceMetrics.recordExpiration -- meters are looked up in the registry each time, so a
+    # registry cleared between benchmark runs gets them back
+    def record_expiration(self, partition) -> None:
+        self.new_meter("ExpiresPerSec", "requests").mark()
+        self.new_meter("ExpiresPerSec", "requests", {"topic": partition.topic,
+                                                     "partition": str(partition.partition)}).mark()
+
+
+DELAYED_PRODUCE_METRICS = DelayedProduceMetrics()
 
 
 @attrs.define
@@ -61,10 +82,12 @@ class DelayedProduce(DelayedOperation):
             return self.force_complete()
         return False
 
+    # Kafka: DelayedProduce.onExpiration
     def on_expiration(self) -> None:
-        pending = [str(tp) for tp, s in self.produce_status.items() if s.acks_pending]
-        if pending:
-            self.debug(f"Expiring produce request for partitions {pending}")
+        for tp, status in self.produce_status.items():
+            if status.acks_pending:
+                self.debug(f"Expiring produce request for partition {tp} with status {status}")
+                DELAYED_PRODUCE_METRICS.record_expiration(tp)
 
     # Kafka: DelayedProduce.onComplete
     def on_complete(self) -> None:

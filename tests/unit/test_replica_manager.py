@@ -131,13 +131,25 @@ class TestAcksAll:
         assert result[TopicPartition("t", 0)].error is Errors.NONE
 
     def test_acks_all_times_out_when_the_follower_never_comes(self, broker):
+        from kafkalite.metrics.kafka_metrics_group import METRICS
         rm = broker.server.replica_manager
         create_topic(broker.server, "t")
         lead_with_a_lagging_follower(rm, "t")
+
+        def expired(mbean):
+            meter = METRICS.get(mbean)
+            return meter.count if meter is not None else 0
+        aggregate = "kafka.server:type=DelayedProduceMetrics,name=ExpiresPerSec"
+        per_partition = aggregate + ",topic=t,partition=0"
+        before = expired(aggregate), expired(per_partition)
         responses = produce(rm, "t", -1, timeout_ms=200)
         wait_until(lambda: responses, 10, "the DelayedProduce to expire")
         [result] = responses
         assert result[TopicPartition("t", 0)].error is Errors.REQUEST_TIMED_OUT
+        # Kafka: DelayedProduceMetrics.recordExpiration, once in all and once for the partition (onExpiration
+        # runs after onComplete has sent the answer)
+        wait_until(lambda: (expired(aggregate), expired(per_partition)) == (before[0] + 1, before[1] + 1), 10,
+                   "the expiry to be counted")
 
 
 class TestDeleteRecordsAndStats:
