@@ -1,9 +1,12 @@
-"""Issue 6, "Done when" 1, 2 and 4 (S20-S23, S25): the control plane at work.
+"""Issue 6, "Done when" 1, 2 and 4 (S20-S23, S25), and S26 on three brokers: the control plane at work.
 
 - With ``control.plane.listener.name`` set, the controller's LeaderAndIsr / UpdateMetadata are read by
   the control-plane Processor and handled by ``control-plane-kafka-request-handler-0`` from the
   RequestChannel of depth 20 while the data plane's queue is full (``queued.max.requests=1`` and a
   data-plane handler held on purpose). Without it they queue behind the data requests.
+- S26 (KAFKA-4453) on three brokers: a preferred-leader election reaches the old leader, whose one data-plane
+  handler is held with an acks=all produce queued behind it, at once with a control plane, and only once its
+  data plane moves without one (``bench/control_plane_election.py`` measures the same on broker processes).
 - S20's config errors stop start-up with Kafka's message, one line, non-zero exit.
 - A full request queue blocks reading instead of dropping: pipelined requests all come back, in order.
 """
@@ -172,3 +175,88 @@ def test_full_request_queue_blocks_reading_and_answers_every_pipelined_request_i
             assert all(g[1] == 0 for g in got)
     finally:
         server.shutdown()
+
+
+# ---- S26 on three brokers: a preferred-leader election reaching an old leader whose data plane is busy
+
+ELECTION_TOPIC = "kafka-4453"
+
+
+def cluster_with_a_moved_leader(kafka_cluster_factory, control_plane: bool):
+    """Three in-process brokers with one handler thread each; ELECTION_TOPIC-0 on [P, L, C] (C the controller)
+    is led by L after P restarted (controlled shutdown handed the leadership over), so P is the preferred
+    leader waiting for an election. Returns (cluster, P, L)."""
+    from kafkalite.clients.admin.admin_client import KafkaAdminClient
+    from kafkalite.clients.admin.admin_types import NewTopic
+    from kafkalite.common.topic_partition import TopicPartition
+    overrides = {"listeners": CP["listeners"], "listener_security_protocol_map": CP["listener.security.protocol.map"],
+                 "control_plane_listener_name": "CONTROLLER"} if control_plane else {}
+    cluster = kafka_cluster_factory(3, replication_factor=3, min_insync_replicas=2, num_io_threads=1,
+                                    auto_leader_rebalance_enable=False, **overrides)
+    c = cluster.brokers.index(cluster.controller())
+    p, l_ = [i for i in range(3) if i != c]
+    with KafkaAdminClient({"bootstrap.servers": cluster.bootstrap_servers}) as admin:
+        admin.create_topics([NewTopic(ELECTION_TOPIC, replica_assignments={0: [p, l_, c]})])
+    tp = TopicPartition(ELECTION_TOPIC, 0)
+    ctx = cluster.controller().server.kafka_controller.controller_context
+    wait_until(lambda: tp in ctx.partition_leadership_info
+               and len(ctx.partition_leadership_info[tp].leader_and_isr.isr) == 3, 15, "a full ISR")
+    cluster.brokers[p].stop()
+    cluster.brokers[p].start()
+    wait_until(lambda: (lai := ctx.partition_leadership_info[tp].leader_and_isr).leader == l_ and len(lai.isr) == 3,
+               30, f"broker {l_} to lead with a full ISR again")
+    return cluster, p, l_
+
+
+def local_leader(broker, tp):
+    partition = broker.server.replica_manager.get_partition(tp)
+    return partition.leader_replica_id_opt if partition is not None else None
+
+
+@pytest.mark.parametrize("control_plane", [True, False], ids=["control-plane", "shared"])
+def test_preferred_leader_election_reaches_an_old_leader_whose_data_plane_is_busy(kafka_cluster_factory,
+                                                                                 control_plane):
+    """KAFKA-4453 on three brokers: the old leader's one data-plane handler is held and an acks=all produce
+    waits in its queue; confluent-kafka's admin client asks for a preferred-leader election. With a control
+    plane the old leader gets its LeaderAndIsr at once and follows the new leader while its data plane is
+    still held; without one the LeaderAndIsr waits behind the data requests, and the old leader believes it
+    leads until the data plane moves again. Either way the queued record ends up on the new leader."""
+    from confluent_kafka import ElectionType, Producer
+    from confluent_kafka import TopicPartition as CTP
+    from confluent_kafka.admin import AdminClient
+    from kafkalite.common.topic_partition import TopicPartition
+    cluster, p, l_ = cluster_with_a_moved_leader(kafka_cluster_factory, control_plane)
+    tp = TopicPartition(ELECTION_TOPIC, 0)
+    old = cluster.brokers[l_]
+    release, held = hold_data_plane(old.server)
+    try:
+        blocker = RawConnection(old.port)
+        blocker_request(blocker, 1)
+        assert held.wait(10)
+        producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all", "linger.ms": 0})
+        delivered = []
+        producer.produce(ELECTION_TOPIC, b"queued", partition=0,
+                         on_delivery=lambda err, msg: delivered.append((err, msg.offset())))
+        channel = old.server.socket_server.data_plane_request_channel
+        wait_until(lambda: producer.poll(0.05) is not None and channel.request_queue_size() >= 1, 10,
+                   "data requests queued behind the held handler")
+
+        admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+        result = admin.elect_leaders(ElectionType.PREFERRED, [CTP(ELECTION_TOPIC, 0)]).result(15)
+        assert {(t.topic, t.partition): err for t, err in result.items()} == {(ELECTION_TOPIC, 0): None}
+        wait_until(lambda: local_leader(cluster.brokers[p], tp) == p, 10, "the preferred replica to lead")
+        if control_plane:
+            wait_until(lambda: local_leader(old, tp) == p, 10, "the old leader to follow, its data plane held")
+            assert not release.is_set() and channel.request_queue_size() >= 1
+        else:
+            with pytest.raises(AssertionError):   # its LeaderAndIsr waits behind the held data plane
+                wait_until(lambda: local_leader(old, tp) == p, 1.5, "the old leader to follow")
+            assert local_leader(old, tp) == l_
+        release.set()
+        wait_until(lambda: local_leader(old, tp) == p, 15, "the old leader to follow once its data plane moves")
+        assert producer.flush(30) == 0
+        assert len(delivered) == 1 and delivered[0][0] is None, delivered
+        leader_log = cluster.brokers[p].server.replica_manager.get_partition(tp).leader_log_if_local()
+        assert leader_log.log_end_offset == delivered[0][1] + 1
+    finally:
+        release.set()
