@@ -4,9 +4,11 @@
   the control-plane Processor and handled by ``control-plane-kafka-request-handler-0`` from the
   RequestChannel of depth 20 while the data plane's queue is full (``queued.max.requests=1`` and a
   data-plane handler held on purpose). Without it they queue behind the data requests.
-- S26 (KAFKA-4453) on three brokers: a preferred-leader election reaches the old leader, whose one data-plane
-  handler is held with an acks=all produce queued behind it, at once with a control plane, and only once its
-  data plane moves without one (``bench/control_plane_election.py`` measures the same on broker processes).
+- S26 (KAFKA-4453) on three brokers: a preferred-leader election reaches an old leader whose one data-plane
+  handler is held while an acks=all produce waits in its purgatory: with a control plane the old leader steps
+  down at once and the produce is answered NOT_LEADER_FOR_PARTITION (the retry succeeds on the new leader);
+  without one the produce times out in the purgatory (``bench/control_plane_election.py`` measures the same
+  on broker processes).
 - S20's config errors stop start-up with Kafka's message, one line, non-zero exit.
 - A full request queue blocks reading instead of dropping: pipelined requests all come back, in order.
 """
@@ -213,14 +215,39 @@ def local_leader(broker, tp):
     return partition.leader_replica_id_opt if partition is not None else None
 
 
+def hold_after_first_produce(server):
+    """Make the data plane's one handler thread wait on an Event right after it handled the first PRODUCE: the
+    acks=all request waits in the purgatory, and the followers' fetches that would complete it queue behind."""
+    apis = server.data_plane_request_processor
+    release, held = threading.Event(), threading.Event()
+    original = apis.handle
+
+    def handle(request):
+        original(request)
+        if request.api_key.name == "PRODUCE" and not held.is_set():
+            held.set()
+            release.wait(30)
+    apis.handle = handle
+    return release, held
+
+
+def expired_in_purgatory(tp) -> int:
+    from kafkalite.metrics.kafka_metrics_group import METRICS
+    meter = METRICS.get(f"kafka.server:type=DelayedProduceMetrics,name=ExpiresPerSec,topic={tp.topic},"
+                        f"partition={tp.partition}")
+    return meter.count if meter is not None else 0
+
+
 @pytest.mark.parametrize("control_plane", [True, False], ids=["control-plane", "shared"])
 def test_preferred_leader_election_reaches_an_old_leader_whose_data_plane_is_busy(kafka_cluster_factory,
                                                                                  control_plane):
-    """KAFKA-4453 on three brokers: the old leader's one data-plane handler is held and an acks=all produce
-    waits in its queue; confluent-kafka's admin client asks for a preferred-leader election. With a control
-    plane the old leader gets its LeaderAndIsr at once and follows the new leader while its data plane is
-    still held; without one the LeaderAndIsr waits behind the data requests, and the old leader believes it
-    leads until the data plane moves again. Either way the queued record ends up on the new leader."""
+    """KAFKA-4453 on three brokers. The old leader appended an acks=all produce and parked it in its purgatory;
+    its one data-plane handler is then held, so the followers' fetches that would complete the produce queue up.
+    confluent-kafka's admin client asks for a preferred-leader election. With a control plane the old leader
+    gets its LeaderAndIsr at once, follows the new leader, answers the parked produce NOT_LEADER_FOR_PARTITION,
+    while the data plane is still held; the producer's retry is acknowledged by the new leader.
+    Without one the LeaderAndIsr waits behind the data requests: the old leader believes it leads, and the
+    parked produce times out in its purgatory (DelayedProduceMetrics' ExpiresPerSec)."""
     from confluent_kafka import ElectionType, Producer
     from confluent_kafka import TopicPartition as CTP
     from confluent_kafka.admin import AdminClient
@@ -228,18 +255,18 @@ def test_preferred_leader_election_reaches_an_old_leader_whose_data_plane_is_bus
     cluster, p, l_ = cluster_with_a_moved_leader(kafka_cluster_factory, control_plane)
     tp = TopicPartition(ELECTION_TOPIC, 0)
     old = cluster.brokers[l_]
-    release, held = hold_data_plane(old.server)
+    release, held = hold_after_first_produce(old.server)
     try:
-        blocker = RawConnection(old.port)
-        blocker_request(blocker, 1)
-        assert held.wait(10)
-        producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all", "linger.ms": 0})
+        expired_before = expired_in_purgatory(tp)
+        producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all", "linger.ms": 0,
+                             "request.timeout.ms": 3000})
         delivered = []
-        producer.produce(ELECTION_TOPIC, b"queued", partition=0,
+        producer.produce(ELECTION_TOPIC, b"parked", partition=0,
                          on_delivery=lambda err, msg: delivered.append((err, msg.offset())))
-        channel = old.server.socket_server.data_plane_request_channel
-        wait_until(lambda: producer.poll(0.05) is not None and channel.request_queue_size() >= 1, 10,
-                   "data requests queued behind the held handler")
+        wait_until(lambda: producer.poll(0.05) is not None and held.is_set(), 10,
+                   "the old leader to park the produce and hold its data plane")
+        purgatory = old.server.replica_manager.delayed_produce_purgatory
+        assert purgatory.num_delayed() == 1   # appended, waiting for followers whose fetches now queue up
 
         admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
         result = admin.elect_leaders(ElectionType.PREFERRED, [CTP(ELECTION_TOPIC, 0)]).result(15)
@@ -247,16 +274,21 @@ def test_preferred_leader_election_reaches_an_old_leader_whose_data_plane_is_bus
         wait_until(lambda: local_leader(cluster.brokers[p], tp) == p, 10, "the preferred replica to lead")
         if control_plane:
             wait_until(lambda: local_leader(old, tp) == p, 10, "the old leader to follow, its data plane held")
-            assert not release.is_set() and channel.request_queue_size() >= 1
+            # becoming a follower answered the parked produce (NOT_LEADER_FOR_PARTITION): nothing left to expire
+            wait_until(lambda: purgatory.num_delayed() == 0, 10, "the parked produce to be answered")
+            assert not release.is_set() and expired_in_purgatory(tp) == expired_before
+            release.set()
         else:
-            with pytest.raises(AssertionError):   # its LeaderAndIsr waits behind the held data plane
-                wait_until(lambda: local_leader(old, tp) == p, 1.5, "the old leader to follow")
-            assert local_leader(old, tp) == l_
-        release.set()
-        wait_until(lambda: local_leader(old, tp) == p, 15, "the old leader to follow once its data plane moves")
+            wait_until(lambda: expired_in_purgatory(tp) == expired_before + 1, 10,
+                       "the parked produce to time out in the old leader's purgatory")
+            assert local_leader(old, tp) == l_   # its LeaderAndIsr still waits behind the held data plane
+            release.set()
+            wait_until(lambda: local_leader(old, tp) == p, 15, "the old leader to follow once its data plane moves")
         assert producer.flush(30) == 0
         assert len(delivered) == 1 and delivered[0][0] is None, delivered
-        leader_log = cluster.brokers[p].server.replica_manager.get_partition(tp).leader_log_if_local()
-        assert leader_log.log_end_offset == delivered[0][1] + 1
+        # the retry is the new leader's last record (the parked copy may be there too: its followers had fetched
+        # it before the old leader's data plane stopped, and this producer is not idempotent)
+        new_log = cluster.brokers[p].server.replica_manager.get_partition(tp).leader_log_if_local()
+        assert new_log.log_end_offset == delivered[0][1] + 1
     finally:
         release.set()
