@@ -18,6 +18,9 @@ bottleneck; the load is N confluent-kafka producers (one connection each, acks=1
 
     python bench/control_plane_latency.py                 # defaults: 48 producers, 8 s per set-up
     python bench/control_plane_latency.py --producers 96 --seconds 15
+
+The whole case -- a preferred-leader election reaching an old leader with an acks=all backlog, on three
+broker processes -- is ``bench/control_plane_election.py``.
 """
 from __future__ import annotations
 
