@@ -58,6 +58,8 @@ class ApiKeys(enum.Enum):
     TXN_OFFSET_COMMIT = (28, 0, 3, 3, False)
     DESCRIBE_CONFIGS = (32, 1, 4, 4, False)
     ALTER_CONFIGS = (33, 0, 2, 2, False)
+    ALTER_REPLICA_LOG_DIRS = (34, 0, 1, None, False)
+    DESCRIBE_LOG_DIRS = (35, 0, 1, None, False)
     SASL_AUTHENTICATE = (36, 0, 2, 2, False)
     CREATE_PARTITIONS = (37, 0, 3, 2, False)
     DELETE_GROUPS = (42, 0, 2, 2, False)

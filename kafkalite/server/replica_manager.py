@@ -1,7 +1,6 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/server/ReplicaManager.scala
 
-Classes: ReplicaManager, PartitionResponse, LogAppendResult, LogReadResult, ReplicaInfo, LogDirInfo,
-FetchPartitionData.
+Classes: ReplicaManager, PartitionResponse, LogAppendResult, LogReadResult, FetchPartitionData.
 
 The hub between KafkaApis and the partitions (S29–S35):
 - ``become_leader_or_follower`` turns the controller's LEADER_AND_ISR into Partitions and logs;
@@ -32,6 +31,7 @@ from kafkalite.cluster.partition import DelayedOperations, Partition, ZkPartitio
 from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ApiException, Errors
+from kafkalite.protocol.messages.describe_log_dirs import INVALID_OFFSET_LAG, LogDirInfo, ReplicaInfo
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionError, LeaderAndIsrResponse
 from kafkalite.log.checkpoint_file import LazyOffsetCheckpoints, OffsetCheckpointFile
 from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
@@ -55,7 +55,6 @@ from kafkalite.utils.shutdownable_thread import ShutdownableThread
 HIGH_WATERMARK_FILENAME = "replication-offset-checkpoint"   # Kafka: ReplicaManager.HighWatermarkFilename
 ISR_CHANGE_PROPAGATION_BLACK_OUT_MS = 5000                  # Kafka: ReplicaManager.IsrChangePropagationBlackOut
 ISR_CHANGE_PROPAGATION_INTERVAL_MS = 60000                  # Kafka: ReplicaManager.IsrChangePropagationInterval
-INVALID_OFFSET_LAG = -1                                     # Kafka: DescribeLogDirsResponse.INVALID_OFFSET_LAG
 
 
 @attrs.define
@@ -101,23 +100,6 @@ class LogReadResult:
     # Kafka: LogReadResult.withEmptyFetchInfo
     def with_empty_fetch_info(self) -> "LogReadResult":
         return attrs.evolve(self, info=FetchDataInfo(LogOffsetMetadata(-1), MemoryRecords.EMPTY))
-
-
-@attrs.frozen
-class ReplicaInfo:
-    """Kafka: DescribeLogDirsResponse.ReplicaInfo(size, offsetLag, isFuture)."""
-
-    size: int
-    offset_lag: int
-    is_future: bool
-
-
-@attrs.frozen
-class LogDirInfo:
-    """Kafka: DescribeLogDirsResponse.LogDirInfo(error, replicaInfos)."""
-
-    error: Errors
-    replica_infos: dict
 
 
 @attrs.define
