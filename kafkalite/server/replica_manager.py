@@ -55,6 +55,7 @@ from kafkalite.utils.shutdownable_thread import ShutdownableThread
 HIGH_WATERMARK_FILENAME = "replication-offset-checkpoint"   # Kafka: ReplicaManager.HighWatermarkFilename
 ISR_CHANGE_PROPAGATION_BLACK_OUT_MS = 5000                  # Kafka: ReplicaManager.IsrChangePropagationBlackOut
 ISR_CHANGE_PROPAGATION_INTERVAL_MS = 60000                  # Kafka: ReplicaManager.IsrChangePropagationInterval
+KAFKA_9087 = "KAFKA-9087"   # switched off: a resumed log-dir move starts at the current log's high watermark (2.4)
 
 
 @attrs.define
@@ -378,9 +379,15 @@ class ReplicaManager(Logging):
                 tp = partition.topic_partition
                 if self.log_manager.get_log(tp, is_future=True) is not None and partition.log is not None:
                     partition.create_log_if_not_exists(False, high_watermark_checkpoints, is_future_replica=True)
+                    # Kafka 3.5: ReplicaManager.becomeLeaderOrFollower (KAFKA-9087) -- the copy resumes from the
+                    # future log's high watermark. 2.4 gave the current log's, past the end of a future log that
+                    # holds less (an empty one, after a restart): the thread then fails the partition with an
+                    # offset mismatch and the move never ends.
+                    init_offset = partition.log.high_watermark if KAFKA_9087 in self.disabled_fixes \
+                        else partition.future_log.high_watermark
                     future_replicas_and_initial_offset[tp] = InitialFetchState(
                         BrokerEndPoint(self.local_broker_id, "localhost", -1), partition.get_leader_epoch(),
-                        partition.log.high_watermark)
+                        init_offset)
             self.replica_alter_log_dirs_manager.add_fetcher_for_partitions(future_replicas_and_initial_offset)
             self.replica_fetcher_manager.shutdown_idle_fetcher_threads()
             self.replica_alter_log_dirs_manager.shutdown_idle_fetcher_threads()
