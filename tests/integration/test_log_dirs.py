@@ -20,6 +20,7 @@ import sys
 import threading
 
 from harness import REPO_ROOT
+from kafkalite.common.topic_partition import TopicPartition
 from support import wait_until
 
 SEGMENT_BYTES = 16384   # several segments to copy
@@ -183,6 +184,14 @@ def test_errors_for_an_unknown_dir_and_a_partition_not_hosted(broker_factory, tm
     errors = {(tpr.topic, tpr.partition): err for tpr, err in result.items()}
     assert errors == {("moved", 0): LogDirNotFoundError, ("not-here", 0): ReplicaNotAvailableError}
     admin.close()
+    # kafkalite's own admin client, which kafka-log-dirs uses, gets the same answers
+    from kafkalite.clients.admin.admin_client import KafkaAdminClient
+    from kafkalite.protocol.errors import Errors
+    with KafkaAdminClient({"bootstrap.servers": broker.bootstrap}) as own:
+        assert own.alter_replica_log_dirs({("moved", 0, 0): str(tmp_path / "elsewhere"), ("not-here", 0, 0): dirs[0]}) \
+            == {("moved", 0, 0): Errors.LOG_DIR_NOT_FOUND, ("not-here", 0, 0): Errors.REPLICA_NOT_AVAILABLE}
+        [(log_dir, info)] = [(d, i) for d, i in own.describe_log_dirs([0])[0].items() if i.replica_infos]
+        assert info.error is Errors.NONE and list(info.replica_infos) == [TopicPartition("moved", 0)]
 
 
 def test_kafka_log_dirs_describe_prints_kafkas_output(broker_factory, tmp_path):
