@@ -231,3 +231,25 @@ def test_an_unfinished_move_resumes_after_a_restart(tmp_path, disabled_fixes):
         assert not broker.rm.replica_alter_log_dirs_manager.fetcher_thread_map
     finally:
         broker.stop()
+
+
+def test_a_failed_destination_dir_stops_the_move_and_is_described_offline(tmp_path):
+    # Kafka: LogDirFailureTest -- the partition stays online in its current dir; the dir answers KAFKA_STORAGE_ERROR
+    broker = Broker(tmp_path, dirs=("a", "b", "c"))
+    try:
+        a, b, c = broker.dirs
+        partition = broker.lead()
+        broker.produce(5)
+        recorded = start_move(broker, b)
+        broker.rm.handle_log_dir_failure(b)
+        assert recorded.removed == [{TP}] and partition.future_log is None
+        assert broker.log_manager.get_log(TP, is_future=True) is None
+        assert partition.log.parent_dir == a and broker.rm.get_partition(TP) is partition
+        described = broker.rm.describe_log_dirs({TP})
+        assert described[b].error is Errors.KAFKA_STORAGE_ERROR and described[b].replica_infos == {}
+        assert described[a].error is Errors.NONE and set(described[a].replica_infos) == {TP}
+        assert broker.rm.alter_replica_log_dirs({TP: b}) == {TP: Errors.KAFKA_STORAGE_ERROR}
+        assert broker.rm.alter_replica_log_dirs({TP: c}) == {TP: Errors.NONE}   # another dir still works
+        assert partition.future_log.parent_dir == c
+    finally:
+        broker.stop()
