@@ -17,7 +17,8 @@ The hub between KafkaApis and the partitions (S29–S35):
   not); ``alter_replica_log_dirs`` moves a replica to another dir: it creates the partition's future log there
   and hands the partition to the ReplicaAlterLogDirsManager, whose thread copies the current log into it and
   swaps them (``Partition.maybe_replace_current_with_future_replica``). A future log found at start-up resumes
-  its move with the first LeaderAndIsr that names the partition.
+  its move with the first LeaderAndIsr that names the partition, and so does a move whose thread a new leader
+  epoch fenced (``maybe_add_log_dir_fetchers``, Kafka 2.6).
 Omitted: quotas, DelayedDeleteRecords.
 """
 from __future__ import annotations
@@ -345,7 +346,7 @@ class ReplicaManager(Logging):
             if not self.is_from_current_controller(request, "LeaderAndIsr", correlation_id):
                 return LeaderAndIsrResponse(error_code=Errors.STALE_CONTROLLER_EPOCH.code)
             errors: dict[TopicPartition, Errors] = {}
-            to_lead, to_follow, new_partitions = [], [], []
+            to_lead, to_follow = [], []
             for st in states:
                 tp = TopicPartition(st.topic_name, st.partition_index)
                 if tp in self.offline_partitions:
@@ -354,7 +355,6 @@ class ReplicaManager(Logging):
                 partition = self.all_partitions.get(tp)
                 if partition is None:
                     partition = self.all_partitions[tp] = self.create_partition(tp)
-                    new_partitions.append(partition)
                 if st.leader_epoch <= partition.leader_epoch:
                     self.warn(f"Ignoring LeaderAndIsr request from controller {request.controller_id} with "
                               f"correlation id {correlation_id} epoch {request.controller_epoch} for partition {tp} "
@@ -373,28 +373,33 @@ class ReplicaManager(Logging):
                                             high_watermark_checkpoints)
             # every partition the request names exists now: the high watermarks can be checkpointed
             self.start_high_watermark_check_point_thread()
-            # a future log left by a move the broker did not finish before it stopped: resume the move
-            future_replicas_and_initial_offset = {}
-            for partition in new_partitions:
-                tp = partition.topic_partition
-                if self.log_manager.get_log(tp, is_future=True) is not None and partition.log is not None:
-                    partition.create_log_if_not_exists(False, high_watermark_checkpoints, is_future_replica=True)
-                    # Kafka 3.5: ReplicaManager.becomeLeaderOrFollower (KAFKA-9087) -- the copy resumes from the
-                    # future log's high watermark. 2.4 gave the current log's, past the end of a future log that
-                    # holds less (an empty one, after a restart): the thread then fails the partition with an
-                    # offset mismatch and the move never ends.
-                    init_offset = partition.log.high_watermark if KAFKA_9087 in self.disabled_fixes \
-                        else partition.future_log.high_watermark
-                    future_replicas_and_initial_offset[tp] = InitialFetchState(
-                        BrokerEndPoint(self.local_broker_id, "localhost", -1), partition.get_leader_epoch(),
-                        init_offset)
-            self.replica_alter_log_dirs_manager.add_fetcher_for_partitions(future_replicas_and_initial_offset)
+            self.maybe_add_log_dir_fetchers([p for p, _ in to_lead + to_follow], high_watermark_checkpoints)
             self.replica_fetcher_manager.shutdown_idle_fetcher_threads()
             self.replica_alter_log_dirs_manager.shutdown_idle_fetcher_threads()
             on_leadership_change(leaders, followers)
             return LeaderAndIsrResponse(error_code=0, partition_errors=[
                 LeaderAndIsrPartitionError(topic_name=tp.topic, partition_index=tp.partition, error_code=e.code)
                 for tp, e in errors.items()])
+
+    # Kafka 2.6: ReplicaManager.maybeAddLogDirFetchers (KAFKA-9654) -- every partition this LeaderAndIsr updated that
+    # has a future log gets it copied: a move the broker did not finish before it stopped resumes, and a move
+    # whose thread was fenced by the new leader epoch goes on with it. 2.4 did this for partitions new to the
+    # broker only, so a leader epoch bump in the middle of a move stalled it.
+    def maybe_add_log_dir_fetchers(self, partitions: list, high_watermark_checkpoints) -> None:
+        future_replicas_and_initial_offset = {}
+        for partition in partitions:
+            tp = partition.topic_partition
+            if self.log_manager.get_log(tp, is_future=True) is not None and partition.log is not None:
+                partition.create_log_if_not_exists(False, high_watermark_checkpoints, is_future_replica=True)
+                # Kafka 3.5: ReplicaManager.maybeAddLogDirFetchers (KAFKA-9087) -- the copy resumes from the future
+                # log's high watermark. 2.4 gave the current log's, past the end of a future log that holds less
+                # (an empty one, after a restart): the thread then failed the partition with an offset mismatch.
+                init_offset = partition.log.high_watermark if KAFKA_9087 in self.disabled_fixes \
+                    else partition.future_log.high_watermark
+                future_replicas_and_initial_offset[tp] = InitialFetchState(
+                    BrokerEndPoint(self.local_broker_id, "localhost", -1), partition.get_leader_epoch(), init_offset)
+        if future_replicas_and_initial_offset:
+            self.replica_alter_log_dirs_manager.add_fetcher_for_partitions(future_replicas_and_initial_offset)
 
     # Kafka: ReplicaManager.createPartition
     def create_partition(self, tp: TopicPartition) -> Partition:

@@ -8,6 +8,7 @@ cases of ReplicaManagerTest (alterReplicaLogDirs, describeLogDirs), on a Replica
 - DescribeLogDirs reports each dir with its current and future logs (size, lag, future or not);
 - a dir not in log.dirs is LOG_DIR_NOT_FOUND; a partition not hosted yet is REPLICA_NOT_AVAILABLE and will be
   created in that dir; moving to the current dir does nothing; a new destination cancels the move in progress;
+- a LeaderAndIsr with a new leader epoch hands a move its thread dropped (fenced) back to it (KAFKA-9654, 2.6);
 - a move the broker did not finish resumes after a restart, with a real ``ReplicaAlterLogDirsThread-<id>``, from
   the future log's high watermark (KAFKA-9087, Kafka 3.5; with 2.4's current-log HW it fails, a strict xfail).
 """
@@ -253,3 +254,28 @@ def test_a_failed_destination_dir_stops_the_move_and_is_described_offline(tmp_pa
         assert partition.future_log.parent_dir == c
     finally:
         broker.stop()
+
+
+def test_a_new_leader_epoch_restarts_a_fenced_move(broker):
+    # KAFKA-9654 (Kafka 2.6): the LeaderAndIsr that bumps the epoch hands the partition to the thread again
+    partition = broker.lead()
+    broker.produce(40)
+    source, target = broker.dirs
+    recorded = start_move(broker, target)
+    thread = thread_for(broker, fetch_max_bytes=2048)
+    thread.add_partitions({TP: OffsetAndEpoch(0, 0)})
+    thread.do_work()
+    copied = partition.future_log.log_end_offset
+    assert 0 < copied < 40
+    broker.lead(leader_epoch=1)
+    thread.do_work()                                   # its fetch carries epoch 0: fenced, the partition fails
+    assert thread.partition_count() == 0 and thread.failed_partitions.contains(TP)
+    state = recorded.added[TP]
+    assert (state.current_leader_epoch, state.init_offset) == (1, partition.future_log.high_watermark)
+    thread.failed_partitions.remove_all({TP})          # what the manager's add_fetcher_for_partitions does
+    thread.add_partitions({TP: OffsetAndEpoch(state.init_offset, state.current_leader_epoch)})
+    rounds = 0
+    while thread.partition_count() and rounds < 100:
+        thread.do_work()
+        rounds += 1
+    assert partition.log.parent_dir == target and len(values(partition.log)) == 40
