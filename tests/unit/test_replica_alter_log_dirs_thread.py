@@ -26,8 +26,8 @@ from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages.describe_log_dirs import ReplicaInfo
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
-from kafkalite.server.abstract_fetcher_manager import FailedPartitions
-from kafkalite.server.abstract_fetcher_thread import OffsetAndEpoch
+from kafkalite.server.abstract_fetcher_manager import BrokerIdAndFetcherId, FailedPartitions
+from kafkalite.server.abstract_fetcher_thread import OffsetAndEpoch, ReplicaState
 from kafkalite.server.kafka_config import KafkaConfig
 from kafkalite.server.replica_alter_log_dirs_thread import ReplicaAlterLogDirsThread
 from kafkalite.server.replica_manager import ReplicaManager
@@ -279,3 +279,31 @@ def test_a_new_leader_epoch_restarts_a_fenced_move(broker):
         thread.do_work()
         rounds += 1
     assert partition.log.parent_dir == target and len(values(partition.log)) == 40
+
+
+def test_a_truncation_of_the_current_log_reaches_the_future_log(broker):
+    # what ReplicaFetcherThread.truncate does for a follower whose replica is moving: markPartitionsForTruncation
+    partition = broker.lead()
+    broker.produce(40)
+    source, target = broker.dirs
+    start_move(broker, target)
+    thread = thread_for(broker, fetch_max_bytes=2048)
+    thread.add_partitions({TP: OffsetAndEpoch(0, 0)})
+    thread.do_work()
+    thread.do_work()
+    assert partition.future_log.log_end_offset > 10
+    partition.truncate_to(10)
+    broker.rm.replica_alter_log_dirs_manager = broker.rm.create_replica_alter_log_dirs_manager()
+    broker.rm.replica_alter_log_dirs_manager.fetcher_thread_map[
+        BrokerIdAndFetcherId(0, broker.rm.replica_alter_log_dirs_manager.get_fetcher_id(TP))] = thread
+    broker.rm.replica_alter_log_dirs_manager.mark_partitions_for_truncation(0, TP, 10)
+    state = thread.fetch_state(TP)
+    assert (state.state, state.fetch_offset) == (ReplicaState.TRUNCATING, 10)
+    thread.do_work()
+    assert partition.future_log is None or partition.future_log.log_end_offset <= 10
+    rounds = 0
+    while thread.partition_count() and rounds < 100:
+        thread.do_work()
+        rounds += 1
+    assert partition.log.parent_dir == target and [o for o, _ in values(partition.log)] == list(range(10))
+    broker.rm.replica_alter_log_dirs_manager.fetcher_thread_map.clear()
