@@ -21,6 +21,7 @@ import threading
 
 from harness import REPO_ROOT
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.record.memory_records import MemoryRecords
 from support import wait_until
 
 SEGMENT_BYTES = 16384   # several segments to copy
@@ -38,15 +39,16 @@ def kafka_python_admin(broker):
     return KafkaAdminClient(bootstrap_servers=broker.bootstrap, request_timeout_ms=10000)
 
 
-def create_topic(admin, topic):
+def create_topic(admin, topic, replication_factor=1):
     from kafka.admin import NewTopic
-    admin.create_topics([NewTopic(topic, 1, 1, topic_configs={"segment.bytes": str(SEGMENT_BYTES)})])
+    admin.create_topics([NewTopic(topic, 1, replication_factor, topic_configs={"segment.bytes": str(SEGMENT_BYTES)})])
 
 
-def dirs_of(admin, topic, partition=0):
-    """{log dir: (size, offset lag, is future)} of the partition's logs, as DescribeLogDirs reports them."""
+def dirs_of(admin, topic, partition=0, broker=0):
+    """{log dir: (size, offset lag, is future)} of the partition's logs on ``broker``, as DescribeLogDirs reports
+    them."""
     found = {}
-    [broker_dirs] = admin.describe_log_dirs()
+    [broker_dirs] = admin.describe_log_dirs(brokers=[broker])
     for result in broker_dirs["log_dirs"]:
         assert result["error_code"] == 0, result
         for t in result["topics"]:
@@ -56,10 +58,10 @@ def dirs_of(admin, topic, partition=0):
     return found
 
 
-def produce(broker, topic, values):
+def produce(bootstrap, topic, values):
     from confluent_kafka import Producer
     # batches smaller than segment.bytes: a larger one would be refused (RECORD_BATCH_TOO_LARGE)
-    producer = Producer({"bootstrap.servers": broker.bootstrap, "acks": "all", "linger.ms": 5, "batch.size": 8192})
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5, "batch.size": 8192})
     errors = []
     for v in values:
         producer.produce(topic, value=v.encode(), on_delivery=lambda err, _: err and errors.append(err))
@@ -71,10 +73,10 @@ class BackgroundProducer(threading.Thread):
     """Produces numbered records with acks=all as fast as the client takes them, until stopped; keeps the
     acknowledged ones."""
 
-    def __init__(self, broker, topic):
+    def __init__(self, bootstrap, topic):
         super().__init__(name="log-dirs-test-producer", daemon=True)
         from confluent_kafka import Producer
-        self.producer = Producer({"bootstrap.servers": broker.bootstrap, "acks": "all", "linger.ms": 2,
+        self.producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 2,
                                   "batch.size": 8192, "queue.buffering.max.messages": 2000})
         self.topic = topic
         self.acked: list[str] = []
@@ -104,9 +106,9 @@ class BackgroundProducer(threading.Thread):
         assert not self.is_alive()
 
 
-def read_all(broker, topic):
+def read_all(bootstrap, topic):
     from kafka import KafkaConsumer, TopicPartition
-    consumer = KafkaConsumer(bootstrap_servers=broker.bootstrap, enable_auto_commit=False, consumer_timeout_ms=5000)
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, consumer_timeout_ms=5000)
     tp = TopicPartition(topic, 0)
     consumer.assign([tp])
     consumer.seek_to_beginning(tp)
@@ -117,6 +119,16 @@ def read_all(broker, topic):
             values += [r.value.decode() for r in records]
     consumer.close()
     return values
+
+
+def log_bytes(log) -> bytes:
+    """Every batch of ``log``, as stored."""
+    out, offset = b"", log.log_start_offset
+    while offset < log.log_end_offset:
+        chunk = log.read(offset, 1 << 20, None, True).records.read_bytes()
+        out += chunk
+        offset = [b for b in MemoryRecords.readable_records(chunk).batches()][-1].last_offset + 1
+    return out
 
 
 def partition_dirs(log_dir):
@@ -134,11 +146,11 @@ def test_kafka_python_describes_and_moves_a_replica_while_records_are_produced(b
     [target] = [d for d in dirs if d != source]
 
     before = [f"before-{i}" for i in range(20000)]
-    produce(broker, topic, before)
+    produce(broker.bootstrap, topic, before)
     size, lag, is_future = dirs_of(admin, topic)[source]
     assert size > 3 * SEGMENT_BYTES and lag == 0 and is_future is False
 
-    producer = BackgroundProducer(broker, topic)
+    producer = BackgroundProducer(broker.bootstrap, topic)
     producer.start()
     wait_until(lambda: len(producer.acked) >= 1000, 30, "the producer to be under way")
     result = admin.alter_replica_log_dirs({(topic, 0, 0): target})
@@ -152,7 +164,7 @@ def test_kafka_python_describes_and_moves_a_replica_while_records_are_produced(b
     producer.stop()
     assert producer.errors == []
 
-    values = read_all(broker, topic)
+    values = read_all(broker.bootstrap, topic)
     assert len(values) == len(set(values))
     assert set(before + producer.acked) <= set(values)
     # the old dir no longer holds the partition; the renamed copy goes after log.segment.delete.delay.ms
@@ -169,7 +181,7 @@ def test_kafka_python_describes_and_moves_a_replica_while_records_are_produced(b
     admin.close()
     admin = kafka_python_admin(broker)
     assert set(dirs_of(admin, topic)) == {target}
-    assert read_all(broker, topic) == values
+    assert read_all(broker.bootstrap, topic) == values
     admin.close()
 
 
@@ -201,7 +213,7 @@ def test_kafka_log_dirs_describe_prints_kafkas_output(broker_factory, tmp_path):
     create_topic(admin, "other")
     wait_until(lambda: dirs_of(admin, "moved") and dirs_of(admin, "other"), 15, "both logs to exist")
     admin.close()
-    produce(broker, "moved", ["x"] * 10)
+    produce(broker.bootstrap, "moved", ["x"] * 10)
 
     out = subprocess.run([str(REPO_ROOT / "bin" / "kafka-log-dirs"), "--bootstrap-server", broker.bootstrap,
                           "--describe", "--topic-list", "moved"],
@@ -224,3 +236,53 @@ def test_kafka_log_dirs_describe_prints_kafkas_output(broker_factory, tmp_path):
     usage = subprocess.run([str(REPO_ROOT / "bin" / "kafka-log-dirs"), "--describe"], capture_output=True,
                            text=True, timeout=60, env=dict(os.environ, PYTHON=sys.executable))
     assert usage.returncode == 1 and 'Missing required argument "[bootstrap-server]"' in usage.stderr
+
+
+def test_both_replicas_of_a_replicated_partition_move_while_acks_all_records_are_produced(tmp_path):
+    # two in-process brokers with two log dirs each, replication factor 2 and min.insync.replicas 2: the leader's
+    # and the follower's replicas move at once, while the follower's ReplicaFetcherThread keeps appending to the
+    # log its ReplicaAlterLogDirsThread copies; nothing acknowledged is lost and the ISR stays whole
+    from kafka.errors import NoError
+    from kafkalite.testing.embedded_kafka_cluster import EmbeddedKafkaCluster
+    cluster = EmbeddedKafkaCluster(2, base_dir=str(tmp_path / "cluster"), replication_factor=2,
+                                   min_insync_replicas=2)
+    for i, b in enumerate(cluster.brokers):
+        b.props["log.dirs"] = ",".join(str(tmp_path / f"broker-{i}" / d) for d in ("a", "b"))
+    cluster.start()
+    admin = None
+    try:
+        from kafka.admin import KafkaAdminClient
+        admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=10000)
+        topic = "moved"
+        create_topic(admin, topic, replication_factor=2)
+        wait_until(lambda: all(dirs_of(admin, topic, broker=i) for i in (0, 1)), 15, "both replicas' logs")
+        produce(cluster.bootstrap_servers, topic, [f"before-{i}" for i in range(5000)])
+        targets = {}
+        for i in (0, 1):
+            [source] = dirs_of(admin, topic, broker=i)
+            [targets[i]] = [d for d in cluster.brokers[i].props["log.dirs"].split(",") if d != source]
+
+        producer = BackgroundProducer(cluster.bootstrap_servers, topic)
+        producer.start()
+        wait_until(lambda: len(producer.acked) >= 1000, 30, "the producer to be under way")
+        result = admin.alter_replica_log_dirs({(topic, 0, i): targets[i] for i in (0, 1)})
+        assert set(result.values()) == {NoError}
+        wait_until(lambda: all(set(dirs_of(admin, topic, broker=i)) == {targets[i]} for i in (0, 1)), 60,
+                   "both replicas to move")
+        moved_at = len(producer.acked)
+        wait_until(lambda: len(producer.acked) >= moved_at + 1000, 30, "more records after the moves")
+        producer.stop()
+        assert producer.errors == []
+
+        values = read_all(cluster.bootstrap_servers, topic)
+        assert len(values) == len(set(values)) and set(producer.acked) <= set(values)
+        partitions = [b.server.replica_manager.get_partition(TopicPartition(topic, 0)) for b in cluster.brokers]
+        leader = next(p for p in partitions if p.is_leader())
+        assert leader.in_sync_replica_ids == {0, 1}
+        wait_until(lambda: len({p.log.log_end_offset for p in partitions}) == 1, 15, "the follower to catch up")
+        assert [p.log.parent_dir for p in partitions] == [targets[0], targets[1]]
+        assert log_bytes(partitions[0].log) == log_bytes(partitions[1].log)   # the follower's log is the leader's
+    finally:
+        if admin is not None:
+            admin.close()
+        cluster.stop()
