@@ -99,6 +99,7 @@ class BackgroundProducer(threading.Thread):
             except BufferError:   # the client's queue is full: serve delivery reports until there is room
                 self.producer.poll(0.1)
         self.producer.flush(30)
+        self.producer = None      # no reconnection attempts once the test restarts the broker
 
     def stop(self):
         self.stopping.set()
