@@ -1,0 +1,153 @@
+"""Mirrors Kafka 2.4's reassignment tests (``ReassignPartitionsClusterTest``, ``AdminClientIntegrationTest``'s
+``testAlterPartitionReassignments`` / ``testListPartitionReassignments``; KIP-455) on three broker processes
+over Debian's ZooKeeper, driven by kafka-python's admin client (AlterPartitionReassignments and
+ListPartitionReassignments go to the controller):
+
+- a partition moves from [a, b] to [b, x] while a producer writes with acks=all: while the new replica
+  cannot fetch (SIGSTOP) the controller lists the move in progress (replicas [b, x, a], adding [x],
+  removing [a]); once it has caught up the topic znode says [b, x], the old replica's directory is gone,
+  both new replicas hold byte-identical logs and every acknowledged record reads back once;
+- a reassignment in progress is cancelled (replicas null): the partition is back on its origin replicas and
+  the replica that was being added is deleted;
+- invalid targets (duplicates, negative ids, a broker that is not alive) get INVALID_REPLICA_ASSIGNMENT,
+  an unknown partition UNKNOWN_TOPIC_OR_PARTITION, cancelling nothing NO_REASSIGNMENT_IN_PROGRESS.
+"""
+import json
+
+import pytest
+
+from cluster_harness import ClusterProcesses, zookeeper_available
+from support import wait_until
+
+pytestmark = pytest.mark.cluster
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    if not zookeeper_available():
+        pytest.fail("Debian's zookeeper package (and java) are needed: apt-get install -y zookeeper")
+    c = ClusterProcesses(tmp_path_factory.mktemp("reassign"), 3, overrides={
+        "replica.fetch.wait.max.ms": 100, "zookeeper.session.timeout.ms": 30000}).start()
+    yield c
+    c.stop()
+
+
+@pytest.fixture
+def admin(cluster):
+    """kafka-python's admin client, connected to the controller before a test pauses another broker (its
+    requests then go to the controller; it would otherwise pick any broker, perhaps the paused one, first)."""
+    from kafka.admin import KafkaAdminClient
+    client = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=20000)
+    client.list_partition_reassignments()
+    yield client
+    client.close()
+
+
+def roles(cluster):
+    """(a, b, x): x is a broker that is not the controller (it may be paused), a and b the other two."""
+    controller = cluster.controller_id()
+    x = next(i for i in (2, 1, 0) if i != controller)
+    a, b = [i for i in (0, 1, 2) if i != x]
+    return a, b, x
+
+
+def topic_znode(cluster, topic):
+    data, _ = cluster.zk().get(f"/brokers/topics/{topic}")
+    return json.loads(data)
+
+
+def produce(cluster, topic, values):
+    from confluent_kafka import Producer
+    producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all", "enable.idempotence": True})
+    acked = []
+    for v in values:
+        producer.produce(topic, v, partition=0, on_delivery=lambda err, msg: err or acked.append(msg.value()))
+    assert producer.flush(30) == 0
+    return acked
+
+
+def read_back(cluster, topic, n):
+    from kafka import KafkaConsumer, TopicPartition
+    consumer = KafkaConsumer(bootstrap_servers=cluster.bootstrap, enable_auto_commit=False,
+                             consumer_timeout_ms=10000)
+    try:
+        tp = TopicPartition(topic, 0)
+        consumer.assign([tp])
+        consumer.seek_to_beginning(tp)
+        values = []
+        for record in consumer:
+            values.append(record.value)
+            if len(values) >= n:
+                break
+        return values
+    finally:
+        consumer.close()
+
+
+def test_reassignment_moves_the_data_and_deletes_the_old_replica(cluster, admin):
+    from kafka import TopicPartition
+    a, b, x = roles(cluster)
+    topic, tp = "moving", TopicPartition("moving", 0)
+    cluster.create_topic(topic, [a, b])
+    acked = produce(cluster, topic, [b"before-%04d" % i for i in range(300)])
+
+    cluster.pause(x)                     # the new replica cannot fetch: the move stays in progress
+    try:
+        assert admin.alter_partition_reassignments({tp: [b, x]}) == {tp: None}
+        ongoing = admin.list_partition_reassignments()
+        assert ongoing == {tp: {"replicas": [b, x, a], "adding_replicas": [x], "removing_replicas": [a]}}
+        znode = topic_znode(cluster, topic)
+        assert znode["partitions"]["0"] == [b, x, a]
+        assert znode["adding_replicas"] == {"0": [x]} and znode["removing_replicas"] == {"0": [a]}
+        acked += produce(cluster, topic, [b"during-%04d" % i for i in range(200)])   # still served by [a, b]
+    finally:
+        cluster.resume(x)
+
+    wait_until(lambda: topic_znode(cluster, topic)["partitions"]["0"] == [b, x], 30, "the reassignment to complete")
+    assert topic_znode(cluster, topic)["adding_replicas"] == {} and topic_znode(cluster, topic)["removing_replicas"] == {}
+    assert admin.list_partition_reassignments() == {}
+    state = cluster.wait_for_isr(topic, 0, [b, x])
+    assert state["leader"] in (b, x)
+    wait_until(lambda: not cluster.partition_dir(a, topic, 0).exists(), 20, "the old replica's directory to go")
+    acked += produce(cluster, topic, [b"after-%04d" % i for i in range(100)])
+    wait_until(lambda: cluster.log_batches(b, topic, 0) == cluster.log_batches(x, topic, 0), 20,
+               "byte-identical logs on the new replicas")
+    assert read_back(cluster, topic, len(acked)) == acked
+
+
+def test_cancelling_a_reassignment_goes_back_to_the_origin_replicas(cluster, admin):
+    from kafka import TopicPartition
+    a, b, x = roles(cluster)
+    topic, tp = "cancelled", TopicPartition("cancelled", 0)
+    cluster.create_topic(topic, [a, b])
+    acked = produce(cluster, topic, [b"c-%04d" % i for i in range(50)])
+    cluster.pause(x)
+    try:
+        assert admin.alter_partition_reassignments({tp: [x, b]}) == {tp: None}
+        assert admin.list_partition_reassignments([tp])[tp]["adding_replicas"] == [x]
+        assert admin.alter_partition_reassignments({tp: None}) == {tp: None}     # cancel
+        assert admin.list_partition_reassignments([tp]) == {}
+    finally:
+        cluster.resume(x)
+    znode = topic_znode(cluster, topic)
+    assert sorted(znode["partitions"]["0"]) == sorted([a, b]) and znode["adding_replicas"] == {}
+    wait_until(lambda: not cluster.partition_dir(x, topic, 0).exists(), 20, "the half-made replica to be deleted")
+    cluster.wait_for_isr(topic, 0, [a, b])
+    assert read_back(cluster, topic, len(acked)) == acked
+
+
+def test_invalid_reassignments_are_refused_with_kafkas_errors(cluster, admin):
+    from kafka import TopicPartition
+    from kafka.errors import (InvalidReplicationAssignmentError, NoReassignmentInProgressError,
+                              UnknownTopicOrPartitionError)
+    a, b, _ = roles(cluster)
+    topic = "refused"
+    cluster.create_topic(topic, [a, b])
+    tps = {0: TopicPartition(topic, 0)}
+    assert admin.alter_partition_reassignments({tps[0]: [a, a]}) == {tps[0]: InvalidReplicationAssignmentError}
+    assert admin.alter_partition_reassignments({tps[0]: [a, -1]}) == {tps[0]: InvalidReplicationAssignmentError}
+    assert admin.alter_partition_reassignments({tps[0]: [a, 7]}) == {tps[0]: InvalidReplicationAssignmentError}
+    assert admin.alter_partition_reassignments({TopicPartition("nope", 0): [a]}) == \
+        {TopicPartition("nope", 0): UnknownTopicOrPartitionError}
+    assert admin.alter_partition_reassignments({tps[0]: None}) == {tps[0]: NoReassignmentInProgressError}
+    assert topic_znode(cluster, topic)["partitions"]["0"] == [a, b]
