@@ -7,8 +7,11 @@ ListPartitionReassignments go to the controller):
   cannot fetch (SIGSTOP) the controller lists the move in progress (replicas [b, x, a], adding [x],
   removing [a]); once it has caught up the topic znode says [b, x], the old replica's directory is gone,
   both new replicas hold byte-identical logs and every acknowledged record reads back once;
+- no partitions can be added to a topic while one of its partitions moves (REASSIGNMENT_IN_PROGRESS);
 - a reassignment in progress is cancelled (replicas null): the partition is back on its origin replicas and
   the replica that was being added is deleted;
+- the controller is killed (kill -9) in the middle of a move: the next controller finds the move in the
+  topic znode (RS, AR, RR are written before anything else happens) and finishes it;
 - invalid targets (duplicates, negative ids, a broker that is not alive) get INVALID_REPLICA_ASSIGNMENT,
   an unknown partition UNKNOWN_TOPIC_OR_PARTITION, cancelling nothing NO_REASSIGNMENT_IN_PROGRESS.
 """
@@ -21,13 +24,15 @@ from support import wait_until
 
 pytestmark = pytest.mark.cluster
 
+SESSION_TIMEOUT_MS = 6000
+
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     if not zookeeper_available():
         pytest.fail("Debian's zookeeper package (and java) are needed: apt-get install -y zookeeper")
     c = ClusterProcesses(tmp_path_factory.mktemp("reassign"), 3, overrides={
-        "replica.fetch.wait.max.ms": 100, "zookeeper.session.timeout.ms": 30000}).start()
+        "replica.fetch.wait.max.ms": 100, "zookeeper.session.timeout.ms": SESSION_TIMEOUT_MS}).start()
     yield c
     c.stop()
 
@@ -117,6 +122,7 @@ def test_reassignment_moves_the_data_and_deletes_the_old_replica(cluster, admin)
 
 def test_cancelling_a_reassignment_goes_back_to_the_origin_replicas(cluster, admin):
     from kafka import TopicPartition
+    from kafka.errors import ReassignmentInProgressError
     a, b, x = roles(cluster)
     topic, tp = "cancelled", TopicPartition("cancelled", 0)
     cluster.create_topic(topic, [a, b])
@@ -125,6 +131,8 @@ def test_cancelling_a_reassignment_goes_back_to_the_origin_replicas(cluster, adm
     try:
         assert admin.alter_partition_reassignments({tp: [x, b]}) == {tp: None}
         assert admin.list_partition_reassignments([tp])[tp]["adding_replicas"] == [x]
+        with pytest.raises(ReassignmentInProgressError):    # AdminManager.createPartitions refuses meanwhile
+            admin.create_partitions({topic: 2})
         assert admin.alter_partition_reassignments({tp: None}) == {tp: None}     # cancel
         assert admin.list_partition_reassignments([tp]) == {}
     finally:
@@ -151,3 +159,28 @@ def test_invalid_reassignments_are_refused_with_kafkas_errors(cluster, admin):
         {TopicPartition("nope", 0): UnknownTopicOrPartitionError}
     assert admin.alter_partition_reassignments({tps[0]: None}) == {tps[0]: NoReassignmentInProgressError}
     assert topic_znode(cluster, topic)["partitions"]["0"] == [a, b]
+
+
+def test_a_new_controller_finishes_a_reassignment_the_old_one_started(cluster, admin):
+    from kafka import TopicPartition
+    controller = cluster.controller_id()
+    x = next(i for i in (2, 1, 0) if i != controller)
+    a, b = controller, next(i for i in (0, 1, 2) if i not in (controller, x))
+    topic, tp = "orphaned", TopicPartition("orphaned", 0)
+    cluster.create_topic(topic, [a, b])                  # led by a, the controller
+    acked = produce(cluster, topic, [b"o-%04d" % i for i in range(100)])
+    cluster.pause(x)
+    try:
+        assert admin.alter_partition_reassignments({tp: [b, x]}) == {tp: None}
+        cluster.brokers[a].kill9()                       # the controller dies with the move half done
+    finally:
+        cluster.resume(x)
+    wait_until(lambda: cluster.controller_id() != a, SESSION_TIMEOUT_MS / 1000 + 10, "a new controller")
+    wait_until(lambda: topic_znode(cluster, topic)["partitions"]["0"] == [b, x], 30,
+               "the new controller to finish the reassignment")
+    state = cluster.wait_for_isr(topic, 0, [b, x])
+    assert state["leader"] in (b, x)
+    wait_until(lambda: cluster.log_batches(b, topic, 0) == cluster.log_batches(x, topic, 0), 20,
+               "byte-identical logs on the new replicas")
+    assert read_back(cluster, topic, len(acked)) == acked
+    cluster.brokers[a].start()
