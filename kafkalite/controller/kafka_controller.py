@@ -16,7 +16,11 @@ the network, exactly as in a cluster.
 
 All work runs as events on ``controller-event-thread``; ZooKeeper watchers only enqueue.
 
-Left out: partition reassignment, the /admin/preferred_replica_election znode (ZkTriggered elections),
+Partition reassignment (KIP-455) is the API path: AlterPartitionReassignments → ``ApiPartitionReassignment`` →
+``on_partition_reassignment``; a new controller resumes what the topic znodes say is moving.
+
+Left out: the /admin/reassign_partitions znode (2.4's ZooKeeper path for reassignments), the
+/admin/preferred_replica_election znode (ZkTriggered elections),
 log-dir failure events, unclean-election config events, controller metrics.
 """
 from __future__ import annotations

@@ -10,6 +10,9 @@ ListPartitionReassignments go to the controller):
 - no partitions can be added to a topic while one of its partitions moves (REASSIGNMENT_IN_PROGRESS);
 - a reassignment in progress is cancelled (replicas null): the partition is back on its origin replicas and
   the replica that was being added is deleted;
+- ``bin/kafka-reassign-partitions`` does the same with Kafka's files and output: --generate proposes a plan,
+  --execute starts it (printing the current assignment to roll back with), --list and --verify show it in
+  progress and then complete, --cancel finds nothing left to cancel;
 - the controller is killed (kill -9) in the middle of a move: the next controller finds the move in the
   topic znode (RS, AR, RR are written before anything else happens) and finishes it;
 - invalid targets (duplicates, negative ids, a broker that is not alive) get INVALID_REPLICA_ASSIGNMENT,
@@ -20,6 +23,7 @@ import json
 import pytest
 
 from cluster_harness import ClusterProcesses, zookeeper_available
+from harness import run_tool
 from support import wait_until
 
 pytestmark = pytest.mark.cluster
@@ -184,3 +188,59 @@ def test_a_new_controller_finishes_a_reassignment_the_old_one_started(cluster, a
                "byte-identical logs on the new replicas")
     assert read_back(cluster, topic, len(acked)) == acked
     cluster.brokers[a].start()
+
+
+def test_kafka_reassign_partitions_tool(cluster, admin, tmp_path):
+    a, b, x = roles(cluster)
+    topic = "tooled"
+    cluster.create_topic(topic, [a, b])
+    acked = produce(cluster, topic, [b"t-%04d" % i for i in range(50)])
+    # the controller alone as bootstrap: the tool's admin client then never picks the paused broker
+    bootstrap = ["--bootstrap-server", cluster.brokers[cluster.controller_id()].bootstrap]
+
+    topics_file = tmp_path / "topics.json"
+    topics_file.write_text(json.dumps({"topics": [{"topic": topic}], "version": 1}))
+    out = run_tool("kafka-reassign-partitions", *bootstrap, "--generate", "--topics-to-move-json-file", topics_file,
+                   "--broker-list", f"{b},{x}").stdout.splitlines()
+    assert out[0] == "Current partition replica assignment"
+    assert json.loads(out[1]) == {"version": 1, "partitions": [
+        {"topic": topic, "partition": 0, "replicas": [a, b], "log_dirs": ["any", "any"]}]}
+    assert out[3] == "Proposed partition reassignment configuration"
+    proposed = json.loads(out[4])["partitions"][0]
+    assert sorted(proposed["replicas"]) == sorted([b, x])
+
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": 0, "replicas": [b, x]}]}))
+    cluster.pause(x)
+    try:
+        out = run_tool("kafka-reassign-partitions", *bootstrap, "--execute", "--reassignment-json-file", plan).stdout
+        assert out.splitlines() == [
+            "Current partition replica assignment", "",
+            json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": 0, "replicas": [a, b],
+                                                     "log_dirs": ["any", "any"]}]}, separators=(",", ":")), "",
+            "Save this to use as the --reassignment-json-file option during rollback",
+            f"Successfully started partition reassignment for {topic}-0"]
+        listed = run_tool("kafka-reassign-partitions", *bootstrap, "--list").stdout.splitlines()
+        assert listed == ["Current partition reassignments:",
+                          f"{topic}-0: replicas: {b},{x},{a}. adding: {x}. removing: {a}."]
+        assert run_tool("kafka-reassign-partitions", *bootstrap, "--verify", "--reassignment-json-file",
+                        plan).stdout.splitlines() == ["Status of partition reassignment:",
+                                                      f"Reassignment of partition {topic}-0 is still in progress."]
+        again = run_tool("kafka-reassign-partitions", *bootstrap, "--execute", "--reassignment-json-file", plan,
+                         check=False)
+        assert again.returncode == 1 and "Use --additional to override this" in again.stdout
+    finally:
+        cluster.resume(x)
+    wait_until(lambda: run_tool("kafka-reassign-partitions", *bootstrap, "--verify", "--reassignment-json-file",
+                                plan).stdout.splitlines()[1:] == [f"Reassignment of partition {topic}-0 is complete."],
+               30, "--verify to report the reassignment complete")
+    assert run_tool("kafka-reassign-partitions", *bootstrap, "--list").stdout.strip() == \
+        "No partition reassignments found."
+    assert run_tool("kafka-reassign-partitions", *bootstrap, "--cancel", "--reassignment-json-file",
+                    plan).stdout.strip() == "None of the specified partition reassignments are active."
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": 0, "replicas": [b, 9]}]}))
+    refused = run_tool("kafka-reassign-partitions", *bootstrap, "--execute", "--reassignment-json-file", bad,
+                       check=False)
+    assert (refused.returncode, refused.stdout.strip()) == (1, "Unknown broker id 9")
+    assert read_back(cluster, topic, len(acked)) == acked
