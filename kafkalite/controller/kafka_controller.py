@@ -1,9 +1,11 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/KafkaController.scala
 
 Classes: KafkaController, its ZooKeeper handlers (ControllerChangeHandler, BrokerChangeHandler, TopicChangeHandler,
-TopicDeletionHandler, IsrChangeNotificationHandler) and its events (Startup, BrokerChange, TopicChange,
-TopicDeletion, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire, IsrChangeNotification,
-LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived, TopicDeletionStopReplicaResponseReceived).
+TopicDeletionHandler, IsrChangeNotificationHandler, PartitionReassignmentIsrChangeHandler) and its events (Startup,
+BrokerChange, TopicChange, TopicDeletion, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire,
+IsrChangeNotification, LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived,
+TopicDeletionStopReplicaResponseReceived, ReplicaLeaderElection, AutoPreferredReplicaLeaderElection,
+ControlledShutdown, ApiPartitionReassignment, PartitionReassignmentIsrChange, ListPartitionReassignments).
 
 Every broker runs a KafkaController; the one that creates the ephemeral ``/controller`` znode is active
 (research/controller.md §2.2). ``elect()`` creates it and bumps ``/controller_epoch`` in one ZooKeeper multi; from
