@@ -65,6 +65,8 @@ class ApiKeys(enum.Enum):
     DELETE_GROUPS = (42, 0, 2, 2, False)
     ELECT_LEADERS = (43, 0, 2, 2, False)
     INCREMENTAL_ALTER_CONFIGS = (44, 0, 1, 1, False)
+    ALTER_PARTITION_REASSIGNMENTS = (45, 0, 0, 0, False)
+    LIST_PARTITION_REASSIGNMENTS = (46, 0, 0, 0, False)
     OFFSET_DELETE = (47, 0, 0, None, False)
     DESCRIBE_CLUSTER = (60, 0, 1, 0, False)
 

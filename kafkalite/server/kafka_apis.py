@@ -42,13 +42,14 @@ from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.network.request_channel import CloseConnectionAction, NoOpAction, Response
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import ApiException, Errors
-from kafkalite.protocol.messages import (alter_configs, api_versions, controlled_shutdown, create_partitions,
-                                         create_topics, delete_groups, delete_records, delete_topics, elect_leaders,
-                                         describe_cluster, describe_configs, describe_groups, fetch, find_coordinator,
-                                         heartbeat, incremental_alter_configs, init_producer_id, join_group,
-                                         leader_and_isr, leave_group, list_groups, list_offsets, metadata,
-                                         offset_commit, offset_delete, offset_fetch, offset_for_leader_epoch, produce,
-                                         stop_replica, sync_group, update_metadata)
+from kafkalite.protocol.messages import (alter_configs, alter_partition_reassignments, api_versions,
+                                         controlled_shutdown, create_partitions, create_topics, delete_groups,
+                                         delete_records, delete_topics, describe_cluster, describe_configs,
+                                         describe_groups, elect_leaders, fetch, find_coordinator, heartbeat,
+                                         incremental_alter_configs, init_producer_id, join_group, leader_and_isr,
+                                         leave_group, list_groups, list_offsets, list_partition_reassignments,
+                                         metadata, offset_commit, offset_delete, offset_fetch,
+                                         offset_for_leader_epoch, produce, stop_replica, sync_group, update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
 from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dirs
 from kafkalite.record.memory_records import MemoryRecords
@@ -68,7 +69,8 @@ SERVED_APIS = (
     ApiKeys.ALTER_REPLICA_LOG_DIRS, ApiKeys.DESCRIBE_LOG_DIRS,
     ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_RECORDS, ApiKeys.INIT_PRODUCER_ID, ApiKeys.OFFSET_FOR_LEADER_EPOCH,
     ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.CREATE_PARTITIONS,
-    ApiKeys.DELETE_GROUPS, ApiKeys.ELECT_LEADERS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
+    ApiKeys.DELETE_GROUPS, ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+    ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
 )
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
@@ -140,6 +142,8 @@ class KafkaApis(Logging):
                 case ApiKeys.CREATE_PARTITIONS: self.handle_create_partitions_request(request)
                 case ApiKeys.DELETE_GROUPS: self.handle_delete_groups_request(request)
                 case ApiKeys.ELECT_LEADERS: self.handle_elect_replica_leader(request)
+                case ApiKeys.ALTER_PARTITION_REASSIGNMENTS: self.handle_alter_partition_reassignments_request(request)
+                case ApiKeys.LIST_PARTITION_REASSIGNMENTS: self.handle_list_partition_reassignments_request(request)
                 case ApiKeys.OFFSET_DELETE: self.handle_offset_delete_request(request)
                 case ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster(request)
                 case _:
@@ -511,6 +515,51 @@ class KafkaApis(Logging):
             partitions = {TopicPartition(tps.topic, p) for tps in body.topic_partitions for p in tps.partition_id}
         self.replica_manager.elect_leaders(self.controller, partitions, body.election_type, send_response_callback,
                                            body.timeout_ms)
+
+    # Kafka: KafkaApis.handleAlterPartitionReassignmentsRequest -- answered from the controller's event thread
+    # once each reassignment has started (or was refused); replicas null cancels one in progress
+    def handle_alter_partition_reassignments_request(self, request) -> None:
+        body = request.body
+        reassignments = {TopicPartition(t.name, p.partition_index): p.replicas
+                         for t in body.topics for p in t.partitions}
+
+        def send_response_callback(results: dict | None, error: tuple | None) -> None:
+            if error is not None:
+                response = alter_partition_reassignments.AlterPartitionReassignmentsResponse(
+                    error_code=error[0].code, error_message=error[1])
+            else:
+                by_topic: dict[str, list] = {}
+                for tp, (err, message) in sorted(results.items(), key=lambda kv: (kv[0].topic, kv[0].partition)):
+                    by_topic.setdefault(tp.topic, []).append(
+                        alter_partition_reassignments.ReassignablePartitionResponse(
+                            partition_index=tp.partition, error_code=err.code, error_message=message))
+                response = alter_partition_reassignments.AlterPartitionReassignmentsResponse(responses=[
+                    alter_partition_reassignments.ReassignableTopicResponse(name=t, partitions=ps)
+                    for t, ps in by_topic.items()])
+            self.send_response(request, response)
+        self.controller.alter_partition_reassignments(reassignments, send_response_callback)
+
+    # Kafka: KafkaApis.handleListPartitionReassignmentsRequest
+    def handle_list_partition_reassignments_request(self, request) -> None:
+        body = request.body
+        partitions = None if body.topics is None else {
+            TopicPartition(t.name, p) for t in body.topics for p in t.partition_indexes}
+        msgs = list_partition_reassignments
+
+        def send_response_callback(results: dict | None, error: tuple | None) -> None:
+            if error is not None:
+                response = msgs.ListPartitionReassignmentsResponse(error_code=error[0].code, error_message=error[1])
+            else:
+                by_topic: dict[str, list] = {}
+                for tp, assignment in results.items():
+                    by_topic.setdefault(tp.topic, []).append(msgs.OngoingPartitionReassignment(
+                        partition_index=tp.partition, replicas=list(assignment.replicas),
+                        adding_replicas=list(assignment.adding_replicas),
+                        removing_replicas=list(assignment.removing_replicas)))
+                response = msgs.ListPartitionReassignmentsResponse(topics=[
+                    msgs.OngoingTopicReassignment(name=t, partitions=ps) for t, ps in by_topic.items()])
+            self.send_response(request, response)
+        self.controller.list_partition_reassignments(partitions, send_response_callback)
 
     # ================================================================== the data path: produce, fetch, offsets, delete
     # ------------------------------------------------------------------ Produce

@@ -20,7 +20,7 @@ leaders, nodes and the controller are read from its ``Cluster``.
 Era notes: Kafka's admin client runs its own I/O thread and returns KafkaFutures; kafkalite's is
 synchronous on the caller's thread, over the consumer's ConsumerNetworkClient. ``list_offsets`` is Kafka
 2.5's (KIP-396); 2.4's tools asked a KafkaConsumer. ``describe_log_dirs`` and ``alter_replica_log_dirs`` send
-to each broker named (KIP-113: a broker answers for its own dirs only). Left out: ACLs, quotas, reassignments,
+to each broker named (KIP-113: a broker answers for its own dirs only). Left out: ACLs, quotas,
 delegation tokens, retries of a whole call after a controller move (a NOT_CONTROLLER error refreshes the
 metadata and is retried once).
 """
@@ -30,8 +30,8 @@ import logging
 
 from kafkalite.clients.admin.admin_types import (
     AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource,
-    ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic, TopicDescription,
-    TopicListing, TopicPartitionInfo,
+    ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic, PartitionReassignment,
+    TopicDescription, TopicListing, TopicPartitionInfo,
 )
 from kafkalite.clients.client_request import RequestBuilder
 from kafkalite.clients.client_utils import parse_and_validate_addresses
@@ -45,9 +45,10 @@ from kafkalite.network.selector import Selector
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import (
-    create_partitions as cp, create_topics as ct, delete_groups as dg, delete_topics as dt,
-    describe_configs as dc, describe_groups as dgr, find_coordinator as fc, incremental_alter_configs as iac,
-    list_groups as lg, list_offsets as lo, offset_commit as oc, offset_fetch as of,
+    alter_partition_reassignments as apr, create_partitions as cp, create_topics as ct, delete_groups as dg,
+    delete_topics as dt, describe_configs as dc, describe_groups as dgr, find_coordinator as fc,
+    incremental_alter_configs as iac, list_groups as lg, list_offsets as lo, list_partition_reassignments as lpr,
+    offset_commit as oc, offset_fetch as of,
 )
 from kafkalite.protocol.messages import alter_replica_log_dirs as arld, describe_log_dirs as dld
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
@@ -340,6 +341,44 @@ class KafkaAdminClient:
         for t in response.topics:
             for p in t.partitions:
                 _raise_for(p.error_code, None, f"Alter offset of {t.name}-{p.partition_index}")
+
+    # ---------------------------------------------------------------- partition reassignments (KIP-455)
+
+    # Kafka: KafkaAdminClient.alterPartitionReassignments -- {tp: target replicas, or None to cancel}; returns
+    # {tp: None, or the exception that partition's future would raise}
+    def alter_partition_reassignments(self, reassignments: dict[TopicPartition, list[int] | None],
+                                      timeout_ms: int = 30000) -> dict[TopicPartition, Exception | None]:
+        by_topic: dict[str, list] = {}
+        for tp, replicas in reassignments.items():
+            by_topic.setdefault(tp.topic, []).append(apr.ReassignablePartition(
+                partition_index=tp.partition, replicas=None if replicas is None else list(replicas)))
+        request = apr.AlterPartitionReassignmentsRequest(
+            timeout_ms=timeout_ms, topics=[apr.ReassignableTopic(name=t, partitions=ps) for t, ps in by_topic.items()])
+        response = self._call(self._controller(), ApiKeys.ALTER_PARTITION_REASSIGNMENTS, request)
+        _raise_for(response.error_code, response.error_message, "Alter partition reassignments")
+        out: dict[TopicPartition, Exception | None] = {}
+        for t in response.responses:
+            for p in t.partitions:
+                error = Errors.for_code(p.error_code)
+                out[TopicPartition(t.name, p.partition_index)] = \
+                    None if error is Errors.NONE else error.exception(p.error_message or error.name)
+        return out
+
+    # Kafka: KafkaAdminClient.listPartitionReassignments -- every reassignment in progress, or those of ``partitions``
+    def list_partition_reassignments(self, partitions: list[TopicPartition] | None = None,
+                                     timeout_ms: int = 30000) -> dict[TopicPartition, PartitionReassignment]:
+        topics = None
+        if partitions is not None:
+            by_topic: dict[str, list[int]] = {}
+            for tp in partitions:
+                by_topic.setdefault(tp.topic, []).append(tp.partition)
+            topics = [lpr.ListPartitionReassignmentsTopics(name=t, partition_indexes=ps) for t, ps in by_topic.items()]
+        response = self._call(self._controller(), ApiKeys.LIST_PARTITION_REASSIGNMENTS,
+                              lpr.ListPartitionReassignmentsRequest(timeout_ms=timeout_ms, topics=topics))
+        _raise_for(response.error_code, response.error_message, "List partition reassignments")
+        return {TopicPartition(t.name, p.partition_index): PartitionReassignment(
+                    tuple(p.replicas), tuple(p.adding_replicas), tuple(p.removing_replicas))
+                for t in response.topics for p in t.partitions}
 
     # ---------------------------------------------------------------- cluster
 
