@@ -312,6 +312,10 @@ def test_the_broker_reports_its_replica_fetchers(leader):
               for n in ("MaxLag", "FailedPartitionsCount", "DeadThreadCount")}
     fetchers.failed_partitions.remove_all({TopicPartition("gone", 0)})
     assert values == {"MaxLag": 0, "FailedPartitionsCount": 1, "DeadThreadCount": 0}
+    # the ReplicaAlterLogDirsManager is an AbstractFetcherManager too, with its own three gauges
+    moves = {n: registry.get(f"kafka.server:type=ReplicaAlterLogDirsManager,name={n},clientId=ReplicaAlterLogDirs")
+             .value() for n in ("MaxLag", "FailedPartitionsCount", "DeadThreadCount")}
+    assert moves == {"MaxLag": 0, "FailedPartitionsCount": 0, "DeadThreadCount": 0}
 
 
 @pytest.mark.parametrize("disabled_fixes", with_and_without_fix("KAFKA-1211"))
