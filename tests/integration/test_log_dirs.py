@@ -234,6 +234,17 @@ def test_kafka_log_dirs_describe_prints_kafkas_output(broker_factory, tmp_path):
     assert partitions[0]["partition"] == "moved-0" and partitions[0]["size"] > 0
     assert partitions[0]["offsetLag"] == 0 and partitions[0]["isFuture"] is False
 
+    # --broker-list and --command-config (admin client properties); no --topic-list: every partition
+    config = tmp_path / "admin.properties"
+    config.write_text("client.id=log-dirs-test\nrequest.timeout.ms=20000\n")
+    out = subprocess.run([str(REPO_ROOT / "bin" / "kafka-log-dirs"), "--bootstrap-server", broker.bootstrap,
+                          "--describe", "--broker-list", "0", "--command-config", str(config)],
+                         capture_output=True, text=True, timeout=60, env=dict(os.environ, PYTHON=sys.executable))
+    assert out.returncode == 0, out.stderr
+    described = json.loads(out.stdout.splitlines()[2])
+    assert {p["partition"] for d in described["brokers"][0]["logDirs"] for p in d["partitions"]} >= {"moved-0",
+                                                                                                  "other-0"}
+
     usage = subprocess.run([str(REPO_ROOT / "bin" / "kafka-log-dirs"), "--describe"], capture_output=True,
                            text=True, timeout=60, env=dict(os.environ, PYTHON=sys.executable))
     assert usage.returncode == 1 and 'Missing required argument "[bootstrap-server]"' in usage.stderr
