@@ -190,6 +190,9 @@ def run_scenario(cluster, acks: str, topic: str) -> dict:
     cluster.create_topic(topic, [leader] + followers)
     p = RecordingProducer(cluster.bootstrap, acks)
     p.topic = topic
+    # the partition's metadata before any broker is stopped: a Metadata request sent to a stopped follower
+    # would wait for an answer that never comes
+    p.producer.list_topics(topic, timeout=10)
     m1, m2, m3 = b"m1", b"m2", b"m3"
     resumed = False
     try:
