@@ -7,6 +7,8 @@ partitions lost their preferred leaders when a broker restarted:
 - ``--path-to-json-file`` with a partition already led by its preferred replica and an unknown one prints
   "Valid replica already elected ..." and "Error completing leader election ..." and exits 1;
 - ``--all-topic-partitions`` elects every partition that needs it;
+- ``--election-type UNCLEAN`` gives a leaderless partition the live replica that is out of its ISR (where
+  PREFERRED fails with PreferredLeaderNotAvailableException);
 - missing or clashing flags stop the tool with Kafka's messages.
 """
 from __future__ import annotations
@@ -111,3 +113,40 @@ def test_bad_flags_stop_the_tool_with_kafkas_messages(args, message):
     out = tool(*args)
     assert out.returncode == 1
     assert out.stderr.strip() == f'Exception in thread "main" kafka.common.AdminCommandFailedException: {message}'
+
+
+def test_unclean_election_gives_a_leaderless_partition_a_replica_outside_the_isr(kafka_cluster_factory):
+    """[A, B] with B stopped (it leaves the ISR) and then A stopped: the partition has no leader, and with
+    unclean.leader.election.enable off B does not lead when it comes back. ``--election-type UNCLEAN`` elects it."""
+    from kafkalite.clients.admin.admin_client import KafkaAdminClient
+    from kafkalite.clients.admin.admin_types import NewTopic
+    cluster = kafka_cluster_factory(3, replication_factor=2, auto_leader_rebalance_enable=False,
+                                    controlled_shutdown_max_retries=1)
+    c = cluster.brokers.index(cluster.controller())
+    a, b = [i for i in range(3) if i != c]
+    with KafkaAdminClient({"bootstrap.servers": cluster.bootstrap_servers}) as admin:
+        admin.create_topics([NewTopic("unclean", replica_assignments={0: [a, b]})])
+    tp = TopicPartition("unclean", 0)
+    ctx = cluster.controller().server.kafka_controller.controller_context
+
+    def state():
+        return ctx.partition_leadership_info[tp].leader_and_isr if tp in ctx.partition_leadership_info else None
+    wait_until(lambda: state() is not None and len(state().isr) == 2, 15, "a full ISR")
+    cluster.brokers[b].stop()
+    wait_until(lambda: state().isr == [a], 15, f"the ISR to be [{a}]")
+    cluster.brokers[a].stop()
+    wait_until(lambda: state().leader == -1, 30, "the partition to have no leader")
+    cluster.brokers[b].start()
+    b_alive = cluster.brokers[b]
+
+    out = tool("--bootstrap-server", b_alive.bootstrap_servers, "--election-type", "PREFERRED", "--topic", "unclean",
+               "--partition", "0")
+    assert out.returncode == 1 and state().leader == -1   # the preferred replica is down: no preferred election
+    assert out.stdout.startswith("Error completing leader election (PREFERRED) for partition: unclean-0: "
+                                 "org.apache.kafka.common.errors.PreferredLeaderNotAvailableException: "), out.stdout
+
+    out = tool("--bootstrap-server", b_alive.bootstrap_servers, "--election-type", "UNCLEAN", "--topic", "unclean",
+               "--partition", "0")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.splitlines() == ["Successfully completed leader election (UNCLEAN) for partitions unclean-0"]
+    assert state().leader == b and state().isr == [b]
