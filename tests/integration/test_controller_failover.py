@@ -1,7 +1,7 @@
-"""Mirrors Kafka 2.4's controller-failover tests (core/src/test/.../ControllerIntegrationTest
-``testControllerMoveOnTopicCreation``-style moves and ``testControllerFailover``-like epoch checks, and the
-ducktape ``replication_test`` with the controller as the broker that is killed): three broker processes over
-Debian's ZooKeeper.
+"""Mirrors Kafka 2.4's controller-failover tests (core/src/test/.../controller/ControllerIntegrationTest
+``testControllerMoveIncrementsControllerEpoch`` and ``testControllerMoveOnTopicCreation`` -- whose latch on the
+event thread is a SIGSTOP here -- and the ducktape ``replication_test`` with the controller as the broker that is
+killed): three broker processes over Debian's ZooKeeper.
 
 - ``kill -9`` of the controller under an acks=all load: another broker wins ``/controller`` with a higher
   ``/controller_epoch`` (``KafkaController.elect``), elects leaders for the dead broker's partitions from their
@@ -11,6 +11,9 @@ Debian's ZooKeeper.
   ``/controller_epoch`` and every partition state znode keep what the new controller wrote, the brokers refuse
   the old controller's epoch with STALE_CONTROLLER_EPOCH, and the old controller resigns and comes back as a
   plain broker.
+- SIGSTOP of the controller for less than its session timeout while an operator deletes ``/controller``: the
+  woken controller still has its session and acts on a topic creation it was notified of, but its write fails
+  the ``/controller_epoch`` zkVersion check (a ZooKeeper multi), so it logs ControllerMovedException and resigns.
 """
 import json
 import threading
