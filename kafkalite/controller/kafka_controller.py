@@ -527,6 +527,32 @@ class KafkaController(Logging):
             self.kafka_scheduler.schedule("auto-leader-rebalance-task", lambda: self.event_manager.put(
                 AutoPreferredReplicaLeaderElection()), delay_ms, -1)
 
+    # ------------------------------------------------------------ unclean.leader.election.enable turned on
+
+    # Kafka: KafkaController.enableDefaultUncleanLeaderElection -- DynamicLogConfig, when the brokers' default
+    # turns on: offline partitions may now elect a replica outside their ISR (the config is read at election time)
+    def enable_default_unclean_leader_election(self) -> None:
+        self.event_manager.put(UncleanLeaderElectionEnable())
+
+    # Kafka: KafkaController.enableTopicUncleanLeaderElection -- TopicConfigHandler, when a topic's override is true
+    def enable_topic_unclean_leader_election(self, topic: str) -> None:
+        if self.is_active():
+            self.event_manager.put(TopicUncleanLeaderElectionEnable(topic))
+
+    # Kafka: KafkaController.processUncleanLeaderElectionEnable
+    def process_unclean_leader_election_enable(self) -> None:
+        if not self.is_active():
+            return
+        self.info("Unclean leader election has been enabled by default")
+        self.partition_state_machine.trigger_online_partition_state_change()
+
+    # Kafka: KafkaController.processTopicUncleanLeaderElectionEnable
+    def process_topic_unclean_leader_election_enable(self, topic: str) -> None:
+        if not self.is_active():
+            return
+        self.info(f"Unclean leader election has been enabled for topic {topic}")
+        self.partition_state_machine.trigger_online_partition_state_change(topic)
+
     # ------------------------------------------------------------ topics
 
     # Kafka: KafkaController.processTopicChange
@@ -957,6 +983,27 @@ class AutoPreferredReplicaLeaderElection(ControllerEvent):
 
     def process(self, controller) -> None:
         controller.process_auto_preferred_replica_leader_election()
+
+
+class UncleanLeaderElectionEnable(ControllerEvent):
+    """Kafka: UncleanLeaderElectionEnable."""
+
+    state = ControllerState.UncleanLeaderElectionEnable
+
+    def process(self, controller) -> None:
+        controller.process_unclean_leader_election_enable()
+
+
+class TopicUncleanLeaderElectionEnable(ControllerEvent):
+    """Kafka: TopicUncleanLeaderElectionEnable(topic)."""
+
+    state = ControllerState.TopicUncleanLeaderElectionEnable
+
+    def __init__(self, topic: str):
+        self.topic = topic
+
+    def process(self, controller) -> None:
+        controller.process_topic_unclean_leader_election_enable(self.topic)
 
 
 class ControlledShutdown(ControllerEvent):
