@@ -134,6 +134,10 @@ def inject(cluster: ClusterProcesses, topic: str, partition: int, fault: str, rn
     if fault == "sigkill":
         broker.kill9()
         new_leader = wait_for_new_leader(cluster, topic, partition, victim)
+        # as in Kafka, a broker cannot register while the ephemeral znode of its killed self is there (a leader may
+        # also move before that, by the auto leader rebalance): wait for its session to expire
+        wait_until(lambda: not cluster.zk().exists(f"/brokers/ids/{victim}"), ELECTION_TIMEOUT_S,
+                   f"the killed broker {victim}'s registration to expire")
         broker.start(60)
         return f"kill -9 of broker {victim} (led {topic}-{partition}; broker {new_leader} took over), restarted"
     if fault == "sigstop":
