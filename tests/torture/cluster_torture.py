@@ -168,6 +168,7 @@ def torture(cluster: ClusterProcesses, kills: int, seed: int, partitions: int = 
     load = PacedLoad(cluster.bootstrap, topic, partitions)
     load.start()
     counts = {fault: 0 for fault in FAULTS}
+    on_controller_count = 0
     try:
         for kill in range(1, kills + 1):
             target = len(load.acked) + acks_per_kill
@@ -175,7 +176,10 @@ def torture(cluster: ClusterProcesses, kills: int, seed: int, partitions: int = 
             assert load.fatal is None, f"the producer hit a fatal error: {load.fatal}"
             fault = rng.choice(FAULTS)
             counts[fault] += 1
-            what = inject(cluster, topic, rng.randrange(partitions), fault, rng)
+            partition = rng.randrange(partitions)
+            on_controller = cluster.leader(topic, partition) == cluster.controller_id()
+            on_controller_count += on_controller
+            what = inject(cluster, topic, partition, fault, rng) + (" -- it was the controller" if on_controller else "")
             wait_for_full_isrs(cluster, topic, partitions)
             say(f"fault {kill}/{kills}: {what}; {len(load.acked)} acks so far")
         target = len(load.acked) + acks_per_kill
@@ -185,6 +189,7 @@ def torture(cluster: ClusterProcesses, kills: int, seed: int, partitions: int = 
     assert load.fatal is None, f"the producer hit a fatal error: {load.fatal}"
     assert outstanding == 0, f"{outstanding} records still unacknowledged after the final flush"
     result = {f"{fault}s": n for fault, n in counts.items()}
+    result["faults_on_the_controller"] = on_controller_count
     result.update(check(load.acked, read_back(cluster.bootstrap, topic, partitions)))
     result["delivery_failures"] = len(load.failed)
     identical = 0
