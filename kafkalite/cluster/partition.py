@@ -15,6 +15,10 @@ fetch requests. The ``isr-expiration`` task calls ``maybe_shrink_isr``. ISR chan
 partition's state znode through the ``PartitionStateStore``, conditionally on its version.
 As follower: the replica fetcher appends (``append_records_to_follower_or_future_replica``) and
 truncates (``truncate_to``) through this class.
+Moving the replica to another log dir (AlterReplicaLogDirs, KIP-113): ``maybe_create_future_replica`` has the
+LogManager create a *future log* there (``future_log``); the ReplicaAlterLogDirsThread appends to it and truncates
+it with ``is_future=True``, and once it holds as much as the current log, ``maybe_replace_current_with_future_replica``
+swaps them under the leader-ISR lock (so no append slips in between the check and the swap).
 
 As in 2.4 a Partition knows the LogManager (which creates its log) and a ``DelayedOperations`` (the
 produce, fetch and delete-records purgatories it completes), never the ReplicaManager itself; its
@@ -132,6 +136,8 @@ class Partition(Logging):
         self.log_manager = log_manager
         self.disabled_fixes = disabled_fixes
         self.log = None
+        # Kafka: futureLog -- while an AlterReplicaLogDirs move is in progress, the log in the destination dir
+        self.future_log = None
         self.leader_replica_id_opt: int | None = None
         self.in_sync_replica_ids: set[int] = set()
         self.all_replica_ids: list[int] = []
@@ -161,6 +167,13 @@ class Partition(Logging):
                 f"Log for partition {self.topic_partition} is not available on broker {self.local_broker_id}")
         return self.log
 
+    # Kafka: Partition.futureLocalLogOrException
+    def future_local_log_or_exception(self):
+        if self.future_log is None:
+            raise Errors.REPLICA_NOT_AVAILABLE.exception(
+                f"Future log for partition {self.topic_partition} is not available on broker {self.local_broker_id}")
+        return self.future_log
+
     # Kafka: Partition.getReplica -- a remote replica (a follower, as the leader sees it)
     def get_replica(self, replica_id: int) -> Replica | None:
         return self.remote_replicas_map.get(replica_id)
@@ -189,14 +202,69 @@ class Partition(Logging):
 
     # Kafka: Partition.createLogIfNotExists -- through the LogManager, with the topic's config; the high
     # watermark starts from the log dir's replication-offset-checkpoint
-    def create_log_if_not_exists(self, is_new: bool, high_watermark_checkpoints=None) -> None:
-        if self.log is None:
+    def create_log_if_not_exists(self, is_new: bool, high_watermark_checkpoints=None,
+                                 is_future_replica: bool = False) -> None:
+        if is_future_replica:
+            if self.future_log is None:
+                self.future_log = self.create_log(is_new, high_watermark_checkpoints, is_future_replica=True)
+        elif self.log is None:
             self.log = self.create_log(is_new, high_watermark_checkpoints)
 
+    # Kafka: Partition.maybeCreateFutureReplica -- True if a future log was created in ``log_dir`` (the current
+    # log is elsewhere and no future log exists yet)
+    def maybe_create_future_replica(self, log_dir: str, high_watermark_checkpoints=None) -> bool:
+        with self.leader_isr_update_lock:
+            current_log_dir = self.local_log_or_exception().parent_dir
+            if current_log_dir == log_dir:
+                self.info(f"Current log directory {current_log_dir} is same as requested log dir {log_dir}. "
+                          f"Skipping future replica creation.")
+                return False
+            if self.future_log is not None:
+                future_log_dir = self.future_log.parent_dir
+                if future_log_dir != log_dir:
+                    raise RuntimeError(f"The future log dir {future_log_dir} of {self.topic_partition} is different "
+                                       f"from the requested log dir {log_dir}")   # IllegalStateException
+                return False
+            self.create_log_if_not_exists(False, high_watermark_checkpoints, is_future_replica=True)
+            return True
+
+    # Kafka: Partition.futureReplicaDirChanged
+    def future_replica_dir_changed(self, new_destination_dir: str) -> bool:
+        with self.leader_isr_update_lock:
+            return self.future_log is not None and self.future_log.parent_dir != new_destination_dir
+
+    # Kafka: Partition.removeFutureLocalReplica -- a move cancelled (or its dir failed: ``delete_from_log_dir``
+    # False)
+    def remove_future_local_replica(self, delete_from_log_dir: bool = True) -> None:
+        with self.leader_isr_update_lock:
+            self.future_log = None
+            if delete_from_log_dir:
+                self.log_manager.async_delete(self.topic_partition, is_future=True)
+
+    # Kafka: Partition.maybeReplaceCurrentWithFutureReplica -- True once the future log has caught up with the
+    # current one and replaced it. Only the ReplicaAlterLogDirsThread calls it; it then drops the partition.
+    def maybe_replace_current_with_future_replica(self) -> bool:
+        local_replica_leo = self.local_log_or_exception().log_end_offset
+        future_log = self.future_log
+        if future_log is None or future_log.log_end_offset != local_replica_leo:
+            return False
+        # under the lock no append or truncation can move the current log's end between the check and the swap
+        with self.leader_isr_update_lock:
+            future_log = self.future_log
+            if future_log is None:
+                # removed by another thread (a new AlterReplicaLogDirs, a failed dir) since the thread fetched
+                return False
+            if self.log is not None and self.log.log_end_offset == future_log.log_end_offset:
+                self.log_manager.replace_current_with_future_log(self.topic_partition)
+                self.log = future_log
+                self.remove_future_local_replica(delete_from_log_dir=False)
+                return True
+            return False
+
     # Kafka: Partition.createLog
-    def create_log(self, is_new: bool, high_watermark_checkpoints):
+    def create_log(self, is_new: bool, high_watermark_checkpoints, is_future_replica: bool = False):
         log = self.log_manager.get_or_create_log(self.topic_partition, self.state_store.fetch_topic_config(),
-                                                 is_new=is_new)
+                                                 is_new=is_new, is_future=is_future_replica)
         checkpointed = None
         if high_watermark_checkpoints is not None:
             checkpointed = high_watermark_checkpoints.fetch(log.parent_dir, self.topic_partition)
@@ -359,7 +427,8 @@ class Partition(Logging):
             alive = self.metadata_cache is None or self.metadata_cache.get_alive_broker(replica.broker_id) is not None
             if alive and 0 <= replica.log_start_offset < low_watermark:
                 low_watermark = replica.log_start_offset
-        return low_watermark
+        future_log = self.future_log
+        return low_watermark if future_log is None else min(low_watermark, future_log.log_start_offset)
 
     # Kafka: Partition.tryCompleteDelayedRequests -- called without holding the leader-ISR lock
     def try_complete_delayed_requests(self) -> None:
@@ -420,9 +489,12 @@ class Partition(Logging):
         self.info(f"ISR updated to [{_ids(isr)}] and zkVersion updated to [{self.zk_version}]")
 
     # ------------------------------------------------------------------ appends
-    # Kafka: Partition.appendRecordsToFollowerOrFutureReplica -- the replica fetcher's append
+    # Kafka: Partition.appendRecordsToFollowerOrFutureReplica -- the replica fetcher's append, or the
+    # ReplicaAlterLogDirsThread's to the future log (None if the move was cancelled meanwhile)
     def append_records_to_follower_or_future_replica(self, records, is_future: bool = False):
         with self.leader_isr_update_lock:
+            if is_future:
+                return None if self.future_log is None else self.future_log.append_as_follower(records)
             return self.local_log_or_exception().append_as_follower(records)
 
     # Kafka: Partition.appendRecordsToLeader
@@ -512,12 +584,12 @@ class Partition(Logging):
     # checkpoints the recovery point)
     def truncate_to(self, offset: int, is_future: bool = False) -> None:
         with self.leader_isr_update_lock:
-            self.log_manager.truncate_to({self.topic_partition: offset})
+            self.log_manager.truncate_to({self.topic_partition: offset}, is_future=is_future)
 
     # Kafka: Partition.truncateFullyAndStartAt
     def truncate_fully_and_start_at(self, new_offset: int, is_future: bool = False) -> None:
         with self.leader_isr_update_lock:
-            self.log_manager.truncate_fully_and_start_at(self.topic_partition, new_offset)
+            self.log_manager.truncate_fully_and_start_at(self.topic_partition, new_offset, is_future=is_future)
 
     # Kafka: Partition.deleteRecordsOnLeader -- moves the log start offset; returns the low watermark
     def delete_records_on_leader(self, offset: int) -> int:
@@ -543,6 +615,7 @@ class Partition(Logging):
             self.leader_replica_id_opt = None
             self.leader_epoch_start_offset_opt = None
             self.log = None
+            self.future_log = None
 
     def __repr__(self) -> str:
         return (f"Partition(topicPartition={self.topic_partition}, leader={self.leader_replica_id_opt}, "

@@ -358,7 +358,8 @@ class ControllerBrokerRequestBatch(Logging):
     # Kafka: AbstractControllerBrokerRequestBatch.addLeaderAndIsrRequestForBrokers
     def add_leader_and_isr_request_for_brokers(self, broker_ids: Iterable[int], tp: TopicPartition,
                                                leader_isr_and_controller_epoch: LeaderIsrAndControllerEpoch,
-                                               replicas: list[int], is_new: bool) -> None:
+                                               replica_assignment, is_new: bool) -> None:
+        """``replica_assignment``: the partition's ``ReplicaAssignment`` (with AR and RR while it is reassigned)."""
         lai = leader_isr_and_controller_epoch.leader_and_isr
         for broker_id in broker_ids:
             if broker_id < 0:
@@ -369,7 +370,8 @@ class ControllerBrokerRequestBatch(Logging):
                 topic_name=tp.topic, partition_index=tp.partition,
                 controller_epoch=leader_isr_and_controller_epoch.controller_epoch, leader=lai.leader,
                 leader_epoch=lai.leader_epoch, isr=list(lai.isr), zk_version=lai.zk_version,
-                replicas=list(replicas), adding_replicas=[], removing_replicas=[], is_new=is_new or already_new)
+                replicas=list(replica_assignment.replicas), adding_replicas=list(replica_assignment.adding_replicas),
+                removing_replicas=list(replica_assignment.removing_replicas), is_new=is_new or already_new)
         self.add_update_metadata_request_for_brokers(self.controller_context.live_or_shutting_down_broker_ids, {tp})
 
     # Kafka: AbstractControllerBrokerRequestBatch.addStopReplicaRequestForBrokers

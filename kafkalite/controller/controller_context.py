@@ -1,15 +1,16 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/ControllerContext.scala
 
-Classes: PartitionAndReplica, ControllerContext.
+Classes: ReplicaAssignment, PartitionAndReplica, ControllerContext.
 
 The controller's in-memory picture of the cluster, read from ZooKeeper at failover and kept current by the
 controller's events: live brokers and their epochs (the czxid of ``/brokers/ids/<id>``, KIP-380), every topic
-with its topic id and replica assignment, each partition's leader/ISR (``LeaderIsrAndControllerEpoch``), the
+with its topic id and replica assignment (a ``ReplicaAssignment``: the replicas and, while a partition is
+being reassigned, the ones being added and removed), each partition's leader/ISR (``LeaderIsrAndControllerEpoch``), the
 partition and replica states of the two state machines, and the topics queued for deletion. Only the
 ``controller-event-thread`` touches it, so it needs no locks.
 
 Era notes: topic ids are Kafka 2.8's (KIP-516).
-Left out: reassignment bookkeeping (``ReplicaAssignment`` adding/removing replicas), offline log dirs, stats.
+Left out: offline log dirs, stats.
 """
 from __future__ import annotations
 
@@ -19,6 +20,46 @@ import attrs
 
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.zk.zk_data import BrokerInfo, LeaderIsrAndControllerEpoch
+
+
+@attrs.frozen
+class ReplicaAssignment:
+    """Kafka: kafka.controller.ReplicaAssignment -- a partition's replicas; during a reassignment (KIP-455) the
+    full set RS = origin + target, with AR (adding) = target - origin and RR (removing) = origin - target."""
+
+    replicas: tuple[int, ...] = attrs.field(converter=tuple)
+    adding_replicas: tuple[int, ...] = attrs.field(converter=tuple, default=())
+    removing_replicas: tuple[int, ...] = attrs.field(converter=tuple, default=())
+
+    # Kafka: ReplicaAssignment.fromOldAndNewReplicas -- target replicas first, in the order asked for
+    @classmethod
+    def from_old_and_new_replicas(cls, old_replicas, new_replicas) -> "ReplicaAssignment":
+        full = list(dict.fromkeys([*new_replicas, *old_replicas]))
+        return cls(full, [r for r in full if r not in old_replicas], [r for r in full if r not in new_replicas])
+
+    # Kafka: ReplicaAssignment.originReplicas
+    @property
+    def origin_replicas(self) -> list[int]:
+        return [r for r in self.replicas if r not in self.adding_replicas]
+
+    # Kafka: ReplicaAssignment.targetReplicas
+    @property
+    def target_replicas(self) -> list[int]:
+        return [r for r in self.replicas if r not in self.removing_replicas]
+
+    # Kafka: ReplicaAssignment.isBeingReassigned
+    @property
+    def is_being_reassigned(self) -> bool:
+        return bool(self.adding_replicas or self.removing_replicas)
+
+    # Kafka: ReplicaAssignment.reassignTo
+    def reassign_to(self, target) -> "ReplicaAssignment":
+        return ReplicaAssignment.from_old_and_new_replicas(self.origin_replicas, list(target))
+
+    def __str__(self) -> str:
+        return (f"ReplicaAssignment(replicas={','.join(map(str, self.replicas))}, "
+                f"addingReplicas={','.join(map(str, self.adding_replicas))}, "
+                f"removingReplicas={','.join(map(str, self.removing_replicas))})")
 
 
 @attrs.frozen
@@ -54,7 +95,8 @@ class ControllerContext:
         self.shutting_down_broker_ids: set[int] = set()
         self.all_topics: set[str] = set()
         self.topic_ids: dict[str, str] = {}
-        self.partition_assignments: dict[str, dict[int, list[int]]] = {}
+        self.partition_assignments: dict[str, dict[int, ReplicaAssignment]] = {}
+        self.partitions_being_reassigned: set[TopicPartition] = set()
         self.partition_leadership_info: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
         self.partition_states: dict[TopicPartition, object] = {}     # -> PartitionState
         self.replica_states: dict[PartitionAndReplica, object] = {}  # -> ReplicaState
@@ -111,11 +153,29 @@ class ControllerContext:
 
     # Kafka: ControllerContext.partitionReplicaAssignment
     def partition_replica_assignment(self, tp: TopicPartition) -> list[int]:
-        return list(self.partition_assignments.get(tp.topic, {}).get(tp.partition, []))
+        assignment = self.partition_assignments.get(tp.topic, {}).get(tp.partition)
+        return list(assignment.replicas) if assignment is not None else []
 
-    # Kafka: ControllerContext.updatePartitionReplicaAssignment
+    # Kafka: ControllerContext.partitionFullReplicaAssignment
+    def partition_full_replica_assignment(self, tp: TopicPartition) -> ReplicaAssignment:
+        return self.partition_assignments.get(tp.topic, {}).get(tp.partition) or ReplicaAssignment(())
+
+    # Kafka: ControllerContext.partitionFullReplicaAssignmentForTopic
+    def partition_full_replica_assignment_for_topic(self, topic: str) -> dict[TopicPartition, ReplicaAssignment]:
+        return {TopicPartition(topic, p): a for p, a in self.partition_assignments.get(topic, {}).items()}
+
+    # Kafka: ControllerContext.updatePartitionReplicaAssignment -- a reassignment in progress keeps its AR and RR
     def update_partition_replica_assignment(self, tp: TopicPartition, replicas: list[int]) -> None:
-        self.partition_assignments.setdefault(tp.topic, {})[tp.partition] = list(replicas)
+        current = self.partition_assignments.get(tp.topic, {}).get(tp.partition)
+        if current is None:
+            self.update_partition_full_replica_assignment(tp, ReplicaAssignment(replicas))
+        else:
+            self.update_partition_full_replica_assignment(
+                tp, ReplicaAssignment(replicas, current.adding_replicas, current.removing_replicas))
+
+    # Kafka: ControllerContext.updatePartitionFullReplicaAssignment
+    def update_partition_full_replica_assignment(self, tp: TopicPartition, assignment: ReplicaAssignment) -> None:
+        self.partition_assignments.setdefault(tp.topic, {})[tp.partition] = assignment
 
     # Kafka: ControllerContext.partitionsForTopic
     def partitions_for_topic(self, topic: str) -> set[TopicPartition]:
@@ -129,24 +189,24 @@ class ControllerContext:
     def replicas_on_brokers(self, broker_ids: set[int]) -> set[PartitionAndReplica]:
         return {PartitionAndReplica(TopicPartition(t, p), r)
                 for t, parts in self.partition_assignments.items()
-                for p, replicas in parts.items() for r in replicas if r in broker_ids}
+                for p, assignment in parts.items() for r in assignment.replicas if r in broker_ids}
 
     # Kafka: ControllerContext.replicasForTopic
     def replicas_for_topic(self, topic: str) -> set[PartitionAndReplica]:
         return {PartitionAndReplica(TopicPartition(topic, p), r)
-                for p, replicas in self.partition_assignments.get(topic, {}).items() for r in replicas}
+                for p, assignment in self.partition_assignments.get(topic, {}).items() for r in assignment.replicas}
 
     # Kafka: ControllerContext.replicasForPartition
     def replicas_for_partition(self, partitions: Iterable[TopicPartition]) -> list[PartitionAndReplica]:
         return [PartitionAndReplica(tp, r) for tp in sorted(partitions, key=_tp_key)
                 for r in self.partition_replica_assignment(tp)]
 
-    # No Kafka counterpart: the partitions a broker leads (2.4 filters partitionLeadershipInfo where it needs them)
     # Kafka: ControllerContext.partitionsOnBroker
     def partitions_on_broker(self, broker_id: int) -> set[TopicPartition]:
         return {TopicPartition(t, p) for t, parts in self.partition_assignments.items()
-                for p, replicas in parts.items() if broker_id in replicas}
+                for p, assignment in parts.items() if broker_id in assignment.replicas}
 
+    # No Kafka counterpart: the partitions a broker leads (2.4 filters partitionLeadershipInfo where it needs them)
     def partitions_lead_by_broker(self, broker_id: int) -> set[TopicPartition]:
         return {tp for tp, lice in self.partition_leadership_info.items() if lice.leader_and_isr.leader == broker_id}
 
@@ -154,6 +214,7 @@ class ControllerContext:
     def remove_topic(self, topic: str) -> None:
         self.partition_assignments.pop(topic, None)
         self.topic_ids.pop(topic, None)
+        self.partitions_being_reassigned = {tp for tp in self.partitions_being_reassigned if tp.topic != topic}
         for tp in [tp for tp in self.partition_leadership_info if tp.topic == topic]:
             del self.partition_leadership_info[tp]
         for tp in [tp for tp in self.partition_states if tp.topic == topic]:

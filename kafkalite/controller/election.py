@@ -2,12 +2,14 @@
 algorithms of core/src/main/scala/kafka/controller/PartitionStateMachine.scala
 
 Classes: ElectionResult, Election, PartitionLeaderElectionAlgorithms and the strategies
-OfflinePartitionLeaderElectionStrategy, ControlledShutdownPartitionLeaderElectionStrategy,
-PreferredReplicaPartitionLeaderElectionStrategy.
+OfflinePartitionLeaderElectionStrategy, ReassignPartitionLeaderElectionStrategy,
+ControlledShutdownPartitionLeaderElectionStrategy, PreferredReplicaPartitionLeaderElectionStrategy.
 
 Who leads a partition next, by the reason for the election:
 - offline (its leader died): the first replica in assignment order that is live and in the ISR; with
   ``unclean.leader.election.enable`` and nobody in the ISR alive, the first live replica (then ISR = it alone);
+- reassignment (its leader is not among the target replicas, or is dead): the first target replica that is
+  live and in the ISR;
 - controlled shutdown (its leader is stopping): the first live replica in the ISR that is not shutting down;
   the shutting-down brokers leave the ISR;
 - preferred replica: the first replica of the assignment, if it is live and in the ISR.
@@ -24,6 +26,11 @@ class OfflinePartitionLeaderElectionStrategy:
     """Kafka: OfflinePartitionLeaderElectionStrategy(allowUnclean)."""
 
     allow_unclean: bool = False
+
+
+@attrs.frozen
+class ReassignPartitionLeaderElectionStrategy:
+    """Kafka: ReassignPartitionLeaderElectionStrategy."""
 
 
 @attrs.frozen
@@ -60,6 +67,15 @@ class PartitionLeaderElectionAlgorithms:
             for replica in assignment:
                 if replica in live_replicas:
                     return replica
+        return None
+
+    # Kafka: PartitionLeaderElectionAlgorithms.reassignPartitionLeaderElection
+    @staticmethod
+    def reassign_partition_leader_election(reassignment: list[int], isr: list[int],
+                                           live_replicas: set[int]) -> int | None:
+        for replica in reassignment:
+            if replica in live_replicas and replica in isr:
+                return replica
         return None
 
     # Kafka: PartitionLeaderElectionAlgorithms.preferredReplicaPartitionLeaderElection
@@ -100,6 +116,17 @@ class Election:
                 new_isr = [r for r in lai.isr if ctx.is_replica_online(r, tp)] if leader in lai.isr else [leader]
                 new = lai.new_leader_and_isr(leader, new_isr)
             results.append(ElectionResult(tp, new, live))
+        return results
+
+    # Kafka: Election.leaderForReassign -- only the target replicas may lead; they all hear the result
+    @staticmethod
+    def leader_for_reassign(ctx, leader_and_isrs: dict) -> list[ElectionResult]:
+        results = []
+        for tp, lai in leader_and_isrs.items():
+            target = ctx.partition_full_replica_assignment(tp).target_replicas
+            live = {r for r in target if ctx.is_replica_online(r, tp)}
+            leader = PartitionLeaderElectionAlgorithms.reassign_partition_leader_election(target, lai.isr, live)
+            results.append(ElectionResult(tp, lai.new_leader(leader) if leader is not None else None, target))
         return results
 
     # Kafka: Election.leaderForControlledShutdown

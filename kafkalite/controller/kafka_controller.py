@@ -1,9 +1,12 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/KafkaController.scala
 
 Classes: KafkaController, its ZooKeeper handlers (ControllerChangeHandler, BrokerChangeHandler, TopicChangeHandler,
-TopicDeletionHandler, IsrChangeNotificationHandler) and its events (Startup, BrokerChange, TopicChange,
-TopicDeletion, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire, IsrChangeNotification,
-LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived, TopicDeletionStopReplicaResponseReceived).
+TopicDeletionHandler, IsrChangeNotificationHandler, PartitionReassignmentIsrChangeHandler) and its events (Startup,
+BrokerChange, TopicChange, TopicDeletion, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire,
+IsrChangeNotification, LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived,
+TopicDeletionStopReplicaResponseReceived, ReplicaLeaderElection, AutoPreferredReplicaLeaderElection,
+ControlledShutdown, ApiPartitionReassignment, PartitionReassignmentIsrChange, ListPartitionReassignments,
+UncleanLeaderElectionEnable, TopicUncleanLeaderElectionEnable).
 
 Every broker runs a KafkaController; the one that creates the ephemeral ``/controller`` znode is active
 (research/controller.md §2.2). ``elect()`` creates it and bumps ``/controller_epoch`` in one ZooKeeper multi; from
@@ -16,18 +19,22 @@ the network, exactly as in a cluster.
 
 All work runs as events on ``controller-event-thread``; ZooKeeper watchers only enqueue.
 
-Left out: partition reassignment, the /admin/preferred_replica_election znode (ZkTriggered elections),
-log-dir failure events, unclean-election config events, controller metrics.
+Partition reassignment (KIP-455) is the API path: AlterPartitionReassignments → ``ApiPartitionReassignment`` →
+``on_partition_reassignment``; a new controller resumes what the topic znodes say is moving.
+
+Left out: the /admin/reassign_partitions znode (2.4's ZooKeeper path for reassignments), the
+/admin/preferred_replica_election znode (ZkTriggered elections),
+log-dir failure events, controller metrics.
 """
 from __future__ import annotations
 
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.controller.controller_channel_manager import ControllerBrokerRequestBatch, ControllerChannelManager
-from kafkalite.controller.controller_context import ControllerContext, PartitionAndReplica
+from kafkalite.controller.controller_context import ControllerContext, PartitionAndReplica, ReplicaAssignment
 from kafkalite.controller.controller_event_manager import ControllerEvent, ControllerEventManager, ControllerState
 from kafkalite.controller.election import (
     ControlledShutdownPartitionLeaderElectionStrategy, OfflinePartitionLeaderElectionStrategy,
-    PreferredReplicaPartitionLeaderElectionStrategy,
+    PreferredReplicaPartitionLeaderElectionStrategy, ReassignPartitionLeaderElectionStrategy,
 )
 from kafkalite.controller.partition_state_machine import (
     PartitionState, PartitionStateMachine, StateChangeFailedException,
@@ -41,7 +48,7 @@ from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
 from kafkalite.zk.zk_data import (
     BrokerIdsZNode, BrokerInfo, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, LeaderAndIsr,
-    TopicsZNode, TopicZNode,
+    LeaderIsrAndControllerEpoch, TopicPartitionStateZNode, TopicsZNode, TopicZNode,
 )
 from kafkalite.zookeeper.zoo_keeper_client import StateChangeHandler, ZNodeChangeHandler, ZNodeChildChangeHandler
 
@@ -217,6 +224,7 @@ class KafkaController(Logging):
         self.replica_state_machine.startup()
         self.partition_state_machine.startup()
         self.info(f"Ready to serve as the new controller with epoch {self.epoch}")
+        self.maybe_resume_reassignments(lambda tp, assignment: True)   # initializePartitionReassignments
         if self.config.get("auto.leader.rebalance.enable"):
             self.kafka_scheduler = KafkaScheduler(1)
             self.kafka_scheduler.startup()
@@ -230,6 +238,7 @@ class KafkaController(Logging):
                         self.topic_change_handler, self.broker_change_handler):
             self.zk_client.unregister_znode_child_change_handler(handler.path)
         self.unregister_partition_modifications_handlers(list(self.partition_modifications_handlers))
+        self.unregister_partition_reassignment_isr_change_handlers()
         self.topic_deletion_manager.reset()
         if self.kafka_scheduler is not None:
             self.kafka_scheduler.shutdown()
@@ -246,9 +255,12 @@ class KafkaController(Logging):
         ctx.set_live_brokers_and_epochs(self.zk_client.get_all_broker_and_epochs_in_cluster())
         self.info(f"Initialized broker epochs cache: {ctx.live_broker_id_and_epochs}")
         ctx.all_topics = self.zk_client.get_all_topics_in_cluster(register_watch=True)
-        for topic, assignment in self.zk_client.get_partition_assignment_for_topics(ctx.all_topics).items():
-            for partition, replicas in assignment.items():
-                ctx.update_partition_replica_assignment(TopicPartition(topic, partition), replicas)
+        for tp, (replicas, adding, removing) in self.zk_client.get_full_replica_assignment_for_topics(
+                ctx.all_topics).items():
+            assignment = ReplicaAssignment(replicas, adding, removing)
+            ctx.update_partition_full_replica_assignment(tp, assignment)
+            if assignment.is_being_reassigned:
+                ctx.partitions_being_reassigned.add(tp)
         ctx.topic_ids.update(self.zk_client.get_topic_ids_for_topics(ctx.all_topics))
         self.register_partition_modifications_handlers(ctx.all_topics)
         ctx.partition_leadership_info.clear()
@@ -266,9 +278,10 @@ class KafkaController(Logging):
         topics_with_offline_replicas = {t for t in topics_to_be_deleted
                                         if any(not ctx.is_replica_online(r.replica, r.topic_partition)
                                                for r in ctx.replicas_for_topic(t))}
+        ineligible = topics_with_offline_replicas | {tp.topic for tp in ctx.partitions_being_reassigned}
         self.info(f"List of topics to be deleted: {','.join(sorted(topics_to_be_deleted))}")
-        self.info(f"List of topics ineligible for deletion: {','.join(sorted(topics_with_offline_replicas))}")
-        return topics_to_be_deleted, topics_with_offline_replicas
+        self.info(f"List of topics ineligible for deletion: {','.join(sorted(ineligible))}")
+        return topics_to_be_deleted, ineligible
 
     # Kafka: KafkaController.updateLeaderAndIsrCache
     def update_leader_and_isr_cache(self, partitions=None) -> None:
@@ -328,6 +341,8 @@ class KafkaController(Logging):
         self.replica_state_machine.handle_state_changes(_sorted_replicas(all_replicas_on_new_brokers),
                                                         ReplicaState.OnlineReplica)
         self.partition_state_machine.trigger_online_partition_state_change()
+        # a reassignment waiting for one of these brokers can go on
+        self.maybe_resume_reassignments(lambda tp, assignment: bool(set(assignment.target_replicas) & set(new_brokers)))
         to_be_deleted = {r.topic for r in all_replicas_on_new_brokers
                          if self.topic_deletion_manager.is_topic_queued_up_for_deletion(r.topic)}
         if to_be_deleted:
@@ -552,6 +567,245 @@ class KafkaController(Logging):
             return
         self.info(f"Unclean leader election has been enabled for topic {topic}")
         self.partition_state_machine.trigger_online_partition_state_change(topic)
+
+    # ------------------------------------------------------------ partition reassignment (KIP-455)
+
+    # Kafka: KafkaController.alterPartitionReassignments -- ``reassignments``: {tp: target replicas, or None to
+    # cancel}; ``callback(results, error)``: {tp: (Errors, message)} or, for the whole request, (Errors, message)
+    def alter_partition_reassignments(self, reassignments: dict, callback) -> None:
+        self.event_manager.put(ApiPartitionReassignment(reassignments, callback))
+
+    # Kafka: KafkaController.listPartitionReassignments -- ``callback(results, error)``: {tp: ReplicaAssignment}
+    def list_partition_reassignments(self, partitions, callback) -> None:
+        self.event_manager.put(ListPartitionReassignments(partitions, callback))
+
+    # Kafka: KafkaController.processApiPartitionReassignment
+    def process_api_partition_reassignment(self, reassignments: dict, callback) -> None:
+        if not self.is_active():
+            callback(None, (Errors.NOT_CONTROLLER, None))
+            return
+        results: dict[TopicPartition, tuple] = {}
+        to_reassign: dict[TopicPartition, ReplicaAssignment] = {}
+        for tp, target in reassignments.items():
+            if not self.replicas_are_valid(tp, target):
+                results[tp] = (Errors.INVALID_REPLICA_ASSIGNMENT, None)
+                continue
+            reassignment = self.maybe_build_reassignment(tp, target)
+            if reassignment is None:
+                results[tp] = (Errors.NO_REASSIGNMENT_IN_PROGRESS, None)
+            else:
+                to_reassign[tp] = reassignment
+        results.update(self.maybe_trigger_partition_reassignment(to_reassign))
+        callback(results, None)
+
+    # Kafka: KafkaController.replicasAreValid -- no duplicates, no negative ids, new replicas on live brokers
+    def replicas_are_valid(self, tp: TopicPartition, replicas) -> bool:
+        if replicas is None:
+            return True
+        if not replicas or len(set(replicas)) != len(replicas) or any(r < 0 for r in replicas):
+            return False
+        adding = self.controller_context.partition_full_replica_assignment(tp).reassign_to(replicas).adding_replicas
+        return set(adding) <= self.controller_context.live_broker_ids
+
+    # Kafka: KafkaController.maybeBuildReassignment -- a cancellation (None) goes back to the origin replicas
+    def maybe_build_reassignment(self, tp: TopicPartition, target) -> ReplicaAssignment | None:
+        current = self.controller_context.partition_full_replica_assignment(tp)
+        if current.is_being_reassigned:
+            return current.reassign_to(target if target is not None else current.origin_replicas)
+        return current.reassign_to(target) if target is not None else None
+
+    # Kafka: KafkaController.maybeTriggerPartitionReassignment
+    def maybe_trigger_partition_reassignment(self, reassignments: dict[TopicPartition, ReplicaAssignment]) -> dict:
+        results = {}
+        for tp, reassignment in reassignments.items():
+            if self.topic_deletion_manager.is_topic_queued_up_for_deletion(tp.topic):
+                self.info(f"Skipping reassignment of {tp} since the topic is currently being deleted")
+                results[tp] = (Errors.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist.")
+            elif not self.controller_context.partition_replica_assignment(tp):
+                results[tp] = (Errors.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist.")
+            else:
+                try:
+                    self.on_partition_reassignment(tp, reassignment)
+                    results[tp] = (Errors.NONE, None)
+                except ControllerMovedException:
+                    self.info(f"Failed completing reassignment of partition {tp} because controller has moved to "
+                              f"another broker")
+                    raise
+                except Exception as e:   # noqa: BLE001
+                    self.error(f"Error completing reassignment of partition {tp}", exc_info=e)
+                    results[tp] = (Errors.UNKNOWN_SERVER_ERROR, None)
+        return results
+
+    # Kafka: KafkaController.onPartitionReassignment -- RS = ORS + TRS while moving; AR = TRS - ORS are started
+    # and caught up (phase A), and once all of TRS is in the ISR (phase B) the leader moves into TRS if needed,
+    # RR = ORS - TRS are stopped and deleted, and RS = TRS is written last (ZooKeeper keeps ORS until then, so a
+    # new controller can resume)
+    def on_partition_reassignment(self, tp: TopicPartition, reassignment: ReplicaAssignment) -> None:
+        self.topic_deletion_manager.mark_topic_ineligible_for_deletion({tp.topic}, "topic reassignment in progress")
+        self.update_current_reassignment(tp, reassignment)
+        if not self.is_reassignment_complete(tp, reassignment):
+            self.update_leader_epoch_and_send_request(tp, reassignment)                     # A1
+            self.start_new_replicas_for_reassigned_partition(tp, reassignment.adding_replicas)   # A2
+            return
+        self.replica_state_machine.handle_state_changes(                                     # B1
+            [PartitionAndReplica(tp, r) for r in reassignment.adding_replicas], ReplicaState.OnlineReplica)
+        completed = ReplicaAssignment(reassignment.target_replicas)
+        self.controller_context.update_partition_full_replica_assignment(tp, completed)     # B2
+        self.move_reassigned_partition_leader_if_required(tp, completed)                   # B3
+        self.stop_removed_replicas_of_reassigned_partition(tp, reassignment.removing_replicas)   # B4, B5
+        self.update_replica_assignment_for_partition(tp, completed)                         # B6
+        self.remove_partition_from_reassigning_partitions(tp)                               # B7
+        self.send_update_metadata_request(sorted(self.controller_context.live_or_shutting_down_broker_ids), {tp})
+        self.topic_deletion_manager.resume_deletion_for_topics({tp.topic})
+
+    # Kafka: KafkaController.updateCurrentReassignment -- ZooKeeper first, then memory; replicas a replaced
+    # reassignment was adding are stopped at once
+    def update_current_reassignment(self, tp: TopicPartition, reassignment: ReplicaAssignment) -> None:
+        ctx = self.controller_context
+        current = ctx.partition_full_replica_assignment(tp)
+        if current != reassignment:
+            self.debug(f"Updating assignment of partition {tp} from {current} to {reassignment}")
+            self.update_replica_assignment_for_partition(tp, reassignment)
+            ctx.update_partition_full_replica_assignment(tp, reassignment)
+            unneeded = [r for r in current.replicas if r not in reassignment.replicas]
+            if unneeded:
+                self.stop_removed_replicas_of_reassigned_partition(tp, unneeded)
+        self.zk_client.register_znode_change_handler(PartitionReassignmentIsrChangeHandler(self.event_manager, tp))
+        ctx.partitions_being_reassigned.add(tp)
+
+    # Kafka: KafkaController.isReassignmentComplete -- every target replica is in the ISR (read from ZooKeeper,
+    # which also arms the watch of the partition's state znode)
+    def is_reassignment_complete(self, tp: TopicPartition, assignment: ReplicaAssignment) -> bool:
+        if not assignment.is_being_reassigned:
+            return True
+        lice = self.zk_client.get_topic_partition_states([tp]).get(tp)
+        return lice is not None and set(assignment.target_replicas) <= set(lice.leader_and_isr.isr)
+
+    # Kafka: KafkaController.moveReassignedPartitionLeaderIfRequired
+    def move_reassigned_partition_leader_if_required(self, tp: TopicPartition, new_assignment: ReplicaAssignment
+                                                     ) -> None:
+        ctx = self.controller_context
+        current_leader = ctx.partition_leadership_info[tp].leader_and_isr.leader
+        replicas = list(new_assignment.replicas)
+        if current_leader in replicas and ctx.is_replica_online(current_leader, tp):
+            self.info(f"Leader {current_leader} for partition {tp} being reassigned, is already in the new list of "
+                      f"replicas {','.join(map(str, replicas))} and is alive")
+            self.update_leader_epoch_and_send_request(tp, new_assignment)
+        else:
+            self.info(f"Leader {current_leader} for partition {tp} being reassigned, is not in the new list of "
+                      f"replicas {','.join(map(str, replicas))} or is dead. Re-electing leader")
+            self.partition_state_machine.handle_state_changes([tp], PartitionState.OnlinePartition,
+                                                              ReassignPartitionLeaderElectionStrategy())
+
+    # Kafka: KafkaController.stopRemovedReplicasOfReassignedPartition -- out of the ISR, stopped, deleted
+    def stop_removed_replicas_of_reassigned_partition(self, tp: TopicPartition, removed_replicas) -> None:
+        replicas = [PartitionAndReplica(tp, r) for r in removed_replicas]
+        for state in (ReplicaState.OfflineReplica, ReplicaState.ReplicaDeletionStarted,
+                      ReplicaState.ReplicaDeletionSuccessful, ReplicaState.NonExistentReplica):
+            self.replica_state_machine.handle_state_changes(replicas, state)
+
+    # Kafka: KafkaController.updateReplicaAssignmentForPartition -- the topic znode, fenced by the controller epoch
+    def update_replica_assignment_for_partition(self, tp: TopicPartition, assignment: ReplicaAssignment) -> None:
+        topic_assignment = self.controller_context.partition_full_replica_assignment_for_topic(tp.topic)
+        topic_assignment[tp] = assignment
+        self.zk_client.set_topic_assignment(
+            tp.topic, {p.partition: list(a.replicas) for p, a in topic_assignment.items()},
+            topic_id=self.controller_context.topic_ids.get(tp.topic),
+            expected_controller_epoch_zk_version=self.controller_context.epoch_zk_version,
+            adding_replicas={p.partition: list(a.adding_replicas) for p, a in topic_assignment.items()},
+            removing_replicas={p.partition: list(a.removing_replicas) for p, a in topic_assignment.items()})
+        self.info(f"Successfully updated assignment of partition {tp} to {assignment}")
+
+    # Kafka: KafkaController.startNewReplicasForReassignedPartition
+    def start_new_replicas_for_reassigned_partition(self, tp: TopicPartition, new_replicas) -> None:
+        for replica in new_replicas:
+            self.replica_state_machine.handle_state_changes([PartitionAndReplica(tp, replica)],
+                                                            ReplicaState.NewReplica)
+
+    # Kafka: KafkaController.updateLeaderEpochAndSendRequest -- every replica of RS learns the new assignment
+    def update_leader_epoch_and_send_request(self, tp: TopicPartition, assignment: ReplicaAssignment) -> None:
+        scl = self.state_change_logger.with_controller_epoch(self.controller_context.epoch)
+        updated = self.update_leader_epoch(tp)
+        if updated is None:
+            scl.error(f"Failed to send LeaderAndIsr request with new replica assignment {assignment} to leader for "
+                      f"partition being reassigned {tp}")
+            return
+        try:
+            self.broker_request_batch.new_batch()
+            self.broker_request_batch.add_leader_and_isr_request_for_brokers(assignment.replicas, tp, updated,
+                                                                             assignment, is_new=False)
+            self.broker_request_batch.send_requests_to_brokers(self.epoch)
+        except RuntimeError as e:   # IllegalStateException: a half-built batch
+            self.error(f"Forcing the controller to resign: {e}")
+            self.broker_request_batch.clear()
+            self.trigger_controller_move()
+        scl.trace(f"Sent LeaderAndIsr request {updated} with new replica assignment {assignment} to leader "
+                  f"{updated.leader_and_isr.leader} for partition being reassigned {tp}")
+
+    # Kafka: KafkaController.updateLeaderEpoch -- the same leader and ISR under a new leader epoch
+    def update_leader_epoch(self, tp: TopicPartition) -> LeaderIsrAndControllerEpoch | None:
+        ctx = self.controller_context
+        while True:
+            lice = self.zk_client.get_topic_partition_states([tp]).get(tp)
+            if lice is None:
+                raise RuntimeError(f"Cannot update leader epoch for partition {tp} as leaderAndIsr path is empty")
+            if lice.controller_epoch > ctx.epoch:
+                raise StateChangeFailedException(
+                    f"Leader and isr path written by another controller. This probably means the current controller "
+                    f"with epoch {ctx.epoch} went through a soft failure and another controller was elected with "
+                    f"epoch {lice.controller_epoch}. Aborting state change by this controller")
+            result = self.zk_client.update_leader_and_isr({tp: lice.leader_and_isr.new_epoch_and_zk_version()},
+                                                          ctx.epoch, ctx.epoch_zk_version)
+            outcome = result.finished_partitions.get(tp)
+            if isinstance(outcome, Exception):
+                raise outcome
+            if outcome is not None:
+                updated = LeaderIsrAndControllerEpoch(outcome, ctx.epoch)
+                ctx.partition_leadership_info[tp] = updated
+                self.info(f"Updated leader epoch for partition {tp} to {outcome.leader_epoch}")
+                return updated
+
+    # Kafka: KafkaController.removePartitionFromReassigningPartitions
+    def remove_partition_from_reassigning_partitions(self, tp: TopicPartition) -> None:
+        self.zk_client.unregister_znode_change_handler(TopicPartitionStateZNode.path(tp))
+        self.controller_context.partitions_being_reassigned.discard(tp)
+
+    # Kafka: KafkaController.unregisterPartitionReassignmentIsrChangeHandlers
+    def unregister_partition_reassignment_isr_change_handlers(self) -> None:
+        for tp in self.controller_context.partitions_being_reassigned:
+            self.zk_client.unregister_znode_change_handler(TopicPartitionStateZNode.path(tp))
+
+    # Kafka: KafkaController.maybeResumeReassignments
+    def maybe_resume_reassignments(self, should_resume) -> None:
+        ctx = self.controller_context
+        for tp in _sorted_tps(ctx.partitions_being_reassigned):
+            assignment = ctx.partition_full_replica_assignment(tp)
+            if should_resume(tp, assignment):
+                self.on_partition_reassignment(tp, assignment)
+
+    # Kafka: KafkaController.processPartitionReassignmentIsrChange -- an ISR change may finish a reassignment
+    def process_partition_reassignment_isr_change(self, tp: TopicPartition) -> None:
+        if not self.is_active() or tp not in self.controller_context.partitions_being_reassigned:
+            return
+        reassignment = self.controller_context.partition_full_replica_assignment(tp)
+        if self.is_reassignment_complete(tp, reassignment):
+            self.info(f"Target replicas {list(reassignment.target_replicas)} have all caught up with the leader for "
+                      f"reassigning partition {tp}")
+            self.on_partition_reassignment(tp, reassignment)
+
+    # Kafka: KafkaController.processListPartitionReassignments
+    def process_list_partition_reassignments(self, partitions, callback) -> None:
+        if not self.is_active():
+            callback(None, (Errors.NOT_CONTROLLER, None))
+            return
+        ctx = self.controller_context
+        to_list = ctx.partitions_being_reassigned if partitions is None else partitions
+        results = {}
+        for tp in _sorted_tps(to_list):
+            assignment = ctx.partition_full_replica_assignment(tp)
+            if assignment.is_being_reassigned:
+                results[tp] = assignment
+        callback(results, None)
 
     # ------------------------------------------------------------ topics
 
@@ -836,6 +1090,17 @@ class TopicDeletionHandler(ZNodeChildChangeHandler):
         self.event_manager.put(TopicDeletion())
 
 
+class PartitionReassignmentIsrChangeHandler(ZNodeChangeHandler):
+    """Kafka: PartitionReassignmentIsrChangeHandler -- the state znode of a partition being reassigned."""
+
+    def __init__(self, event_manager: ControllerEventManager, tp: TopicPartition):
+        self.event_manager, self.topic_partition = event_manager, tp
+        self.path = TopicPartitionStateZNode.path(tp)
+
+    def handle_data_change(self) -> None:
+        self.event_manager.put(PartitionReassignmentIsrChange(self.topic_partition))
+
+
 class IsrChangeNotificationHandler(ZNodeChildChangeHandler):
     """Kafka: IsrChangeNotificationHandler -- watches the children of /isr_change_notification."""
 
@@ -1030,3 +1295,47 @@ class TopicDeletionStopReplicaResponseReceived(ControllerEvent):
 
     def process(self, controller) -> None:
         controller.process_topic_deletion_stop_replica_response_received(self.replica_id, self.response)
+
+
+class ApiPartitionReassignment(ControllerEvent):
+    """Kafka: ApiPartitionReassignment(reassignments, callback)."""
+
+    state = ControllerState.AlterPartitionReassignment
+
+    def __init__(self, reassignments: dict, callback):
+        self.reassignments, self.callback = reassignments, callback
+
+    def process(self, controller) -> None:
+        controller.process_api_partition_reassignment(self.reassignments, self.callback)
+
+    # Later Kafka (not 2.4, which leaves the callback unanswered): ApiPartitionReassignment.preempt
+    def preempt(self, controller) -> None:
+        self.callback(None, (Errors.NOT_CONTROLLER, None))
+
+
+class PartitionReassignmentIsrChange(ControllerEvent):
+    """Kafka: PartitionReassignmentIsrChange(partition)."""
+
+    state = ControllerState.AlterPartitionReassignment
+
+    def __init__(self, tp: TopicPartition):
+        self.topic_partition = tp
+
+    def process(self, controller) -> None:
+        controller.process_partition_reassignment_isr_change(self.topic_partition)
+
+
+class ListPartitionReassignments(ControllerEvent):
+    """Kafka: ListPartitionReassignments(partitionsOpt, callback)."""
+
+    state = ControllerState.ListPartitionReassignment
+
+    def __init__(self, partitions, callback):
+        self.partitions, self.callback = partitions, callback
+
+    def process(self, controller) -> None:
+        controller.process_list_partition_reassignments(self.partitions, self.callback)
+
+    # Later Kafka (not 2.4, which leaves the callback unanswered): ListPartitionReassignments.preempt
+    def preempt(self, controller) -> None:
+        self.callback(None, (Errors.NOT_CONTROLLER, None))

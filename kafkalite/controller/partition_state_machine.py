@@ -24,7 +24,7 @@ from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.controller.controller_context import ControllerContext
 from kafkalite.controller.election import (
     ControlledShutdownPartitionLeaderElectionStrategy, Election, OfflinePartitionLeaderElectionStrategy,
-    PreferredReplicaPartitionLeaderElectionStrategy,
+    PreferredReplicaPartitionLeaderElectionStrategy, ReassignPartitionLeaderElectionStrategy,
 )
 from kafkalite.protocol.errors import ControllerMovedException
 from kafkalite.utils.logging import Logging
@@ -200,7 +200,7 @@ class PartitionStateMachine(Logging):
             if response.result_code == Code.OK:
                 ctx.partition_leadership_info[tp] = lice
                 self.controller_broker_request_batch.add_leader_and_isr_request_for_brokers(
-                    live_replicas_of[tp], tp, lice, ctx.partition_replica_assignment(tp), is_new=True)
+                    live_replicas_of[tp], tp, lice, ctx.partition_full_replica_assignment(tp), is_new=True)
                 initialized.append(tp)
             elif response.result_code == Code.NODEEXISTS:
                 scl.error(f"Controller {self.controller_id} epoch {ctx.epoch} failed to change state for partition "
@@ -266,7 +266,7 @@ class PartitionStateMachine(Logging):
             lice = LeaderIsrAndControllerEpoch(outcome, ctx.epoch)
             ctx.partition_leadership_info[tp] = lice
             self.controller_broker_request_batch.add_leader_and_isr_request_for_brokers(
-                recipients[tp], tp, lice, ctx.partition_replica_assignment(tp), is_new=False)
+                recipients[tp], tp, lice, ctx.partition_full_replica_assignment(tp), is_new=False)
             finished[tp] = outcome   # the new LeaderAndIsr
         return finished, list(result.partitions_to_retry)
 
@@ -277,6 +277,8 @@ class PartitionStateMachine(Logging):
             return Election.leader_for_controlled_shutdown(ctx, leader_and_isrs)
         if isinstance(strategy, PreferredReplicaPartitionLeaderElectionStrategy):
             return Election.leader_for_preferred_replica(ctx, leader_and_isrs)
+        if isinstance(strategy, ReassignPartitionLeaderElectionStrategy):
+            return Election.leader_for_reassign(ctx, leader_and_isrs)
         return Election.leader_for_offline(
             ctx, leader_and_isrs, lambda topic: strategy.allow_unclean or self._unclean_leader_election_enabled(topic))
 

@@ -132,7 +132,7 @@ class ReplicaStateMachine(Logging):
                         self.log_failed_state_change(r, target_state)
                         continue
                     batch.add_leader_and_isr_request_for_brokers([replica_id], tp, lice,
-                                                                 ctx.partition_replica_assignment(tp), is_new=True)
+                                                                 ctx.partition_full_replica_assignment(tp), is_new=True)
                 self._change(scl, r, target_state)
         elif target_state is ReplicaState.OnlineReplica:
             for r in valid:
@@ -145,7 +145,7 @@ class ReplicaStateMachine(Logging):
                     lice = ctx.partition_leadership_info.get(tp)
                     if lice is not None:
                         batch.add_leader_and_isr_request_for_brokers([replica_id], tp, lice,
-                                                                     ctx.partition_replica_assignment(tp),
+                                                                     ctx.partition_full_replica_assignment(tp),
                                                                      is_new=False)
                 self._change(scl, r, target_state)
         elif target_state is ReplicaState.OfflineReplica:
@@ -158,7 +158,7 @@ class ReplicaStateMachine(Logging):
                 if not ctx.is_topic_queued_up_for_deletion(tp.topic):
                     recipients = [b for b in ctx.partition_replica_assignment(tp) if b != replica_id]
                     batch.add_leader_and_isr_request_for_brokers(recipients, tp, lice,
-                                                                 ctx.partition_replica_assignment(tp), is_new=False)
+                                                                 ctx.partition_full_replica_assignment(tp), is_new=False)
             for r in valid:
                 if r.topic_partition not in updated:
                     batch.add_update_metadata_request_for_brokers(ctx.live_or_shutting_down_broker_ids,

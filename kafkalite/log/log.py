@@ -22,7 +22,9 @@ Decisions where kafkalite differs from 2.4:
 - Broker-side recompression (``compression.type`` other than ``producer``) is left out: batches
   are stored as the producer compressed them.
 - No producer snapshots: producer state is rebuilt at load from the batch headers.
-- No transactions (no txn index, LSO = HW), no log cleaner (compaction), no future/"-future" logs.
+- No transactions (no txn index, LSO = HW), no log cleaner (compaction).
+A log whose directory ends in ``-future`` (``topic-0.<uniqueId>-future``) is a future log (``is_future``): the
+copy an AlterReplicaLogDirs move fills in another log dir before it replaces the current log.
 Locking: one ``threading.RLock`` per log around appends, rolls, truncation and deletion; reads
 take a copy-on-write snapshot of the segment list and need no lock.
 """
@@ -41,9 +43,9 @@ from kafkalite.log.fetch_data_info import FetchDataInfo
 from kafkalite.log.leader_epoch_file_cache import LEADER_EPOCH_CHECKPOINT_FILENAME, LeaderEpochFileCache
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_file_utils import (
-    CLEAN_SHUTDOWN_FILE, CLEANED_FILE_SUFFIX, DELETE_DIR_SUFFIX, DELETED_FILE_SUFFIX, INDEX_FILE_SUFFIX,
-    LOG_FILE_SUFFIX, SWAP_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, log_dir_name, offset_from_file_name,
-    parse_topic_partition_name)
+    CLEAN_SHUTDOWN_FILE, CLEANED_FILE_SUFFIX, DELETE_DIR_SUFFIX, DELETED_FILE_SUFFIX, FUTURE_DIR_SUFFIX,
+    INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, SWAP_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, log_dir_name,
+    offset_from_file_name, parse_topic_partition_name)
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.log.log_segment import LogSegment, RollParams
 from kafkalite.log.producer_state_manager import AppendOrigin, ProducerStateManager
@@ -187,6 +189,11 @@ class Log(Logging):
         if self._had_clean_shutdown is not None:
             return self._had_clean_shutdown
         return os.path.exists(os.path.join(self.parent_dir, CLEAN_SHUTDOWN_FILE))
+
+    # Kafka: Log.isFuture -- the copy a replica move (AlterReplicaLogDirs) fills before it replaces the current log
+    @property
+    def is_future(self) -> bool:
+        return os.path.basename(os.path.normpath(self.dir)).endswith(FUTURE_DIR_SUFFIX)
 
     @property
     def parent_dir(self) -> str:
@@ -863,15 +870,18 @@ class Log(Logging):
             for seg in self.log_segments():
                 seg.close_handlers()
 
-    # Kafka: Log.renameDir
+    # Kafka: Log.renameDir -- a failed rename takes the log dir offline (KafkaStorageException)
     def rename_dir(self, name: str) -> None:
-        with self._lock:
+        with self._lock, self.maybe_handle_io_exception(
+                lambda: f"Error while renaming dir for {self.topic_partition} in log dir {self.parent_dir}"):
             new_dir = os.path.join(os.path.dirname(os.path.normpath(self.dir)), name)
             os.replace(self.dir, new_dir)
-            self.dir = new_dir
-            for seg in self.log_segments():
-                seg.update_dir(new_dir)
-            self.leader_epoch_cache.checkpoint_path = os.path.join(new_dir, LEADER_EPOCH_CHECKPOINT_FILENAME)
+            if new_dir != self.dir:
+                self.dir = new_dir
+                for seg in self.log_segments():
+                    seg.update_dir(new_dir)
+                self.producer_state_manager.log_dir = new_dir
+                self.leader_epoch_cache.checkpoint_path = os.path.join(new_dir, LEADER_EPOCH_CHECKPOINT_FILENAME)
 
     # Kafka: Log.delete
     def delete(self) -> None:
@@ -894,3 +904,8 @@ class Log(Logging):
 # Kafka: Log.logDeleteDirName
 def log_delete_dir_name(topic_partition) -> str:
     return f"{log_dir_name(topic_partition)}.{uuid.uuid4().hex}{DELETE_DIR_SUFFIX}"
+
+
+# Kafka: Log.logFutureDirName -- topic-partition.uniqueId-future
+def log_future_dir_name(topic_partition) -> str:
+    return f"{log_dir_name(topic_partition)}.{uuid.uuid4().hex}{FUTURE_DIR_SUFFIX}"

@@ -15,6 +15,7 @@ DELETED_FILE_SUFFIX = ".deleted"
 CLEANED_FILE_SUFFIX = ".cleaned"
 SWAP_FILE_SUFFIX = ".swap"
 DELETE_DIR_SUFFIX = "-delete"
+FUTURE_DIR_SUFFIX = "-future"   # a replica being moved to this log dir (KIP-113): topic-0.<uniqueId>-future
 CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
 
 
@@ -50,7 +51,10 @@ def log_dir_name(topic_partition) -> str:
 def parse_topic_partition_name(dir_: str):
     from kafkalite.common.topic_partition import TopicPartition
     name = os.path.basename(os.path.normpath(dir_))
-    if name.endswith(DELETE_DIR_SUFFIX):  # topic-0.<uuid>-delete
+    if name.endswith((DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX)):  # topic-0.<uuid>-delete, topic-0.<uuid>-future
+        if "." not in name:
+            raise ValueError(f"Found directory {dir_}, '{name}' is not in the form of topic-partition.uniqueId-delete "
+                             "or topic-partition.uniqueId-future")
         name = name[: name.rindex(".")]
     topic, sep, partition = name.rpartition("-")
     if not sep or not topic or not partition.isdigit():

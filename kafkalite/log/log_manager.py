@@ -20,8 +20,13 @@ on with the others. With no live directory left the broker halts, as Kafka does.
 The ``.kafka_cleanshutdown`` marker is deleted as soon as a directory starts loading (Kafka 2.4 deletes
 it after loading), so a start that fails half-way recovers the next time instead of trusting the logs.
 
-Left out: the log cleaner (compaction), future logs / JBOD moves (``alterReplicaLogDirs``),
-recovery thread pools (logs load one by one).
+Moving a replica between log dirs (KIP-113, AlterReplicaLogDirs): ``maybe_update_preferred_log_dir`` records
+where a partition should live; ``get_or_create_log(is_future=True)`` creates the *future log* there, in a
+directory ``topic-0.<uniqueId>-future`` (``future_logs``, beside ``current_logs``); the ReplicaAlterLogDirsThread
+fills it, and ``replace_current_with_future_log`` renames it to ``topic-0`` and queues the old directory for
+deletion (renamed ``-delete``). A future log found at start-up is loaded as one, and the move resumes.
+
+Left out: the log cleaner (compaction), recovery thread pools (logs load one by one).
 Deviation: Kafka's kafka-delete-logs reschedules itself forever (every file.delete.delay.ms when
 nothing is queued); here it reschedules only while logs are queued, and ``async_delete`` schedules
 a run for the log it queues, so an idle broker does not wake for it and a deletion is not late by
@@ -36,7 +41,7 @@ import os
 import threading
 
 from kafkalite.log.checkpoint_file import OffsetCheckpointFile
-from kafkalite.log.log import Log, log_delete_dir_name
+from kafkalite.log.log import Log, log_delete_dir_name, log_future_dir_name
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_file_utils import CLEAN_SHUTDOWN_FILE, DELETE_DIR_SUFFIX, log_dir_name, parse_topic_partition_name
 from kafkalite.protocol.errors import Errors
@@ -74,6 +79,10 @@ class LogManager(Logging):
         self.log_ident = "[LogManager] "
         self._lock = threading.RLock()  # Kafka: logCreationOrDeletionLock
         self.current_logs: dict = {}
+        # Kafka: futureLogs -- the copies being filled for replicas that move to another log dir
+        self.future_logs: dict = {}
+        # Kafka: preferredLogDirs -- where AlterReplicaLogDirs asked a partition to live
+        self.preferred_log_dirs: dict = {}
         # Kafka: logsToBeDeleted -- (log, time it was queued in ms), oldest first
         self.logs_to_be_deleted: collections.deque[tuple[Log, int]] = collections.deque()
         self.live_log_dirs = self._create_and_validate_log_dirs()
@@ -179,6 +188,10 @@ class LogManager(Logging):
                   log_dir_failure_channel=self.log_dir_failure_channel, had_clean_shutdown=had_clean_shutdown)
         if log_dir.endswith(DELETE_DIR_SUFFIX):
             self._add_log_to_be_deleted(log)
+        elif log.is_future:
+            if tp in self.future_logs:
+                raise RuntimeError(f"Duplicate log directories found: {log.dir}, {self.future_logs[tp].dir}!")
+            self.future_logs[tp] = log
         elif tp in self.current_logs:
             raise RuntimeError(f"Duplicate log directories for {tp} are found in both {log.dir} and "
                                f"{self.current_logs[tp].dir}. It is likely because log directory failure happened "
@@ -203,43 +216,117 @@ class LogManager(Logging):
                                 self.initial_task_delay_ms, self.flush_start_offset_checkpoint_ms)
         self.scheduler.schedule("kafka-delete-logs", self.delete_logs, self.initial_task_delay_ms, -1)
 
-    # Kafka: LogManager.getLog
-    def get_log(self, topic_partition):
-        return self.current_logs.get(topic_partition)
+    # Kafka: LogManager.getLog -- the current log, or with ``is_future`` the future log of a replica being moved
+    def get_log(self, topic_partition, is_future: bool = False):
+        return (self.future_logs if is_future else self.current_logs).get(topic_partition)
 
-    # Kafka: LogManager.getOrCreateLog
-    def get_or_create_log(self, topic_partition, config: LogConfig | None = None, is_new: bool = False) -> Log:
+    # Kafka: LogManager.getOrCreateLog -- in the preferred log dir if AlterReplicaLogDirs named one (a future
+    # log must have one, other than the current log's), else in the dir holding the fewest logs
+    def get_or_create_log(self, topic_partition, config: LogConfig | None = None, is_new: bool = False,
+                          is_future: bool = False) -> Log:
         with self._lock:
-            log = self.current_logs.get(topic_partition)
+            log = self.get_log(topic_partition, is_future)
             if log is not None:
                 return log
+            preferred_log_dir = self.preferred_log_dirs.get(topic_partition)
+            if is_future:
+                if preferred_log_dir is None:
+                    raise RuntimeError(f"Can not create the future log for {topic_partition} without having a "
+                                       "preferred log directory")   # IllegalStateException
+                current = self.get_log(topic_partition)
+                if current is not None and current.parent_dir == preferred_log_dir:
+                    raise RuntimeError(f"Can not create the future log for {topic_partition} in the current log "
+                                       "directory of this partition")
+            if preferred_log_dir is not None and preferred_log_dir not in self.live_log_dirs:
+                raise Errors.KAFKA_STORAGE_ERROR.exception(
+                    f"No log directories available. Tried {preferred_log_dir}")
             if config is None:
                 config = self._config_for(topic_partition.topic)
-            log_dir = os.path.join(self._next_log_dir(), log_dir_name(topic_partition))
+            parent = preferred_log_dir if preferred_log_dir is not None else self._next_log_dir()
+            name = log_future_dir_name(topic_partition) if is_future else log_dir_name(topic_partition)
+            log_dir = os.path.join(parent, name)
             log = Log(log_dir, config, 0, 0, self.scheduler, self.time, topic_partition, self.max_pid_expiration_ms,
                       log_dir_failure_channel=self.log_dir_failure_channel)
-            self.current_logs[topic_partition] = log
+            (self.future_logs if is_future else self.current_logs)[topic_partition] = log
             self.info("Created log for partition %s in %s with properties %s.", topic_partition, log_dir, config)
+            # the preferred log dir has been satisfied
+            self.preferred_log_dirs.pop(topic_partition, None)
             return log
 
-    # Kafka: LogManager.nextLogDirs -- the directory holding the fewest partitions
+    # Kafka: LogManager.maybeUpdatePreferredLogDir -- remembered only if neither the current nor the future log
+    # of the partition is in ``log_dir`` already
+    def maybe_update_preferred_log_dir(self, topic_partition, log_dir: str) -> None:
+        with self._lock:
+            current, future = self.get_log(topic_partition), self.get_log(topic_partition, is_future=True)
+            if not (current is not None and current.parent_dir == log_dir) \
+                    and not (future is not None and future.parent_dir == log_dir):
+                self.preferred_log_dirs[topic_partition] = log_dir
+
+    # Kafka: LogManager.isLogDirOnline -- ``log_dir`` must be one of log.dirs (absolute)
+    def is_log_dir_online(self, log_dir: str) -> bool:
+        if log_dir not in self.log_dirs:
+            raise Errors.LOG_DIR_NOT_FOUND.exception(f"Log dir {log_dir} is not found in the config.")
+        return log_dir in self.live_log_dirs
+
+    # Kafka: LogManager.replaceCurrentWithFutureLog -- the future log becomes the partition's log (renamed from
+    # ``topic-0.<id>-future`` to ``topic-0``); the old directory is renamed ``-delete``, closed and queued for
+    # deletion
+    def replace_current_with_future_log(self, topic_partition) -> None:
+        with self._lock:
+            source_log = self.current_logs.get(topic_partition)
+            dest_log = self.future_logs.get(topic_partition)
+            self.info("Attempting to replace current log %s with %s for %s", source_log, dest_log, topic_partition)
+            if source_log is None:
+                raise Errors.KAFKA_STORAGE_ERROR.exception(f"The current replica for {topic_partition} is offline")
+            if dest_log is None:
+                raise Errors.KAFKA_STORAGE_ERROR.exception(f"The future replica for {topic_partition} is offline")
+            dest_log.rename_dir(log_dir_name(topic_partition))
+            dest_log.update_high_watermark(source_log.high_watermark)
+            # the future log now is the current one
+            del self.future_logs[topic_partition]
+            self.current_logs[topic_partition] = dest_log
+            try:
+                source_log.rename_dir(log_delete_dir_name(topic_partition))
+                source_log.close()
+                self._checkpoint_log_dir(source_log.parent_dir)
+                self._add_log_to_be_deleted(source_log)
+            except Exception:
+                # an offline source dir: handle_log_dir_failure will not close it, it left current_logs already
+                source_log.close_handlers()
+                raise
+            self.info("The current replica is successfully replaced with the future replica for %s", topic_partition)
+        if self.scheduler is not None:
+            self._schedule_delete_logs(self.current_default_config.file_delete_delay_ms)
+
+    def _checkpoint_log_dir(self, d: str) -> None:
+        """Kafka: checkpointRecoveryOffsetsAndCleanSnapshot + checkpointLogStartOffsetsInDir, for one dir."""
+        if d not in self.live_log_dirs:
+            return
+        logs = self._logs_in_dir(d)
+        self._write_checkpoint(d, self.recovery_point_checkpoints,
+                               {tp: log.recovery_point for tp, log in logs.items()})
+        self._write_checkpoint(d, self.log_start_offset_checkpoints,
+                               {tp: log.log_start_offset for tp, log in logs.items()
+                                if log.log_start_offset > log.log_segments()[0].base_offset})
+
+    # Kafka: LogManager.nextLogDirs -- the directory holding the fewest partitions (future logs count)
     def _next_log_dir(self) -> str:
         if not self.live_log_dirs:
             raise Errors.KAFKA_STORAGE_ERROR.exception("Can not create log because all log dirs are offline")
         counts = {d: 0 for d in self.live_log_dirs}
-        for log in self.current_logs.values():
+        for log in self.all_logs():
             parent = os.path.dirname(os.path.normpath(log.dir))
             if parent in counts:
                 counts[parent] += 1
         return min(self.live_log_dirs, key=lambda d: counts[d])
 
-    # Kafka: LogManager.allLogs
+    # Kafka: LogManager.allLogs -- current and future logs
     def all_logs(self) -> list[Log]:
-        return list(self.current_logs.values())
+        return list(self.current_logs.values()) + list(self.future_logs.values())
 
     # Kafka: LogManager.logsByTopic
     def logs_by_topic(self, topic: str) -> list[Log]:
-        return [log for tp, log in self.current_logs.items() if tp.topic == topic]
+        return [log for log in self.all_logs() if log.topic_partition.topic == topic]
 
     # Kafka: LogManager.topicConfigUpdated (via TopicConfigHandler)
     def update_topic_config(self, topic: str, overrides: dict) -> None:
@@ -254,8 +341,8 @@ class LogManager(Logging):
     def reconfigure_default_log_config(self, config: LogConfig) -> None:
         with self._lock:
             self.current_default_config = config
-            for tp, log in self.current_logs.items():
-                log.config = self._config_for(tp.topic)
+            for log in self.all_logs():
+                log.config = self._config_for(log.topic_partition.topic)
 
     # Kafka: LogManager.cleanupLogs
     def cleanup_logs(self) -> int:
@@ -272,7 +359,8 @@ class LogManager(Logging):
     # Kafka: LogManager.flushDirtyLogs
     def flush_dirty_logs(self) -> None:
         now = self.time.milliseconds()
-        for tp, log in list(self.current_logs.items()):
+        for log in self.all_logs():
+            tp = log.topic_partition
             try:
                 since = now - log.last_flushed_time
                 if since >= log.config.flush_ms:
@@ -282,9 +370,9 @@ class LogManager(Logging):
             except Exception as e:  # one failing log must not stop the others
                 self.error("Error flushing topic %s", tp.topic, exc_info=e)
 
+    # Kafka: LogManager.logsByDir (for one dir) -- current and future logs; a dir never holds both of one partition
     def _logs_in_dir(self, d: str) -> dict:
-        return {tp: log for tp, log in self.current_logs.items()
-                if os.path.dirname(os.path.normpath(log.dir)) == d}
+        return {log.topic_partition: log for log in self.all_logs() if log.parent_dir == d}
 
     # Kafka: LogManager.checkpointLogRecoveryOffsets
     def checkpoint_log_recovery_offsets(self) -> None:
@@ -335,27 +423,32 @@ class LogManager(Logging):
                 log.close_handlers()
             except OSError:
                 pass
+        for tp in [tp for tp, log in self.future_logs.items() if log.parent_dir == d]:
+            try:
+                self.future_logs.pop(tp).close_handlers()
+            except OSError:
+                pass
         return offline
 
-    # Kafka: LogManager.truncateTo
-    def truncate_to(self, partition_offsets: dict) -> None:
+    # Kafka: LogManager.truncateTo -- the current logs, or with ``is_future`` the future logs
+    def truncate_to(self, partition_offsets: dict, is_future: bool = False) -> None:
         for tp, offset in partition_offsets.items():
-            log = self.current_logs.get(tp)
+            log = self.get_log(tp, is_future)
             if log is not None:
                 log.truncate_to(offset)
         self.checkpoint_log_recovery_offsets()
 
     # Kafka: LogManager.truncateFullyAndStartAt -- a follower whose fetch offset fell out of the leader's log
-    def truncate_fully_and_start_at(self, topic_partition, new_offset: int) -> None:
-        log = self.current_logs.get(topic_partition)
+    def truncate_fully_and_start_at(self, topic_partition, new_offset: int, is_future: bool = False) -> None:
+        log = self.get_log(topic_partition, is_future)
         if log is not None:
             log.truncate_fully_and_start_at(new_offset)
             self.checkpoint_log_recovery_offsets()
 
-    # Kafka: LogManager.asyncDelete
-    def async_delete(self, topic_partition) -> Log | None:
+    # Kafka: LogManager.asyncDelete -- the current log, or with ``is_future`` the future log
+    def async_delete(self, topic_partition, is_future: bool = False) -> Log | None:
         with self._lock:
-            log = self.current_logs.pop(topic_partition, None)
+            log = (self.future_logs if is_future else self.current_logs).pop(topic_partition, None)
             if log is None:
                 return None
             self.checkpoint_log_recovery_offsets()

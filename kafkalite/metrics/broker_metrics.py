@@ -18,7 +18,8 @@ The gauges of S7:
   ``FailedIsrUpdatesPerSec`` (meters, marked by the partitions' state store), ``PartitionCount``, ``LeaderCount``,
   ``UnderReplicatedPartitions``, ``UnderMinIsrPartitionCount``, ``AtMinIsrPartitionCount``, ``OfflineReplicaCount``; ``kafka.controller:type=KafkaController,
   name=ActiveControllerCount``; ``kafka.server:type=ReplicaFetcherManager,name=MaxLag`` / ``FailedPartitionsCount`` /
-  ``DeadThreadCount`` (``clientId=Replica``), with each fetched partition's ``FetcherLagMetrics`` ``ConsumerLag``
+  ``DeadThreadCount`` (``clientId=Replica``), the same three of ``type=ReplicaAlterLogDirsManager``
+  (``clientId=ReplicaAlterLogDirs``), with each fetched partition's ``FetcherLagMetrics`` ``ConsumerLag``
   registered by its fetcher thread.
 Idle percentages are ratios (0..1, as Kafka reports them) over the last 5 seconds.
 """
@@ -86,14 +87,16 @@ def register_broker_metrics(server, registry=METRICS) -> list[MetricName]:
         add("kafka.server", "ReplicaManager", "AtMinIsrPartitionCount",
             lambda: sum(1 for p in list(rm.all_partitions.values()) if p.is_at_min_isr()))
         add("kafka.server", "ReplicaManager", "OfflineReplicaCount", lambda: len(rm.offline_partitions))
-    # Kafka: AbstractFetcherManager (MaxLag, FailedPartitionsCount, DeadThreadCount, tag clientId=Replica)
-    fetchers = getattr(rm, "replica_fetcher_manager", None)
-    if fetchers is not None:
-        add("kafka.server", "ReplicaFetcherManager", "MaxLag", fetchers.max_lag, clientId=fetchers.client_id)
-        add("kafka.server", "ReplicaFetcherManager", "FailedPartitionsCount", fetchers.failed_partitions.size,
-            clientId=fetchers.client_id)
-        add("kafka.server", "ReplicaFetcherManager", "DeadThreadCount", fetchers.dead_thread_count,
-            clientId=fetchers.client_id)
+    # Kafka: AbstractFetcherManager (MaxLag, FailedPartitionsCount, DeadThreadCount), once per manager: the
+    # ReplicaFetcherManager (clientId=Replica) and the ReplicaAlterLogDirsManager (clientId=ReplicaAlterLogDirs)
+    for attr, type_name in (("replica_fetcher_manager", "ReplicaFetcherManager"),
+                            ("replica_alter_log_dirs_manager", "ReplicaAlterLogDirsManager")):
+        fetchers = getattr(rm, attr, None)
+        if fetchers is not None:
+            add("kafka.server", type_name, "MaxLag", fetchers.max_lag, clientId=fetchers.client_id)
+            add("kafka.server", type_name, "FailedPartitionsCount", fetchers.failed_partitions.size,
+                clientId=fetchers.client_id)
+            add("kafka.server", type_name, "DeadThreadCount", fetchers.dead_thread_count, clientId=fetchers.client_id)
     # Kafka: KafkaController
     controller = server.kafka_controller
     if controller is not None:

@@ -136,6 +136,14 @@ class AbstractFetcherManager(Logging):
         fetcher_thread.start()
         return fetcher_thread
 
+    # Kafka: AbstractFetcherManager.markPartitionsForTruncation -- the fetcher of (broker, partition) truncates it
+    # again from ``truncation_offset`` (how a follower's truncation reaches the future log of a replica it moves)
+    def mark_partitions_for_truncation(self, broker_id: int, topic_partition, truncation_offset: int) -> None:
+        with self.lock:
+            fetcher = self.fetcher_thread_map.get(BrokerIdAndFetcherId(broker_id, self.get_fetcher_id(topic_partition)))
+            if fetcher is not None:
+                fetcher.mark_partitions_for_truncation(topic_partition, truncation_offset)
+
     # Kafka: AbstractFetcherManager.removeFetcherForPartitions
     def remove_fetcher_for_partitions(self, partitions) -> None:
         partitions = set(partitions)

@@ -195,9 +195,15 @@ class AdminManager(Logging):
         for req in new_partitions:
             topic = req.name
             try:
-                existing = self.zk_client.get_partition_assignment_for_topic(topic)
-                if not existing:
+                full = self.zk_client.get_full_replica_assignment_for_topics([topic])
+                if not full:
                     raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"The topic '{topic}' does not exist.")
+                if any(adding or removing for _replicas, adding, removing in full.values()):
+                    # the controller rewrites the topic znode as a reassignment progresses: a partition added now
+                    # could be lost in that race
+                    raise Errors.REASSIGNMENT_IN_PROGRESS.exception(
+                        f"A partition reassignment is in progress for the topic '{topic}'.")
+                existing = {tp.partition: replicas for tp, (replicas, _a, _r) in full.items()}
                 old = len(existing)
                 if req.count < old:
                     raise Errors.INVALID_PARTITIONS.exception(

@@ -42,14 +42,16 @@ from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.network.request_channel import CloseConnectionAction, NoOpAction, Response
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import ApiException, Errors
-from kafkalite.protocol.messages import (alter_configs, api_versions, controlled_shutdown, create_partitions,
-                                         create_topics, delete_groups, delete_records, delete_topics, elect_leaders,
-                                         describe_cluster, describe_configs, describe_groups, fetch, find_coordinator,
-                                         heartbeat, incremental_alter_configs, init_producer_id, join_group,
-                                         leader_and_isr, leave_group, list_groups, list_offsets, metadata,
-                                         offset_commit, offset_delete, offset_fetch, offset_for_leader_epoch, produce,
-                                         stop_replica, sync_group, update_metadata)
+from kafkalite.protocol.messages import (alter_configs, alter_partition_reassignments, api_versions,
+                                         controlled_shutdown, create_partitions, create_topics, delete_groups,
+                                         delete_records, delete_topics, describe_cluster, describe_configs,
+                                         describe_groups, elect_leaders, fetch, find_coordinator, heartbeat,
+                                         incremental_alter_configs, init_producer_id, join_group, leader_and_isr,
+                                         leave_group, list_groups, list_offsets, list_partition_reassignments,
+                                         metadata, offset_commit, offset_delete, offset_fetch,
+                                         offset_for_leader_epoch, produce, stop_replica, sync_group, update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
+from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dirs
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
@@ -64,9 +66,11 @@ SERVED_APIS = (
     ApiKeys.OFFSET_FETCH,
     ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.SYNC_GROUP,
     ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.API_VERSIONS, ApiKeys.CREATE_TOPICS,
+    ApiKeys.ALTER_REPLICA_LOG_DIRS, ApiKeys.DESCRIBE_LOG_DIRS,
     ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_RECORDS, ApiKeys.INIT_PRODUCER_ID, ApiKeys.OFFSET_FOR_LEADER_EPOCH,
     ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.CREATE_PARTITIONS,
-    ApiKeys.DELETE_GROUPS, ApiKeys.ELECT_LEADERS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
+    ApiKeys.DELETE_GROUPS, ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+    ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
 )
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
@@ -132,10 +136,14 @@ class KafkaApis(Logging):
                 case ApiKeys.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request(request)
                 case ApiKeys.DESCRIBE_CONFIGS: self.handle_describe_configs_request(request)
                 case ApiKeys.ALTER_CONFIGS: self.handle_alter_configs_request(request)
+                case ApiKeys.ALTER_REPLICA_LOG_DIRS: self.handle_alter_replica_log_dirs_request(request)
+                case ApiKeys.DESCRIBE_LOG_DIRS: self.handle_describe_log_dirs_request(request)
                 case ApiKeys.INCREMENTAL_ALTER_CONFIGS: self.handle_incremental_alter_configs_request(request)
                 case ApiKeys.CREATE_PARTITIONS: self.handle_create_partitions_request(request)
                 case ApiKeys.DELETE_GROUPS: self.handle_delete_groups_request(request)
                 case ApiKeys.ELECT_LEADERS: self.handle_elect_replica_leader(request)
+                case ApiKeys.ALTER_PARTITION_REASSIGNMENTS: self.handle_alter_partition_reassignments_request(request)
+                case ApiKeys.LIST_PARTITION_REASSIGNMENTS: self.handle_list_partition_reassignments_request(request)
                 case ApiKeys.OFFSET_DELETE: self.handle_offset_delete_request(request)
                 case ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster(request)
                 case _:
@@ -508,6 +516,51 @@ class KafkaApis(Logging):
         self.replica_manager.elect_leaders(self.controller, partitions, body.election_type, send_response_callback,
                                            body.timeout_ms)
 
+    # Kafka: KafkaApis.handleAlterPartitionReassignmentsRequest -- answered from the controller's event thread
+    # once each reassignment has started (or was refused); replicas null cancels one in progress
+    def handle_alter_partition_reassignments_request(self, request) -> None:
+        body = request.body
+        reassignments = {TopicPartition(t.name, p.partition_index): p.replicas
+                         for t in body.topics for p in t.partitions}
+
+        def send_response_callback(results: dict | None, error: tuple | None) -> None:
+            if error is not None:
+                response = alter_partition_reassignments.AlterPartitionReassignmentsResponse(
+                    error_code=error[0].code, error_message=error[1])
+            else:
+                by_topic: dict[str, list] = {}
+                for tp, (err, message) in sorted(results.items(), key=lambda kv: (kv[0].topic, kv[0].partition)):
+                    by_topic.setdefault(tp.topic, []).append(
+                        alter_partition_reassignments.ReassignablePartitionResponse(
+                            partition_index=tp.partition, error_code=err.code, error_message=message))
+                response = alter_partition_reassignments.AlterPartitionReassignmentsResponse(responses=[
+                    alter_partition_reassignments.ReassignableTopicResponse(name=t, partitions=ps)
+                    for t, ps in by_topic.items()])
+            self.send_response(request, response)
+        self.controller.alter_partition_reassignments(reassignments, send_response_callback)
+
+    # Kafka: KafkaApis.handleListPartitionReassignmentsRequest
+    def handle_list_partition_reassignments_request(self, request) -> None:
+        body = request.body
+        partitions = None if body.topics is None else {
+            TopicPartition(t.name, p) for t in body.topics for p in t.partition_indexes}
+        msgs = list_partition_reassignments
+
+        def send_response_callback(results: dict | None, error: tuple | None) -> None:
+            if error is not None:
+                response = msgs.ListPartitionReassignmentsResponse(error_code=error[0].code, error_message=error[1])
+            else:
+                by_topic: dict[str, list] = {}
+                for tp, assignment in results.items():
+                    by_topic.setdefault(tp.topic, []).append(msgs.OngoingPartitionReassignment(
+                        partition_index=tp.partition, replicas=list(assignment.replicas),
+                        adding_replicas=list(assignment.adding_replicas),
+                        removing_replicas=list(assignment.removing_replicas)))
+                response = msgs.ListPartitionReassignmentsResponse(topics=[
+                    msgs.OngoingTopicReassignment(name=t, partitions=ps) for t, ps in by_topic.items()])
+            self.send_response(request, response)
+        self.controller.list_partition_reassignments(partitions, send_response_callback)
+
     # ================================================================== the data path: produce, fetch, offsets, delete
     # ------------------------------------------------------------------ Produce
     # Kafka: KafkaApis.handleProduceRequest
@@ -705,6 +758,39 @@ class KafkaApis(Logging):
                 for name, parts in by_topic.items()]))
 
         self.replica_manager.delete_records(body.timeout_ms, offsets, send_response_callback)
+
+    # ------------------------------------------------------------------ log dirs (KIP-113)
+    # Kafka: KafkaApis.handleAlterReplicaLogDirsRequest -- answered once each move has started (or failed)
+    def handle_alter_replica_log_dirs_request(self, request) -> None:
+        partition_dirs = {TopicPartition(topic.name, p): d.path
+                          for d in request.body.dirs for topic in d.topics for p in topic.partitions}
+        response_map = self.replica_manager.alter_replica_log_dirs(partition_dirs)
+        by_topic: dict[str, list] = {}
+        for tp, error in response_map.items():
+            by_topic.setdefault(tp.topic, []).append(alter_replica_log_dirs.AlterReplicaLogDirPartitionResult(
+                partition_index=tp.partition, error_code=error.code))
+        self.send_response(request, alter_replica_log_dirs.AlterReplicaLogDirsResponse(results=[
+            alter_replica_log_dirs.AlterReplicaLogDirTopicResult(topic_name=t, partitions=ps)
+            for t, ps in by_topic.items()]))
+
+    # Kafka: KafkaApis.handleDescribeLogDirsRequest -- topics null: every partition with a log on this broker
+    def handle_describe_log_dirs_request(self, request) -> None:
+        topics = request.body.topics
+        if topics is None:
+            partitions = {log.topic_partition for log in self.replica_manager.log_manager.all_logs()}
+        else:
+            partitions = {TopicPartition(t.topic, p) for t in topics for p in t.partitions}
+        results = []
+        for log_dir, info in self.replica_manager.describe_log_dirs(partitions).items():
+            by_topic: dict[str, list] = {}
+            for tp, replica in sorted(info.replica_infos.items(), key=lambda item: (item[0].topic, item[0].partition)):
+                by_topic.setdefault(tp.topic, []).append(describe_log_dirs.DescribeLogDirsPartition(
+                    partition_index=tp.partition, partition_size=replica.size, offset_lag=replica.offset_lag,
+                    is_future_key=replica.is_future))
+            results.append(describe_log_dirs.DescribeLogDirsResult(
+                error_code=info.error.code, log_dir=log_dir, topics=[
+                    describe_log_dirs.DescribeLogDirsTopic(name=t, partitions=ps) for t, ps in by_topic.items()]))
+        self.send_response(request, describe_log_dirs.DescribeLogDirsResponse(results=results))
 
     # ================================================================== groups
     # Kafka: KafkaApis.handleFindCoordinatorRequest

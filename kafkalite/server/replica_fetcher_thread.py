@@ -123,6 +123,10 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         if truncation_state.offset < log.high_watermark:
             self.warn(f"Truncating {topic_partition} to offset {truncation_state.offset} below high watermark "
                       f"{log.high_watermark}")
+        # a replica moving to another log dir: its future log truncates too, once this truncation is final
+        if truncation_state.truncation_completed:
+            self.replica_mgr.replica_alter_log_dirs_manager.mark_partitions_for_truncation(
+                self.broker_config.broker_id, topic_partition, truncation_state.offset)
 
     # Kafka: ReplicaFetcherThread.truncateFullyAndStartAt
     def truncate_fully_and_start_at(self, topic_partition, offset: int) -> None:

@@ -13,7 +13,13 @@ The hub between KafkaApis and the partitions (S29–S35):
 - ``make_followers`` hands partitions to the ReplicaFetcherManager (S9), ``make_leaders`` takes them
   away; the ``isr-expiration`` task shrinks ISRs, ``isr-change-propagation`` tells the controller,
   ``highwatermark-checkpoint`` writes each log dir's ``replication-offset-checkpoint``.
-Omitted: quotas, the future (alter-log-dirs) replicas, DelayedDeleteRecords.
+- Several ``log.dirs`` (KIP-113): ``describe_log_dirs`` reports each dir's partitions (size, lag, future or
+  not); ``alter_replica_log_dirs`` moves a replica to another dir: it creates the partition's future log there
+  and hands the partition to the ReplicaAlterLogDirsManager, whose thread copies the current log into it and
+  swaps them (``Partition.maybe_replace_current_with_future_replica``). A future log found at start-up resumes
+  its move with the first LeaderAndIsr that names the partition, and so does a move whose thread a new leader
+  epoch fenced (``maybe_add_log_dir_fetchers``, Kafka 2.6).
+Omitted: quotas, DelayedDeleteRecords.
 """
 from __future__ import annotations
 
@@ -26,9 +32,11 @@ from kafkalite.cluster.partition import DelayedOperations, Partition, ZkPartitio
 from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ApiException, Errors
+from kafkalite.protocol.messages.describe_log_dirs import INVALID_OFFSET_LAG, LogDirInfo, ReplicaInfo
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionError, LeaderAndIsrResponse
 from kafkalite.log.checkpoint_file import LazyOffsetCheckpoints, OffsetCheckpointFile
 from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
+from kafkalite.log.log_file_utils import log_dir_name
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.metrics.kafka_metrics_group import MetricsGroup
@@ -38,6 +46,9 @@ from kafkalite.server.delayed_fetch import DelayedFetch, FetchMetadata, FetchPar
 from kafkalite.server.delayed_operation import DelayedOperationPurgatory
 from kafkalite.server.delayed_produce import DelayedProduce, ProducePartitionStatus
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
+from kafkalite.cluster.broker_end_point import BrokerEndPoint
+from kafkalite.server.replica_alter_log_dirs_manager import ReplicaAlterLogDirsManager
+from kafkalite.server.replica_alter_log_dirs_thread import FUTURE_LOCAL_REPLICA_ID
 from kafkalite.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.shutdownable_thread import ShutdownableThread
@@ -45,6 +56,7 @@ from kafkalite.utils.shutdownable_thread import ShutdownableThread
 HIGH_WATERMARK_FILENAME = "replication-offset-checkpoint"   # Kafka: ReplicaManager.HighWatermarkFilename
 ISR_CHANGE_PROPAGATION_BLACK_OUT_MS = 5000                  # Kafka: ReplicaManager.IsrChangePropagationBlackOut
 ISR_CHANGE_PROPAGATION_INTERVAL_MS = 60000                  # Kafka: ReplicaManager.IsrChangePropagationInterval
+KAFKA_9087 = "KAFKA-9087"   # switched off: a resumed log-dir move starts at the current log's high watermark (2.4)
 
 
 @attrs.define
@@ -150,15 +162,27 @@ class ReplicaManager(Logging):
             d: OffsetCheckpointFile(os.path.join(d, HIGH_WATERMARK_FILENAME)) for d in log_manager.live_log_dirs}
         self.high_watermark_checkpoint_thread_started = False
         self.replica_fetcher_manager = self.create_replica_fetcher_manager()
+        self.replica_alter_log_dirs_manager = self.create_replica_alter_log_dirs_manager()
 
     # Kafka: ReplicaManager.createReplicaFetcherManager
     def create_replica_fetcher_manager(self) -> ReplicaFetcherManager:
         return ReplicaFetcherManager(self.config, self, self.time)
 
+    # Kafka: ReplicaManager.createReplicaAlterLogDirsManager
+    def create_replica_alter_log_dirs_manager(self) -> ReplicaAlterLogDirsManager:
+        return ReplicaAlterLogDirsManager(self.config, self, self.time)
+
+    # Kafka: ReplicaManager.shutdownIdleReplicaAlterLogDirsThread -- a thread whose partitions all moved stays up
+    # until this task stops it
+    def shutdown_idle_replica_alter_log_dirs_thread(self) -> None:
+        self.replica_alter_log_dirs_manager.shutdown_idle_fetcher_threads()
+
     # Kafka: ReplicaManager.startup
     def startup(self) -> None:
         self.scheduler.schedule("isr-expiration", self.maybe_shrink_isr, 0, self.replica_lag_time_max_ms // 2)
         self.scheduler.schedule("isr-change-propagation", self.maybe_propagate_isr_changes, 0, 2500)
+        self.scheduler.schedule("shutdown-idle-replica-alter-log-dirs-thread",
+                                self.shutdown_idle_replica_alter_log_dirs_thread, 0, 10000)
         if self.log_dir_failure_channel is not None:
             self.log_dir_failure_handler = LogDirFailureHandler("LogDirFailureHandler", self)
             self.log_dir_failure_handler.start()
@@ -172,7 +196,13 @@ class ReplicaManager(Logging):
         with self.replica_state_change_lock:
             offline = [tp for tp, p in self.all_partitions.items()
                        if p.log is not None and p.log.parent_dir == d]
+            with_offline_future = [p for p in self.all_partitions.values()
+                                   if p.future_log is not None and p.future_log.parent_dir == d]
             self.replica_fetcher_manager.remove_fetcher_for_partitions(set(offline))
+            self.replica_alter_log_dirs_manager.remove_fetcher_for_partitions(
+                set(offline) | {p.topic_partition for p in with_offline_future})
+            for partition in with_offline_future:
+                partition.remove_future_local_replica(delete_from_log_dir=False)
             for tp in offline:
                 self.all_partitions.pop(tp).delete()
                 self.offline_partitions.add(tp)
@@ -222,9 +252,9 @@ class ReplicaManager(Logging):
     def checkpoint_high_watermarks(self) -> None:
         by_dir: dict[str, dict[TopicPartition, int]] = {}
         for partition in list(self.all_partitions.values()):
-            log = partition.log
-            if log is not None:
-                by_dir.setdefault(log.parent_dir, {})[partition.topic_partition] = log.high_watermark
+            for log in (partition.log, partition.future_log):
+                if log is not None:
+                    by_dir.setdefault(log.parent_dir, {})[partition.topic_partition] = log.high_watermark
         for d, high_watermarks in by_dir.items():
             checkpoint = self.high_watermark_checkpoints.get(d)
             if checkpoint is None or d not in self.log_manager.live_log_dirs:
@@ -244,6 +274,20 @@ class ReplicaManager(Logging):
     # Kafka: ReplicaManager.localLogOrException
     def local_log_or_exception(self, tp: TopicPartition):
         return self.get_partition_or_exception(tp, expect_leader=False).local_log_or_exception()
+
+    # Kafka: ReplicaManager.futureLocalLogOrException
+    def future_local_log_or_exception(self, tp: TopicPartition):
+        return self.get_partition_or_exception(tp, expect_leader=False).future_local_log_or_exception()
+
+    # Kafka: ReplicaManager.localLog
+    def local_log(self, tp: TopicPartition):
+        partition = self.non_offline_partition(tp)
+        return None if partition is None else partition.log
+
+    # Kafka: ReplicaManager.getLogDir
+    def get_log_dir(self, tp: TopicPartition) -> str | None:
+        log = self.local_log(tp)
+        return None if log is None else log.parent_dir
 
     # Kafka: ReplicaManager.getPartition
     def get_partition(self, tp: TopicPartition) -> Partition | None:
@@ -329,11 +373,33 @@ class ReplicaManager(Logging):
                                             high_watermark_checkpoints)
             # every partition the request names exists now: the high watermarks can be checkpointed
             self.start_high_watermark_check_point_thread()
+            self.maybe_add_log_dir_fetchers([p for p, _ in to_lead + to_follow], high_watermark_checkpoints)
             self.replica_fetcher_manager.shutdown_idle_fetcher_threads()
+            self.replica_alter_log_dirs_manager.shutdown_idle_fetcher_threads()
             on_leadership_change(leaders, followers)
             return LeaderAndIsrResponse(error_code=0, partition_errors=[
                 LeaderAndIsrPartitionError(topic_name=tp.topic, partition_index=tp.partition, error_code=e.code)
                 for tp, e in errors.items()])
+
+    # Kafka 2.6: ReplicaManager.maybeAddLogDirFetchers (KAFKA-9654) -- every partition this LeaderAndIsr updated that
+    # has a future log gets it copied: a move the broker did not finish before it stopped resumes, and a move
+    # whose thread was fenced by the new leader epoch goes on with it. 2.4 did this for partitions new to the
+    # broker only, so a leader epoch bump in the middle of a move stalled it.
+    def maybe_add_log_dir_fetchers(self, partitions: list, high_watermark_checkpoints) -> None:
+        future_replicas_and_initial_offset = {}
+        for partition in partitions:
+            tp = partition.topic_partition
+            if self.log_manager.get_log(tp, is_future=True) is not None and partition.log is not None:
+                partition.create_log_if_not_exists(False, high_watermark_checkpoints, is_future_replica=True)
+                # Kafka 3.5: ReplicaManager.maybeAddLogDirFetchers (KAFKA-9087) -- the copy resumes from the future
+                # log's high watermark. 2.4 gave the current log's, past the end of a future log that holds less
+                # (an empty one, after a restart): the thread then failed the partition with an offset mismatch.
+                init_offset = partition.log.high_watermark if KAFKA_9087 in self.disabled_fixes \
+                    else partition.future_log.high_watermark
+                future_replicas_and_initial_offset[tp] = InitialFetchState(
+                    BrokerEndPoint(self.local_broker_id, "localhost", -1), partition.get_leader_epoch(), init_offset)
+        if future_replicas_and_initial_offset:
+            self.replica_alter_log_dirs_manager.add_fetcher_for_partitions(future_replicas_and_initial_offset)
 
     # Kafka: ReplicaManager.createPartition
     def create_partition(self, tp: TopicPartition) -> Partition:
@@ -423,8 +489,9 @@ class ReplicaManager(Logging):
                 return {}, Errors.STALE_CONTROLLER_EPOCH
             result = {}
             # first stop fetchers for all partitions, then stop the corresponding replicas
-            self.replica_fetcher_manager.remove_fetcher_for_partitions(
-                {TopicPartition(topic, partition) for topic, partition in request.partitions()})
+            partitions = {TopicPartition(topic, partition) for topic, partition in request.partitions()}
+            self.replica_fetcher_manager.remove_fetcher_for_partitions(partitions)
+            self.replica_alter_log_dirs_manager.remove_fetcher_for_partitions(partitions)
             for topic, partition in request.partitions():
                 tp = TopicPartition(topic, partition)
                 try:
@@ -444,6 +511,8 @@ class ReplicaManager(Logging):
                 partition.delete()
             if self.log_manager.get_log(tp) is not None:
                 self.log_manager.async_delete(tp)
+            if self.log_manager.get_log(tp, is_future=True) is not None:
+                self.log_manager.async_delete(tp, is_future=True)
         # if we were the leader, operations may still wait on the partition: complete them, as 2.4 does
         self.complete_delayed_fetch_or_produce_requests(tp)
 
@@ -569,6 +638,81 @@ class ReplicaManager(Logging):
         completed = self.delayed_elect_leader_purgatory.check_and_complete(key)
         self.debug(f"Request key {key} unblocked {completed} ElectLeader.")
 
+    # ------------------------------------------------------------------ log dirs (KIP-113)
+    # Kafka: ReplicaManager.alterReplicaLogDirs -- for each partition, move its replica to ``destination_dir``:
+    # a future log there, filled by a ReplicaAlterLogDirsThread. A partition not hosted yet gets the dir as its
+    # preferred one (its log will be created there) and answers REPLICA_NOT_AVAILABLE.
+    def alter_replica_log_dirs(self, partition_dirs: dict) -> dict:
+        with self.replica_state_change_lock:
+            results = {}
+            for tp, destination_dir in partition_dirs.items():
+                try:
+                    # the future directory name must fit in 255 characters (KAFKA-4893)
+                    if len(log_dir_name(tp)) + 1 + 32 + len("-future") > 255:
+                        raise Errors.INVALID_TOPIC_EXCEPTION.exception("The topic name is too long.")
+                    if not self.log_manager.is_log_dir_online(destination_dir):
+                        raise Errors.KAFKA_STORAGE_ERROR.exception(f"Log directory {destination_dir} is offline")
+                    if tp in self.offline_partitions:
+                        raise Errors.KAFKA_STORAGE_ERROR.exception(f"Partition {tp} is offline")
+                    partition = self.all_partitions.get(tp)
+                    # a move to another dir than the one in progress cancels that one first
+                    if partition is not None and partition.future_replica_dir_changed(destination_dir):
+                        self.replica_alter_log_dirs_manager.remove_fetcher_for_partitions({tp})
+                        partition.remove_future_local_replica()
+                    self.log_manager.maybe_update_preferred_log_dir(tp, destination_dir)
+                    # REPLICA_NOT_AVAILABLE when this broker has no replica (yet)
+                    partition = self.all_partitions.get(tp)
+                    if partition is None or partition.log is None:
+                        raise Errors.REPLICA_NOT_AVAILABLE.exception(
+                            f"Log for partition {tp} is not available on broker {self.local_broker_id}")
+                    high_watermark_checkpoints = LazyOffsetCheckpoints(self.high_watermark_checkpoints)
+                    if partition.maybe_create_future_replica(destination_dir, high_watermark_checkpoints):
+                        future_log = self.future_local_log_or_exception(tp)
+                        initial_fetch_state = InitialFetchState(BrokerEndPoint(self.local_broker_id, "localhost", -1),
+                                                                partition.get_leader_epoch(), future_log.high_watermark)
+                        self.replica_alter_log_dirs_manager.add_fetcher_for_partitions({tp: initial_fetch_state})
+                    results[tp] = Errors.NONE
+                except ApiException as e:
+                    results[tp] = e.error
+                except Exception as e:  # noqa: BLE001
+                    self.error(f"Error while changing replica dir for partition {tp}: {e}", exc_info=True)
+                    results[tp] = Errors.for_exception(e)
+            return results
+
+    # Kafka: ReplicaManager.describeLogDirs -- every configured log dir (offline ones with KAFKA_STORAGE_ERROR)
+    # and, in each, the current and future logs of the asked partitions
+    def describe_log_dirs(self, partitions: set) -> dict:
+        logs_by_dir: dict[str, list] = {}
+        for log in self.log_manager.all_logs():
+            logs_by_dir.setdefault(log.parent_dir, []).append(log)
+        result = {}
+        for log_dir in dict.fromkeys(self.config.log_dirs):
+            absolute_path = os.path.abspath(log_dir)
+            try:
+                if not self.log_manager.is_log_dir_online(absolute_path):
+                    raise Errors.KAFKA_STORAGE_ERROR.exception(f"Log directory {absolute_path} is offline")
+                replica_infos = {
+                    log.topic_partition: ReplicaInfo(log.size, self.get_log_end_offset_lag(
+                        log.topic_partition, log.log_end_offset, log.is_future), log.is_future)
+                    for log in logs_by_dir.get(absolute_path, []) if log.topic_partition in partitions}
+                result[absolute_path] = LogDirInfo(Errors.NONE, replica_infos)
+            except Errors.KAFKA_STORAGE_ERROR.exception_class:
+                result[absolute_path] = LogDirInfo(Errors.KAFKA_STORAGE_ERROR, {})
+            except Exception as e:  # noqa: BLE001
+                self.error(f"Error while describing replica in dir {absolute_path}: {e}", exc_info=True)
+                result[absolute_path] = LogDirInfo(Errors.for_exception(e), {})
+        return result
+
+    # Kafka: ReplicaManager.getLogEndOffsetLag -- a current log's distance to the high watermark, a future log's
+    # to the current log's end; -1 when the partition has no local log
+    def get_log_end_offset_lag(self, tp: TopicPartition, log_end_offset: int, is_future: bool) -> int:
+        log = self.local_log(tp)
+        if log is None:
+            return INVALID_OFFSET_LAG
+        if is_future:
+            return log.log_end_offset - log_end_offset
+        return max(log.high_watermark - log_end_offset, 0)
+
     # ------------------------------------------------------------------ fetch (S31, S35)
     # Kafka: ReplicaManager.fetchMessages
     def fetch_messages(self, timeout_ms: int, replica_id: int, fetch_min_bytes: int, fetch_max_bytes: int,
@@ -576,8 +720,10 @@ class ReplicaManager(Logging):
                        isolation_level: int = 0) -> None:
         """``fetch_infos``: [(TopicPartition, FetchPartition)] in request order."""
         is_from_follower = replica_id >= 0
-        fetch_only_from_leader = replica_id != -2   # Kafka: debugging consumers (-2) may read followers
-        fetch_isolation = FetchIsolation.FETCH_LOG_END if is_from_follower else FetchIsolation.FETCH_HIGH_WATERMARK
+        is_from_consumer = not (is_from_follower or replica_id == FUTURE_LOCAL_REPLICA_ID)
+        # Kafka: debugging consumers (-2) may read followers, and so may the ReplicaAlterLogDirsThread (-3)
+        fetch_only_from_leader = replica_id not in (-2, FUTURE_LOCAL_REPLICA_ID)
+        fetch_isolation = FetchIsolation.FETCH_HIGH_WATERMARK if is_from_consumer else FetchIsolation.FETCH_LOG_END
         results = self.read_from_local_log(replica_id, fetch_only_from_leader, fetch_isolation, fetch_max_bytes,
                                            hard_max_bytes_limit, fetch_infos)
         if is_from_follower:
@@ -669,6 +815,7 @@ class ReplicaManager(Logging):
         if self.log_dir_failure_handler is not None:
             self.log_dir_failure_handler.shutdown()
         self.replica_fetcher_manager.shutdown()
+        self.replica_alter_log_dirs_manager.shutdown()
         self.delayed_fetch_purgatory.shutdown()
         self.delayed_produce_purgatory.shutdown()
         self.delayed_delete_records_purgatory.shutdown()

@@ -6,8 +6,10 @@ Classes: KafkaOffsetReader -- a small blocking client that speaks three requests
 - Metadata, for the partitions of the subscribed topics and their leaders;
 - ListOffsets, for the earliest offset (the log start offset) and the latest offset (the high watermark);
 - Fetch, for one chunk of one partition's range at a time (never one request per record).
-Every request goes to the partition's leader; a stale leader (NOT_LEADER_FOR_PARTITION, ...) refreshes the
-metadata and retries a few times.
+Every request goes to the partition's leader. A stale or dead leader (NOT_LEADER_FOR_PARTITION, a refused or
+broken connection, no leader while the controller elects one) makes the reader forget it, back off
+``retry.backoff.ms`` and ask the metadata again, until ``default.api.timeout.ms`` has passed -- what the
+consumer and admin client under Spark's own Kafka connector do.
 
 ``offset_reader(bootstrap)`` hands out one reader per bootstrap string per process: Spark runs ``read()`` in
 reused executor Python workers, so the connection outlives a task. Readers hold sockets, so the data source's
@@ -19,6 +21,7 @@ read_committed isolation, fetch sessions (each Fetch is a full, session-less req
 from __future__ import annotations
 
 import threading
+import time
 
 from kafkalite.clients.client_utils import parse_and_validate_addresses as parse_bootstrap_servers
 from kafkalite.clients.network_client import NetworkClient
@@ -35,17 +38,19 @@ from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataReques
 EARLIEST_TIMESTAMP = -2   # ListOffsets: the log start offset
 LATEST_TIMESTAMP = -1     # ListOffsets: the high watermark
 
-_RETRIES = 5
+DEFAULT_API_TIMEOUT_MS = 60000   # Kafka: CommonClientConfigs / ConsumerConfig default.api.timeout.ms
+RETRY_BACKOFF_MS = 100           # Kafka: CommonClientConfigs.RETRY_BACKOFF_MS_CONFIG's default
 
 
 class KafkaOffsetReader:
     """Partitions, offsets and record chunks, one blocking request at a time."""
 
     def __init__(self, bootstrap_servers: str, request_timeout_ms: int = 30000,
-                 client_id: str = "kafkalite-spark"):
+                 client_id: str = "kafkalite-spark", api_timeout_ms: int = DEFAULT_API_TIMEOUT_MS):
         self.bootstrap_nodes = [Node(-1 - i, host, port)
                                 for i, (host, port) in enumerate(parse_bootstrap_servers(bootstrap_servers))]
         self.request_timeout_ms = request_timeout_ms
+        self.api_timeout_ms = api_timeout_ms
         self.client = NetworkClient(Selector(log_context="[kafkalite-spark] "), None, client_id,
                                     max_in_flight_requests_per_connection=1,
                                     request_timeout_ms=request_timeout_ms, log_context="[kafkalite-spark] ")
@@ -121,37 +126,58 @@ class KafkaOffsetReader:
 
     # ------------------------------------------------------------ offsets
 
+    def _retry_or_raise(self, deadline: float, what: str, cause: Exception) -> None:
+        """Back off before another attempt, or give up with ``cause`` once ``default.api.timeout.ms`` passed."""
+        if time.monotonic() >= deadline:
+            raise Errors.REQUEST_TIMED_OUT.exception(
+                f"{what}: no answer within {self.api_timeout_ms} ms; last error: {cause}") from cause
+        time.sleep(RETRY_BACKOFF_MS / 1000)
+
     def list_offsets(self, partitions, timestamp: int) -> dict[TopicPartition, int]:
         """ListOffsets at ``timestamp`` (-2 earliest, -1 latest) for each partition, asked of its leader."""
         with self.lock:
             result: dict[TopicPartition, int] = {}
             pending = list(partitions)
-            for attempt in range(_RETRIES):
+            deadline = time.monotonic() + self.api_timeout_ms / 1000
+            while pending:
+                retry, cause = [], None
                 by_leader: dict[int, list[TopicPartition]] = {}
                 for tp in pending:
-                    by_leader.setdefault(self._leader(tp).id, []).append(tp)
-                retry = []
+                    try:
+                        by_leader.setdefault(self._leader(tp).id, []).append(tp)
+                    except (IOError, Errors.LEADER_NOT_AVAILABLE.exception_class) as e:
+                        retry.append(tp)
+                        cause = e
                 for leader, tps in by_leader.items():
                     by_topic: dict[str, list] = {}
                     for tp in tps:
                         by_topic.setdefault(tp.topic, []).append(
                             ListOffsetsPartition(partition_index=tp.partition, timestamp=timestamp))
-                    response = self._send(self.nodes[leader], ApiKeys.LIST_OFFSETS, ListOffsetsRequest(
-                        replica_id=-1, topics=[ListOffsetsTopic(name=t, partitions=ps) for t, ps in by_topic.items()]))
+                    try:
+                        response = self._send(self.nodes[leader], ApiKeys.LIST_OFFSETS, ListOffsetsRequest(
+                            replica_id=-1, topics=[ListOffsetsTopic(name=t, partitions=ps)
+                                                   for t, ps in by_topic.items()]))
+                    except IOError as e:       # the leader is gone: ask the metadata who leads now
+                        for tp in tps:
+                            self.leaders.pop(tp, None)
+                        retry += tps
+                        cause = e
+                        continue
                     for topic in response.topics:
                         for p in topic.partitions:
                             tp = TopicPartition(topic.name, p.partition_index)
                             error = Errors.for_code(p.error_code)
                             if error is Errors.NONE:
                                 result[tp] = p.offset
-                            elif error.retriable and attempt < _RETRIES - 1:
+                            elif error.retriable:
                                 self.leaders.pop(tp, None)
                                 retry.append(tp)
+                                cause = error.exception(f"ListOffsets for {tp}: {error.name}")
                             else:
                                 raise error.exception(f"ListOffsets for {tp}: {error.name}")
                 pending = retry
-                if not pending:
-                    break
+                if pending:
+                    self._retry_or_raise(deadline, f"ListOffsets for {pending}", cause)
             return result
 
     # Spark: KafkaOffsetReaderAdmin.fetchEarliestOffsets
@@ -169,22 +195,28 @@ class KafkaOffsetReader:
         """One Fetch of ``tp`` from ``offset``; returns the response's PartitionData (error code untouched,
         except that a stale leader is retried)."""
         with self.lock:
-            for attempt in range(_RETRIES):
+            deadline = time.monotonic() + self.api_timeout_ms / 1000
+            while True:
                 request = FetchRequest(
                     replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=max_bytes, isolation_level=0,
                     session_id=0, session_epoch=-1, forgotten_topics_data=[],
                     topics=[FetchTopic(topic=tp.topic, partitions=[FetchPartition(
                         partition=tp.partition, fetch_offset=offset, partition_max_bytes=max_bytes)])])
-                response = self._send(self._leader(tp), ApiKeys.FETCH, request)
+                try:
+                    response = self._send(self._leader(tp), ApiKeys.FETCH, request)
+                except (IOError, Errors.LEADER_NOT_AVAILABLE.exception_class) as e:
+                    self.leaders.pop(tp, None)
+                    self._retry_or_raise(deadline, f"Fetch of {tp}", e)
+                    continue
                 if response.error_code != 0:
                     raise Errors.for_code(response.error_code).exception(f"Fetch of {tp} failed")
                 data = response.responses[0].partitions[0]
                 error = Errors.for_code(data.error_code)
-                if error.retriable and error is not Errors.NONE and attempt < _RETRIES - 1:
+                if error.retriable and error is not Errors.NONE:
                     self.leaders.pop(tp, None)
+                    self._retry_or_raise(deadline, f"Fetch of {tp}", error.exception(error.name))
                     continue
                 return data
-            raise AssertionError("unreachable")
 
     def close(self) -> None:
         self.client.close()

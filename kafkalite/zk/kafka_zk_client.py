@@ -288,11 +288,16 @@ class KafkaZkClient(Logging):
 
     # Kafka: KafkaZkClient.setTopicAssignment (keeps the stored topic id when none is given)
     def set_topic_assignment(self, topic: str, assignment: dict[int, list[int]], topic_id: str | None = None,
-                             expected_controller_epoch_zk_version: int = ZkVersion.MATCH_ANY_VERSION) -> None:
+                             expected_controller_epoch_zk_version: int = ZkVersion.MATCH_ANY_VERSION,
+                             adding_replicas: dict[int, list[int]] | None = None,
+                             removing_replicas: dict[int, list[int]] | None = None) -> None:
+        """With the controller's epoch znode version, a write by a deposed controller fails (the multi-op
+        checks ``/controller_epoch`` first: ControllerMovedException)."""
         if topic_id is None:
             topic_id = self.get_topic_ids_for_topics([topic]).get(topic)
-        response = self._retry(SetDataRequest(TopicZNode.path(topic), TopicZNode.encode(assignment, topic_id),
-                                              ZkVersion.MATCH_ANY_VERSION), expected_controller_epoch_zk_version)
+        data = TopicZNode.encode(assignment, topic_id, adding_replicas, removing_replicas)
+        response = self._retry(SetDataRequest(TopicZNode.path(topic), data, ZkVersion.MATCH_ANY_VERSION),
+                               expected_controller_epoch_zk_version)
         response.maybe_throw()
 
     # Kafka: KafkaZkClient.getAllTopicsInCluster
@@ -307,7 +312,8 @@ class KafkaZkClient(Logging):
     def topic_exists(self, topic: str) -> bool:
         return self.path_exists(TopicZNode.path(topic))
 
-    def _get_topic_znodes(self, topics: Iterable[str]) -> dict[str, tuple[str | None, dict[TopicPartition, list[int]]]]:
+    def _get_topic_znodes(self, topics: Iterable[str]
+                          ) -> dict[str, tuple[str | None, dict[TopicPartition, tuple[list[int], list[int], list[int]]]]]:
         responses = self._retry_all([GetDataRequest(TopicZNode.path(t), ctx=t) for t in topics])
         result = {}
         for r in responses:
@@ -319,14 +325,20 @@ class KafkaZkClient(Logging):
 
     # Kafka: KafkaZkClient.getReplicaAssignmentForTopics
     def get_replica_assignment_for_topics(self, topics: Iterable[str]) -> dict[TopicPartition, list[int]]:
-        result: dict[TopicPartition, list[int]] = {}
+        return {tp: full[0] for tp, full in self.get_full_replica_assignment_for_topics(topics).items()}
+
+    # Kafka: KafkaZkClient.getFullReplicaAssignmentForTopics -- partition → (replicas, adding, removing)
+    def get_full_replica_assignment_for_topics(self, topics: Iterable[str]
+                                               ) -> dict[TopicPartition, tuple[list[int], list[int], list[int]]]:
+        result: dict[TopicPartition, tuple[list[int], list[int], list[int]]] = {}
         for _topic_id, assignment in self._get_topic_znodes(topics).values():
             result.update(assignment)
         return result
 
     # Kafka: KafkaZkClient.getPartitionAssignmentForTopics -- topic → partition → replicas
     def get_partition_assignment_for_topics(self, topics: Iterable[str]) -> dict[str, dict[int, list[int]]]:
-        return {t: {tp.partition: r for tp, r in a.items()} for t, (_i, a) in self._get_topic_znodes(topics).items()}
+        return {t: {tp.partition: full[0] for tp, full in a.items()}
+                for t, (_i, a) in self._get_topic_znodes(topics).items()}
 
     def get_partition_assignment_for_topic(self, topic: str) -> dict[int, list[int]]:
         return self.get_partition_assignment_for_topics([topic]).get(topic, {})

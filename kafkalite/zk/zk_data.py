@@ -240,26 +240,35 @@ class TopicZNode:
         return f"{TopicsZNode.path()}/{topic}"
 
     @staticmethod
-    def encode(assignment: dict[int, list[int]], topic_id: str | None = None) -> bytes:
+    def encode(assignment: dict[int, list[int]], topic_id: str | None = None,
+               adding_replicas: dict[int, list[int]] | None = None,
+               removing_replicas: dict[int, list[int]] | None = None) -> bytes:
+        """Version 2 (KIP-455): the replicas of each partition and, for partitions being reassigned, the
+        replicas being added and removed (only non-empty lists are written, as Kafka does)."""
         js: dict[str, Any] = {
             "version": 2,
             "partitions": {str(p): list(r) for p, r in sorted(assignment.items())},
-            "adding_replicas": {},
-            "removing_replicas": {},
+            "adding_replicas": {str(p): list(r) for p, r in sorted((adding_replicas or {}).items()) if r},
+            "removing_replicas": {str(p): list(r) for p, r in sorted((removing_replicas or {}).items()) if r},
         }
         if topic_id is not None:
             js["topic_id"] = topic_id
         return _json_bytes(js)
 
     @staticmethod
-    def decode(topic: str, data: bytes | None) -> tuple[str | None, dict[TopicPartition, list[int]]]:
-        """(topic_id or None, partition → replicas)."""
+    def decode(topic: str, data: bytes | None
+                    ) -> tuple[str | None, dict[TopicPartition, tuple[list[int], list[int], list[int]]]]:
+        """(topic_id or None, partition → (replicas, adding replicas, removing replicas))."""
         js = _parse(data)
         if js is None:
             return None, {}
         partitions = js.get("partitions") or {}
-        assignment = {TopicPartition(topic, int(p)): [int(b) for b in r] for p, r in partitions.items()}
-        return js.get("topic_id"), dict(sorted(assignment.items(), key=lambda kv: kv[0].partition))
+        adding = js.get("adding_replicas") or {}
+        removing = js.get("removing_replicas") or {}
+        full = {TopicPartition(topic, int(p)): ([int(b) for b in r], [int(b) for b in adding.get(p, [])],
+                                                [int(b) for b in removing.get(p, [])])
+                for p, r in partitions.items()}
+        return js.get("topic_id"), dict(sorted(full.items(), key=lambda kv: kv[0].partition))
 
 
 class TopicPartitionsZNode:

@@ -36,6 +36,16 @@ STARTED_LINE = "started (kafka.server.KafkaServer)"
 STARTED_RE = re.compile(r"\[KafkaServer id=\d+\] started \(kafka\.server\.KafkaServer\)")
 
 
+def run_tool(tool: str, *args, stdin: str | None = None, check: bool = True,
+             timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run ``bin/<tool> args`` as a user would; with ``check`` its exit code must be 0."""
+    proc = subprocess.run([str(REPO_ROOT / "bin" / tool), *map(str, args)], input=stdin, capture_output=True,
+                          text=True, timeout=timeout)
+    if check:
+        assert proc.returncode == 0, f"{tool} {args} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
 def port_accepts(port: int, host: str = "127.0.0.1") -> bool:
     try:
         with socket.create_connection((host, port), timeout=0.5):

@@ -6,22 +6,10 @@ DefaultMessageFormatter, ConfigCommand.describeResourceConfig, ConsumerPerforman
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
 
-from harness import REPO_ROOT
-
-TIMEOUT = 60
-
-
-def run(tool: str, *args, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([str(REPO_ROOT / "bin" / tool), *args], input=stdin, capture_output=True, text=True,
-                          timeout=TIMEOUT)
-    if check:
-        assert proc.returncode == 0, f"{tool} {args} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
-    return proc
-
+from harness import run_tool as run
 
 @pytest.fixture
 def topic(broker, unique_topic):

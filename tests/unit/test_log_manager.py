@@ -1,12 +1,14 @@
 """Mirrors Kafka's LogManagerTest (the parts that apply)."""
 import collections
 import os
+import re
 
 import pytest
 
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_manager import LogManager
+from kafkalite.protocol.errors import Errors
 from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
 from kafkalite.utils.time import MockTime
 
@@ -135,3 +137,113 @@ def test_unclean_shutdown_recovers(tmp_path):
     lm2 = LogManager([str(tmp_path)], LogConfig())
     assert lm2.get_log(TP).log_end_offset == 3 and os.path.getsize(path) == 3 * recs().size_in_bytes()
     lm2.shutdown()
+
+
+# ---- future logs: moving a replica to another log dir (KIP-113; Kafka's LogManagerTest, future-log cases)
+
+def copy_into(future, current):
+    """What the ReplicaAlterLogDirsThread does: append the current log's batches to the future log."""
+    while future.log_end_offset < current.log_end_offset:
+        data = current.read(future.log_end_offset, 1 << 20, None, True)
+        future.append_as_follower(MemoryRecords.readable_records(data.records.read_bytes()))
+
+
+def two_dir_manager(tmp_path, **kw):
+    dirs = [str(tmp_path / "a"), str(tmp_path / "b")]
+    return LogManager(dirs, LogConfig({"segment.bytes": 200}), time=MockTime(), **kw), dirs
+
+
+def test_future_log_is_created_in_the_preferred_dir_only(tmp_path):
+    lm, (a, b) = two_dir_manager(tmp_path)
+    current = lm.get_or_create_log(TP)
+    assert current.parent_dir == a and not current.is_future
+    with pytest.raises(RuntimeError, match="without having a preferred log directory"):
+        lm.get_or_create_log(TP, is_future=True)
+    lm.maybe_update_preferred_log_dir(TP, a)          # the current log's dir: not remembered
+    assert TP not in lm.preferred_log_dirs
+    lm.maybe_update_preferred_log_dir(TP, b)
+    future = lm.get_or_create_log(TP, is_future=True)
+    assert future.is_future and future.parent_dir == b and future.topic_partition == TP
+    assert re.fullmatch(r"orders-0\.[0-9a-f]{32}-future", os.path.basename(future.dir))
+    assert TP not in lm.preferred_log_dirs             # satisfied
+    assert lm.get_log(TP) is current and lm.get_log(TP, is_future=True) is future
+    assert lm.get_or_create_log(TP, is_future=True) is future
+    assert set(lm.all_logs()) == {current, future} and set(lm.logs_by_topic("orders")) == {current, future}
+    lm.shutdown()
+
+
+def test_a_new_partition_goes_to_its_preferred_dir(tmp_path):
+    lm, (a, b) = two_dir_manager(tmp_path)
+    lm.maybe_update_preferred_log_dir(TP, b)
+    assert lm.get_or_create_log(TP).parent_dir == b   # nextLogDirs would have picked a
+    assert lm.get_or_create_log(TopicPartition("orders", 1)).parent_dir == a
+    lm.shutdown()
+
+
+def test_is_log_dir_online_knows_only_the_configured_dirs(tmp_path):
+    lm, (a, b) = two_dir_manager(tmp_path)
+    assert lm.is_log_dir_online(a) and lm.is_log_dir_online(b)
+    with pytest.raises(Errors.LOG_DIR_NOT_FOUND.exception_class):
+        lm.is_log_dir_online(str(tmp_path / "c"))
+    lm.shutdown()
+
+
+def test_replace_current_with_future_log(tmp_path):
+    lm, (a, b) = two_dir_manager(tmp_path)
+    current = lm.get_or_create_log(TP)
+    for _ in range(6):
+        current.append_as_leader(recs(), 0)
+    current.update_high_watermark(4)
+    lm.maybe_update_preferred_log_dir(TP, b)
+    future = lm.get_or_create_log(TP, is_future=True)
+    copy_into(future, current)
+    assert future.log_end_offset == 6
+
+    lm.replace_current_with_future_log(TP)
+    assert lm.get_log(TP) is future and lm.get_log(TP, is_future=True) is None
+    assert future.dir == os.path.join(b, "orders-0") and not future.is_future and future.high_watermark == 4
+    [gone] = [n for n in os.listdir(a) if n.startswith("orders-0")]
+    assert re.fullmatch(r"orders-0\.[0-9a-f]{32}-delete", gone)
+    assert [log for log, _ in lm.logs_to_be_deleted] == [current]
+    # the old dir's checkpoint forgot the partition; the new dir's knows it
+    assert "orders" not in open(os.path.join(a, "recovery-point-offset-checkpoint")).read()
+    lm.checkpoint_log_recovery_offsets()
+    assert "orders 0" in open(os.path.join(b, "recovery-point-offset-checkpoint")).read()
+    lm.time.sleep(lm.current_default_config.file_delete_delay_ms)
+    lm.delete_logs()
+    assert not [n for n in os.listdir(a) if n.startswith("orders-0")]
+    lm.shutdown()
+
+
+def test_a_future_log_is_loaded_as_one_after_a_restart(tmp_path):
+    lm, (a, b) = two_dir_manager(tmp_path)
+    for _ in range(3):
+        lm.get_or_create_log(TP).append_as_leader(recs(), 0)
+    lm.maybe_update_preferred_log_dir(TP, b)
+    future = lm.get_or_create_log(TP, is_future=True)
+    copy_into(future, lm.get_log(TP))
+    future_dir = future.dir
+    lm.shutdown()
+
+    again, _ = two_dir_manager(tmp_path)
+    assert again.get_log(TP).parent_dir == a and again.get_log(TP).log_end_offset == 3
+    loaded = again.get_log(TP, is_future=True)
+    assert loaded.dir == future_dir and loaded.is_future and loaded.log_end_offset == 3
+    assert again.async_delete(TP, is_future=True) is loaded and again.get_log(TP, is_future=True) is None
+    assert again.get_log(TP) is not None
+    again.shutdown()
+
+
+def test_truncation_of_the_future_log_leaves_the_current_one(tmp_path):
+    lm, (a, b) = two_dir_manager(tmp_path)
+    current = lm.get_or_create_log(TP)
+    for _ in range(4):
+        current.append_as_leader(recs(), 0)
+    lm.maybe_update_preferred_log_dir(TP, b)
+    future = lm.get_or_create_log(TP, is_future=True)
+    copy_into(future, current)
+    lm.truncate_to({TP: 1}, is_future=True)
+    assert (current.log_end_offset, future.log_end_offset) == (4, 1)
+    lm.truncate_fully_and_start_at(TP, 3, is_future=True)
+    assert (current.log_end_offset, future.log_start_offset, future.log_end_offset) == (4, 3, 3)
+    lm.shutdown()

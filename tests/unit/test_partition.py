@@ -3,7 +3,10 @@
 store; as leader it records each follower's fetch, moves the high watermark to the smallest log end offset
 over the ISR and the caught-up replicas, adds followers to the ISR once they reached the high watermark and
 the leader epoch's start offset (KAFKA-7128), drops followers that lag longer than replica.lag.time.max.ms,
-and completes delayed requests after the high watermark moved (S32, S33, S38)."""
+and completes delayed requests after the high watermark moved (S32, S33, S38). A replica moving to another
+log dir (KIP-113) has a future log that replaces the current one once it caught up."""
+import os
+
 import pytest
 
 from kafkalite.cluster.partition import DelayedOperations, Partition
@@ -354,3 +357,95 @@ def test_under_and_at_min_isr(tmp_path):
     assert partition.is_under_min_isr() and not partition.is_at_min_isr()
     partition.expand_isr({0, 1, 2})
     assert not partition.is_under_min_isr() and not partition.is_at_min_isr() and not partition.is_under_replicated()
+
+
+# ---- moving the replica to another log dir (the future-replica cases of Kafka's PartitionTest)
+
+def make_partition_on_two_dirs(tmp_path):
+    calls = []
+    ops = DelayedOperations(TP, RecordingPurgatory("produce", calls), RecordingPurgatory("fetch", calls),
+                            RecordingPurgatory("delete-records", calls))
+    mock_time = MockTime()
+    dirs = [str(tmp_path / "a"), str(tmp_path / "b")]
+    log_manager = LogManager(dirs, LogConfig({"segment.bytes": 300}), time=mock_time)
+    partition = Partition(TP, LAG_MS, 0, mock_time, RecordingStateStore(LogConfig({"segment.bytes": 300})), ops,
+                          None, log_manager)
+    partition.make_leader(0, leader_state([0]), 1)
+    return partition, log_manager, dirs
+
+
+def copy_to_future(partition):
+    """One round of the ReplicaAlterLogDirsThread: what the current log holds past the future log's end."""
+    data = partition.log.read(partition.future_log.log_end_offset, 1 << 20, None, True)
+    partition.append_records_to_follower_or_future_replica(
+        MemoryRecords.readable_records(data.records.read_bytes()), is_future=True)
+
+
+def test_future_replica_is_created_once_and_only_in_another_dir(tmp_path):
+    partition, log_manager, (a, b) = make_partition_on_two_dirs(tmp_path)
+    assert partition.log.parent_dir == a
+    log_manager.maybe_update_preferred_log_dir(TP, b)
+    assert not partition.maybe_create_future_replica(a)          # already there
+    assert partition.future_log is None
+    assert partition.maybe_create_future_replica(b)
+    future = partition.future_log
+    assert future is log_manager.get_log(TP, is_future=True) and future.parent_dir == b
+    assert partition.future_local_log_or_exception() is future
+    assert not partition.maybe_create_future_replica(b)          # in progress already
+    assert partition.future_replica_dir_changed(a) and not partition.future_replica_dir_changed(b)
+    with pytest.raises(RuntimeError, match="different from the requested log dir"):
+        partition.maybe_create_future_replica(str(tmp_path / "c"))
+
+
+def test_current_replica_is_replaced_once_the_future_one_caught_up(tmp_path):
+    partition, log_manager, (a, b) = make_partition_on_two_dirs(tmp_path)
+    append(partition, 5)
+    log_manager.maybe_update_preferred_log_dir(TP, b)
+    partition.maybe_create_future_replica(b)
+    current, future = partition.log, partition.future_log
+    assert not partition.maybe_replace_current_with_future_replica()   # empty: behind
+    copy_to_future(partition)                                         # one segment of the current log
+    assert 0 < future.log_end_offset < current.log_end_offset
+    assert not partition.maybe_replace_current_with_future_replica()
+    while future.log_end_offset < current.log_end_offset:
+        copy_to_future(partition)
+    append(partition, 2)                                              # the producer goes on meanwhile
+    assert not partition.maybe_replace_current_with_future_replica()
+    while future.log_end_offset < current.log_end_offset:
+        copy_to_future(partition)
+    assert partition.maybe_replace_current_with_future_replica()
+    assert partition.log is future and partition.future_log is None and log_manager.get_log(TP) is future
+    assert future.parent_dir == b and future.dir.endswith("orders-0") and future.high_watermark == 7
+    assert not [n for n in os.listdir(a) if n == "orders-0"]
+    append(partition, 1)                                              # the leader appends to the moved log
+    assert future.log_end_offset == 8
+    with pytest.raises(Errors.REPLICA_NOT_AVAILABLE.exception_class):
+        partition.future_local_log_or_exception()
+
+
+def test_a_cancelled_move_deletes_the_future_log_and_ignores_late_appends(tmp_path):
+    partition, log_manager, (a, b) = make_partition_on_two_dirs(tmp_path)
+    append(partition, 3)
+    log_manager.maybe_update_preferred_log_dir(TP, b)
+    partition.maybe_create_future_replica(b)
+    future = partition.future_log
+    partition.remove_future_local_replica()
+    assert partition.future_log is None and log_manager.get_log(TP, is_future=True) is None
+    assert future.dir.endswith("-delete")
+    data = partition.log.read(0, 1 << 20, None, True)
+    assert partition.append_records_to_follower_or_future_replica(
+        MemoryRecords.readable_records(data.records.read_bytes()), is_future=True) is None
+    assert not partition.maybe_replace_current_with_future_replica()
+
+
+def test_low_watermark_counts_the_future_log(tmp_path):
+    partition, log_manager, (a, b) = make_partition_on_two_dirs(tmp_path)
+    append(partition, 4)
+    log_manager.maybe_update_preferred_log_dir(TP, b)
+    partition.maybe_create_future_replica(b)
+    copy_to_future(partition)
+    partition.log.maybe_increment_log_start_offset(2)
+    assert partition.low_watermark_if_leader() == 0                   # the future log still starts at 0
+    partition.future_log.update_high_watermark(4)
+    partition.future_log.maybe_increment_log_start_offset(3)
+    assert partition.low_watermark_if_leader() == 2

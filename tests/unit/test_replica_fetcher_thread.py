@@ -54,12 +54,23 @@ class StateStore:
         return LogConfig()
 
 
+class RecordingAlterLogDirsManager:
+    """Kafka: ReplicaAlterLogDirsManager, as far as a follower's truncation reaches it."""
+
+    def __init__(self):
+        self.marked: list[tuple[int, TopicPartition, int]] = []
+
+    def mark_partitions_for_truncation(self, broker_id, tp, offset):
+        self.marked.append((broker_id, tp, offset))
+
+
 class FollowerReplicaManager:
     """The two ReplicaManager methods the thread uses, over one real follower Partition."""
 
     def __init__(self, partition):
         self.partition = partition
         self.truncations: list[int] = []
+        self.replica_alter_log_dirs_manager = RecordingAlterLogDirsManager()
         real_truncate_to = partition.truncate_to
 
         def recording_truncate_to(offset, is_future=False):
@@ -301,6 +312,10 @@ def test_the_broker_reports_its_replica_fetchers(leader):
               for n in ("MaxLag", "FailedPartitionsCount", "DeadThreadCount")}
     fetchers.failed_partitions.remove_all({TopicPartition("gone", 0)})
     assert values == {"MaxLag": 0, "FailedPartitionsCount": 1, "DeadThreadCount": 0}
+    # the ReplicaAlterLogDirsManager is an AbstractFetcherManager too, with its own three gauges
+    moves = {n: registry.get(f"kafka.server:type=ReplicaAlterLogDirsManager,name={n},clientId=ReplicaAlterLogDirs")
+             .value() for n in ("MaxLag", "FailedPartitionsCount", "DeadThreadCount")}
+    assert moves == {"MaxLag": 0, "FailedPartitionsCount": 0, "DeadThreadCount": 0}
 
 
 @pytest.mark.parametrize("disabled_fixes", with_and_without_fix("KAFKA-1211"))
@@ -317,6 +332,8 @@ def test_follower_ahead_of_the_leader_is_cut_to_the_leader_end_not_to_its_high_w
         wait_until(lambda: thread.fetch_state(TP) is not None
                    and thread.fetch_state(TP).state is ReplicaState.FETCHING, 20, "truncation to complete")
         assert thread.replica_mgr.truncations == [10]
+        # a future log of this replica (a move to another log dir) is told to truncate there too
+        assert thread.replica_mgr.replica_alter_log_dirs_manager.marked == [(1, TP, 10)]
     finally:
         thread.shutdown()
 

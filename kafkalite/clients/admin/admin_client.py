@@ -19,7 +19,8 @@ leaders, nodes and the controller are read from its ``Cluster``.
 
 Era notes: Kafka's admin client runs its own I/O thread and returns KafkaFutures; kafkalite's is
 synchronous on the caller's thread, over the consumer's ConsumerNetworkClient. ``list_offsets`` is Kafka
-2.5's (KIP-396); 2.4's tools asked a KafkaConsumer. Left out: ACLs, quotas, reassignments, log dirs,
+2.5's (KIP-396); 2.4's tools asked a KafkaConsumer. ``describe_log_dirs`` and ``alter_replica_log_dirs`` send
+to each broker named (KIP-113: a broker answers for its own dirs only). Left out: ACLs, quotas,
 delegation tokens, retries of a whole call after a controller move (a NOT_CONTROLLER error refreshes the
 metadata and is retried once).
 """
@@ -29,8 +30,8 @@ import logging
 
 from kafkalite.clients.admin.admin_types import (
     AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource,
-    ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic, TopicDescription,
-    TopicListing, TopicPartitionInfo,
+    ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic, PartitionReassignment,
+    TopicDescription, TopicListing, TopicPartitionInfo,
 )
 from kafkalite.clients.client_request import RequestBuilder
 from kafkalite.clients.client_utils import parse_and_validate_addresses
@@ -44,10 +45,12 @@ from kafkalite.network.selector import Selector
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import (
-    create_partitions as cp, create_topics as ct, delete_groups as dg, delete_topics as dt,
-    describe_configs as dc, describe_groups as dgr, find_coordinator as fc, incremental_alter_configs as iac,
-    list_groups as lg, list_offsets as lo, offset_commit as oc, offset_fetch as of,
+    alter_partition_reassignments as apr, create_partitions as cp, create_topics as ct, delete_groups as dg,
+    delete_topics as dt, describe_configs as dc, describe_groups as dgr, find_coordinator as fc,
+    incremental_alter_configs as iac, list_groups as lg, list_offsets as lo, list_partition_reassignments as lpr,
+    offset_commit as oc, offset_fetch as of,
 )
+from kafkalite.protocol.messages import alter_replica_log_dirs as arld, describe_log_dirs as dld
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
 from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRequestTopic
 from kafkalite.utils.time import SYSTEM
@@ -339,6 +342,44 @@ class KafkaAdminClient:
             for p in t.partitions:
                 _raise_for(p.error_code, None, f"Alter offset of {t.name}-{p.partition_index}")
 
+    # ---------------------------------------------------------------- partition reassignments (KIP-455)
+
+    # Kafka: KafkaAdminClient.alterPartitionReassignments -- {tp: target replicas, or None to cancel}; returns
+    # {tp: None, or the exception that partition's future would raise}
+    def alter_partition_reassignments(self, reassignments: dict[TopicPartition, list[int] | None],
+                                      timeout_ms: int = 30000) -> dict[TopicPartition, Exception | None]:
+        by_topic: dict[str, list] = {}
+        for tp, replicas in reassignments.items():
+            by_topic.setdefault(tp.topic, []).append(apr.ReassignablePartition(
+                partition_index=tp.partition, replicas=None if replicas is None else list(replicas)))
+        request = apr.AlterPartitionReassignmentsRequest(
+            timeout_ms=timeout_ms, topics=[apr.ReassignableTopic(name=t, partitions=ps) for t, ps in by_topic.items()])
+        response = self._call(self._controller(), ApiKeys.ALTER_PARTITION_REASSIGNMENTS, request)
+        _raise_for(response.error_code, response.error_message, "Alter partition reassignments")
+        out: dict[TopicPartition, Exception | None] = {}
+        for t in response.responses:
+            for p in t.partitions:
+                error = Errors.for_code(p.error_code)
+                out[TopicPartition(t.name, p.partition_index)] = \
+                    None if error is Errors.NONE else error.exception(p.error_message or error.name)
+        return out
+
+    # Kafka: KafkaAdminClient.listPartitionReassignments -- every reassignment in progress, or those of ``partitions``
+    def list_partition_reassignments(self, partitions: list[TopicPartition] | None = None,
+                                     timeout_ms: int = 30000) -> dict[TopicPartition, PartitionReassignment]:
+        topics = None
+        if partitions is not None:
+            by_topic: dict[str, list[int]] = {}
+            for tp in partitions:
+                by_topic.setdefault(tp.topic, []).append(tp.partition)
+            topics = [lpr.ListPartitionReassignmentsTopics(name=t, partition_indexes=ps) for t, ps in by_topic.items()]
+        response = self._call(self._controller(), ApiKeys.LIST_PARTITION_REASSIGNMENTS,
+                              lpr.ListPartitionReassignmentsRequest(timeout_ms=timeout_ms, topics=topics))
+        _raise_for(response.error_code, response.error_message, "List partition reassignments")
+        return {TopicPartition(t.name, p.partition_index): PartitionReassignment(
+                    tuple(p.replicas), tuple(p.adding_replicas), tuple(p.removing_replicas))
+                for t in response.topics for p in t.partitions}
+
     # ---------------------------------------------------------------- cluster
 
     # Kafka: KafkaAdminClient.describeCluster (from Metadata, as 2.4 does)
@@ -347,6 +388,49 @@ class KafkaAdminClient:
         cluster = self.metadata.fetch()
         return ClusterDescription(tuple(sorted(cluster.nodes, key=lambda n: n.id)), cluster.controller,
                                   cluster.cluster_id)
+
+    # ---------------------------------------------------------------- log dirs (KIP-113)
+
+    def _broker_node(self, broker_id: int) -> Node:
+        node = self.metadata.fetch().node_by_id(broker_id)
+        if node is None:
+            self._refresh([])
+            node = self.metadata.fetch().node_by_id(broker_id)
+        if node is None:
+            raise Errors.BROKER_NOT_AVAILABLE.exception(f"Broker {broker_id} is not in the cluster")
+        return node
+
+    # Kafka: KafkaAdminClient.describeLogDirs -- {broker id: {log dir: LogDirInfo}}, every partition of each
+    def describe_log_dirs(self, broker_ids) -> dict[int, dict[str, dld.LogDirInfo]]:
+        result = {}
+        for broker_id in broker_ids:
+            response = self._call(self._broker_node(broker_id), ApiKeys.DESCRIBE_LOG_DIRS,
+                                  dld.DescribeLogDirsRequest(topics=None))
+            result[broker_id] = {
+                r.log_dir: dld.LogDirInfo(Errors.for_code(r.error_code), {
+                    TopicPartition(t.name, p.partition_index): dld.ReplicaInfo(p.partition_size, p.offset_lag,
+                                                                               p.is_future_key)
+                    for t in r.topics for p in t.partitions})
+                for r in response.results}
+        return result
+
+    # Kafka: KafkaAdminClient.alterReplicaLogDirs -- {(topic, partition, broker id): log dir}; each broker gets its
+    # own request; returns the error of each replica (Errors.NONE: the move has started)
+    def alter_replica_log_dirs(self, replica_assignment: dict) -> dict[tuple[str, int, int], Errors]:
+        by_broker: dict[int, dict[str, dict[str, list[int]]]] = {}
+        for (topic, partition, broker_id), log_dir in replica_assignment.items():
+            by_broker.setdefault(broker_id, {}).setdefault(log_dir, {}).setdefault(topic, []).append(partition)
+        result = {}
+        for broker_id, dirs in by_broker.items():
+            request = arld.AlterReplicaLogDirsRequest(dirs=[
+                arld.AlterReplicaLogDir(path=path, topics=[arld.AlterReplicaLogDirTopic(name=t, partitions=ps)
+                                                           for t, ps in topics.items()])
+                for path, topics in dirs.items()])
+            response = self._call(self._broker_node(broker_id), ApiKeys.ALTER_REPLICA_LOG_DIRS, request)
+            for t in response.results:
+                for p in t.partitions:
+                    result[(t.topic_name, p.partition_index, broker_id)] = Errors.for_code(p.error_code)
+        return result
 
     # Kafka: KafkaAdminClient.close
     def close(self) -> None:

@@ -2,11 +2,11 @@
 (NewTopic.java, NewPartitions.java, TopicListing.java, TopicDescription.java, ../common/TopicPartitionInfo.java,
 Config.java, ConfigEntry.java, AlterConfigOp.java, ../common/config/ConfigResource.java,
 ConsumerGroupListing.java, ConsumerGroupDescription.java, MemberDescription.java, MemberAssignment.java,
-DescribeClusterResult.java's values).
+DescribeClusterResult.java's values, PartitionReassignment.java).
 
 Classes: NewTopic, TopicListing, TopicPartitionInfo, TopicDescription, ConfigResource, ConfigSource,
 ConfigSynonym, ConfigEntry, AlterConfigOp, ConsumerGroupListing, MemberDescription,
-ConsumerGroupDescription, ClusterDescription.
+ConsumerGroupDescription, ClusterDescription, PartitionReassignment.
 
 Plain attrs classes: what KafkaAdminClient's futures resolve to, without the futures.
 Left out: authorized operations, topic ids.
@@ -158,3 +158,12 @@ class ClusterDescription:
     nodes: tuple[Node, ...]
     controller: Node | None
     cluster_id: str | None
+
+
+@attrs.frozen
+class PartitionReassignment:
+    """Kafka: PartitionReassignment -- a partition being moved: all its replicas meanwhile, and those being added
+    and removed (KIP-455)."""
+    replicas: tuple[int, ...]
+    adding_replicas: tuple[int, ...]
+    removing_replicas: tuple[int, ...]
