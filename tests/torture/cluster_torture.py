@@ -288,6 +288,18 @@ def unclean_rounds(cluster: ClusterProcesses, rounds: int, seed: int, say=print)
     return result
 
 
+def diagnostics(cluster: ClusterProcesses, lines: int = 80) -> str:
+    """For a failed run: each broker's last warnings, errors and lines about the suite's topics (a run's tmp
+    directory may be gone by the time someone looks)."""
+    out = []
+    for i, broker in enumerate(cluster.brokers):
+        picked = [line for line in broker.log_text().splitlines()
+                  if " WARN " in line or " ERROR " in line or "torture" in line or "Controller id" in line]
+        out.append(f"--- broker {i} ({broker.log_path}), {len(picked)} lines picked, the last {lines}:")
+        out += [line[:400] for line in picked[-lines:]]
+    return "\n".join(out)
+
+
 def run(workdir: Path, kills: int, unclean: int, seed: int, say=print) -> dict:
     cluster = start_cluster(workdir)
     started = time.monotonic()
@@ -298,7 +310,7 @@ def run(workdir: Path, kills: int, unclean: int, seed: int, say=print) -> dict:
         result["seconds"] = round(time.monotonic() - started)
         return result
     except BaseException:
-        say(cluster.log_tails(40))
+        say(diagnostics(cluster))
         raise
     finally:
         cluster.stop()
