@@ -102,13 +102,15 @@ class Election:
     # Kafka: Election.leaderForOffline
     @staticmethod
     def leader_for_offline(ctx, leader_and_isrs: dict, unclean_enabled) -> list[ElectionResult]:
-        """``unclean_enabled(topic)`` says whether the topic allows an unclean election."""
+        """``unclean_enabled(topic)`` says whether the topic allows an unclean election; as in 2.4's
+        collectUncleanLeaderElectionState it is asked only for partitions with no live ISR member."""
         results = []
         for tp, lai in leader_and_isrs.items():
             assignment = ctx.partition_replica_assignment(tp)
             live = [r for r in assignment if ctx.is_replica_online(r, tp)]
+            live_in_sync = any(r in lai.isr for r in live)
             leader = PartitionLeaderElectionAlgorithms.offline_partition_leader_election(
-                assignment, lai.isr, set(live), unclean_enabled(tp.topic))
+                assignment, lai.isr, set(live), not live_in_sync and unclean_enabled(tp.topic))
             new = None
             if leader is not None:
                 new_isr = [r for r in lai.isr if ctx.is_replica_online(r, tp)] if leader in lai.isr else [leader]

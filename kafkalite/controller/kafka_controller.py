@@ -5,7 +5,8 @@ TopicDeletionHandler, IsrChangeNotificationHandler, PartitionReassignmentIsrChan
 BrokerChange, TopicChange, TopicDeletion, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire,
 IsrChangeNotification, LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived,
 TopicDeletionStopReplicaResponseReceived, ReplicaLeaderElection, AutoPreferredReplicaLeaderElection,
-ControlledShutdown, ApiPartitionReassignment, PartitionReassignmentIsrChange, ListPartitionReassignments).
+ControlledShutdown, ApiPartitionReassignment, PartitionReassignmentIsrChange, ListPartitionReassignments,
+UncleanLeaderElectionEnable, TopicUncleanLeaderElectionEnable).
 
 Every broker runs a KafkaController; the one that creates the ephemeral ``/controller`` znode is active
 (research/controller.md ยง2.2). ``elect()`` creates it and bumps ``/controller_epoch`` in one ZooKeeper multi; from
@@ -23,7 +24,7 @@ Partition reassignment (KIP-455) is the API path: AlterPartitionReassignments โ
 
 Left out: the /admin/reassign_partitions znode (2.4's ZooKeeper path for reassignments), the
 /admin/preferred_replica_election znode (ZkTriggered elections),
-log-dir failure events, unclean-election config events, controller metrics.
+log-dir failure events, controller metrics.
 """
 from __future__ import annotations
 
@@ -540,6 +541,32 @@ class KafkaController(Logging):
         if self.kafka_scheduler is not None:
             self.kafka_scheduler.schedule("auto-leader-rebalance-task", lambda: self.event_manager.put(
                 AutoPreferredReplicaLeaderElection()), delay_ms, -1)
+
+    # ------------------------------------------------------------ unclean.leader.election.enable turned on
+
+    # Kafka: KafkaController.enableDefaultUncleanLeaderElection -- DynamicLogConfig, when the brokers' default
+    # turns on: offline partitions may now elect a replica outside their ISR (the config is read at election time)
+    def enable_default_unclean_leader_election(self) -> None:
+        self.event_manager.put(UncleanLeaderElectionEnable())
+
+    # Kafka: KafkaController.enableTopicUncleanLeaderElection -- TopicConfigHandler, when a topic's override is true
+    def enable_topic_unclean_leader_election(self, topic: str) -> None:
+        if self.is_active():
+            self.event_manager.put(TopicUncleanLeaderElectionEnable(topic))
+
+    # Kafka: KafkaController.processUncleanLeaderElectionEnable
+    def process_unclean_leader_election_enable(self) -> None:
+        if not self.is_active():
+            return
+        self.info("Unclean leader election has been enabled by default")
+        self.partition_state_machine.trigger_online_partition_state_change()
+
+    # Kafka: KafkaController.processTopicUncleanLeaderElectionEnable
+    def process_topic_unclean_leader_election_enable(self, topic: str) -> None:
+        if not self.is_active():
+            return
+        self.info(f"Unclean leader election has been enabled for topic {topic}")
+        self.partition_state_machine.trigger_online_partition_state_change(topic)
 
     # ------------------------------------------------------------ partition reassignment (KIP-455)
 
@@ -1221,6 +1248,27 @@ class AutoPreferredReplicaLeaderElection(ControllerEvent):
 
     def process(self, controller) -> None:
         controller.process_auto_preferred_replica_leader_election()
+
+
+class UncleanLeaderElectionEnable(ControllerEvent):
+    """Kafka: UncleanLeaderElectionEnable."""
+
+    state = ControllerState.UncleanLeaderElectionEnable
+
+    def process(self, controller) -> None:
+        controller.process_unclean_leader_election_enable()
+
+
+class TopicUncleanLeaderElectionEnable(ControllerEvent):
+    """Kafka: TopicUncleanLeaderElectionEnable(topic)."""
+
+    state = ControllerState.TopicUncleanLeaderElectionEnable
+
+    def __init__(self, topic: str):
+        self.topic = topic
+
+    def process(self, controller) -> None:
+        controller.process_topic_unclean_leader_election_enable(self.topic)
 
 
 class ControlledShutdown(ControllerEvent):

@@ -283,11 +283,16 @@ class PartitionStateMachine(Logging):
             ctx, leader_and_isrs, lambda topic: strategy.allow_unclean or self._unclean_leader_election_enabled(topic))
 
     def _unclean_leader_election_enabled(self, topic: str) -> bool:
-        """Kafka: LogConfig.fromProps(config.originals, topic overrides).uncleanLeaderElectionEnable."""
+        """Kafka: LogConfig.fromProps(config.originals, topic overrides).uncleanLeaderElectionEnable -- a topic
+        config that cannot be read allows no unclean election (2.4 logs a failed state change and elects no one),
+        whatever the brokers' default says."""
         try:
             override = self.zk_client.get_entity_configs("topics", topic).get("unclean.leader.election.enable")
-        except Exception:   # noqa: BLE001
-            override = None
+        except Exception as e:   # noqa: BLE001
+            self.state_change_logger.with_controller_epoch(self.controller_context.epoch).error(
+                f"Controller {self.controller_id} epoch {self.controller_context.epoch} could not read the config of "
+                f"topic {topic}, so no unclean leader election for it: {e}")
+            return False
         if override is not None:
             return str(override).lower() == "true"
         return bool(self.config.get("unclean.leader.election.enable"))

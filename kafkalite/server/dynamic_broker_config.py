@@ -61,9 +61,14 @@ class DynamicLogConfig(BrokerReconfigurable):
         self.log_manager = log_manager
         self.server = server
 
-    # Kafka: DynamicLogConfig.reconfigure -- server.config already holds the new values here
+    # Kafka: DynamicLogConfig.reconfigure -- server.config already holds the new values here; a default of
+    # unclean.leader.election.enable turned on makes the controller retry every offline partition
     def reconfigure(self, old_config, new_config) -> None:
+        unclean_before = self.log_manager.current_default_config.unclean_leader_election_enable
         self.log_manager.reconfigure_default_log_config(self.server.default_log_config())
+        if self.log_manager.current_default_config.unclean_leader_election_enable and not unclean_before \
+                and getattr(self.server, "kafka_controller", None) is not None:
+            self.server.kafka_controller.enable_default_unclean_leader_election()
 
 
 class DynamicBrokerConfig(Logging):

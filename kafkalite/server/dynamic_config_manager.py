@@ -36,15 +36,20 @@ class ConfigHandler:
 
 
 class TopicConfigHandler(ConfigHandler, Logging):
-    """Kafka: TopicConfigHandler(logManager, kafkaConfig, quotas)."""
+    """Kafka: TopicConfigHandler(logManager, kafkaConfig, quotas, kafkaController)."""
 
-    def __init__(self, log_manager):
+    def __init__(self, log_manager, kafka_controller=None):
         self.log_manager = log_manager
+        self.kafka_controller = kafka_controller
 
-    # Kafka: TopicConfigHandler.processConfigChanges
+    # Kafka: TopicConfigHandler.processConfigChanges -- an override of unclean.leader.election.enable=true also
+    # asks the (active) controller to retry the topic's offline partitions
     def process_config_changes(self, topic: str, topic_config: dict) -> None:
         self.info(f"Processing override for entityPath: topics/{topic} with config: {topic_config}")
         self.log_manager.update_topic_config(topic, topic_config)
+        if self.kafka_controller is not None and \
+                str(topic_config.get("unclean.leader.election.enable", "")).strip().lower() == "true":
+            self.kafka_controller.enable_topic_unclean_leader_election(topic)
 
 
 class BrokerConfigHandler(ConfigHandler, Logging):

@@ -168,7 +168,7 @@ class KafkaServer(Logging):
         dynamic.add_reconfigurable(DynamicLogConfig(self.log_manager, self))
         dynamic.add_reconfigurable(self.socket_server)
         self.dynamic_config_manager = DynamicConfigManager(self.zk_client, {
-            "topics": TopicConfigHandler(self.log_manager), "brokers": BrokerConfigHandler(cfg, dynamic)})
+            "topics": TopicConfigHandler(self.log_manager, self.kafka_controller), "brokers": BrokerConfigHandler(cfg, dynamic)})
         self.dynamic_config_manager.startup()
         self.start_metrics_reporter()
         # 13. now the processors read requests
