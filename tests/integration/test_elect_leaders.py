@@ -1,9 +1,8 @@
 """Mirrors Kafka 2.4's preferred-leader election tests (``PreferredReplicaLeaderElectionCommandTest``,
 ``AdminClientIntegrationTest.testElectPreferredLeaders``, KIP-183 / KIP-460) on in-process clusters:
 
-- after a leader moved away (its broker restarted), confluent-kafka's admin client asks for a
-  preferred-replica election (ElectLeaders; kafka-python 3.0 has no call for it) and the first assigned
-  replica leads again; a partition
+- after a leader moved away (its broker restarted), confluent-kafka's and kafka-python's admin clients ask
+  for a preferred-replica election (ElectLeaders) and the first assigned replica leads again; a partition
   already led by its preferred replica answers ELECTION_NOT_NEEDED; an unknown one UNKNOWN_TOPIC_OR_PARTITION;
 - with ``auto.leader.rebalance.enable`` the controller's auto-leader-rebalance-task does the same on its own.
 """
@@ -67,6 +66,25 @@ def test_admin_clients_elect_preferred_leaders(kafka_cluster_factory):
     errors = {(tp.topic, tp.partition): (err.name() if err else None) for tp, err in result.items()}
     assert errors == {**{(TOPIC, p): None if p in moved else "ELECTION_NOT_NEEDED" for p in range(3)},
                       ("nope", 0): "UNKNOWN_TOPIC_OR_PART"}, errors
+    assert all(leaders(cluster)[p] == preferred(cluster, p) for p in range(3))
+
+
+def test_kafka_python_elects_preferred_leaders(kafka_cluster_factory):
+    cluster = kafka_cluster_factory(3, replication_factor=3, auto_leader_rebalance_enable=False)
+    create_topic(cluster)
+    victim = next(b for b in range(3) if b != cluster.brokers.index(cluster.controller()))
+    moved = [p for p in range(3) if preferred(cluster, p) == victim]
+    move_leaderships_off(cluster, victim)
+    assert moved and all(leaders(cluster)[p] != victim for p in moved)
+    from kafka.admin import KafkaAdminClient
+    admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=15000)
+    try:
+        response = admin.elect_leaders(0, {TOPIC: [0, 1, 2]})     # 0: preferred
+    finally:
+        admin.close()
+    results = {(r.topic, p.partition_id): p.error_code
+               for r in response.replica_election_results for p in r.partition_result}
+    assert results == {(TOPIC, p): 0 if p in moved else 84 for p in range(3)}   # 84: ELECTION_NOT_NEEDED
     assert all(leaders(cluster)[p] == preferred(cluster, p) for p in range(3))
 
 
