@@ -69,6 +69,9 @@ class ApiKeys(enum.Enum):
     LIST_PARTITION_REASSIGNMENTS = (46, 0, 0, 0, False)
     OFFSET_DELETE = (47, 0, 0, None, False)
     DESCRIBE_CLUSTER = (60, 0, 1, 0, False)
+    DESCRIBE_PRODUCERS = (61, 0, 0, 0, False)
+    DESCRIBE_TRANSACTIONS = (65, 0, 0, 0, False)
+    LIST_TRANSACTIONS = (66, 0, 1, 0, False)
 
     def __new__(cls, id, min_version, max_version, flexible_from, cluster_action, min_accepted=None):
         obj = object.__new__(cls)
