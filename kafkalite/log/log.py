@@ -492,6 +492,9 @@ class Log(Logging):
     # Kafka: LogValidator.validateBatch (the header checks for client batches; kafkalite has no
     # LogValidator, since it never rewrites records)
     def _validate_batch(self, batch) -> None:
+        if batch.is_control_batch:
+            raise Errors.INVALID_RECORD.exception(
+                f"Clients are not allowed to write control records in topic partition {self.topic_partition}.")
         count_from_offsets = batch.last_offset_delta + 1
         if count_from_offsets <= 0:
             raise Errors.INVALID_RECORD.exception(
@@ -509,9 +512,6 @@ class Log(Logging):
             raise Errors.INVALID_RECORD.exception(
                 f"Invalid sequence number {batch.base_sequence} in record batch with producerId "
                 f"{batch.producer_id} in topic partition {self.topic_partition}.")
-        if batch.is_control_batch:
-            raise Errors.INVALID_RECORD.exception(
-                f"Clients are not allowed to write control records in topic partition {self.topic_partition}.")
 
     # Kafka: Log.trimInvalidBytes
     def _trim_invalid_bytes(self, records: MemoryRecords, info: LogAppendInfo) -> MemoryRecords:

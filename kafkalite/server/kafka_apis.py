@@ -762,6 +762,9 @@ class KafkaApis(Logging):
                                f"marker append: {e}", exc_info=True)
                     update_errors(producer_id, {TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME, p):
                                                 Errors.UNKNOWN_SERVER_ERROR for p in successful_offsets_partitions})
+            one_marker_done()
+
+        def one_marker_done() -> None:
             with lock:
                 pending[0] -= 1
                 done = pending[0] == 0
@@ -771,7 +774,6 @@ class KafkaApis(Logging):
         if not markers:
             send_response()
             return
-        skipped_markers = 0
         for marker in markers:
             producer_id = marker.producer_id
             result = TransactionResult.for_id(marker.transaction_result)
@@ -789,16 +791,13 @@ class KafkaApis(Logging):
             if current_errors:
                 update_errors(producer_id, current_errors)
             if not entries:
-                with lock:
-                    pending[0] -= 1
-                skipped_markers += 1
+                # nothing to append for this marker (2.4 counts it as skipped); whichever marker finishes
+                # last answers -- also when an earlier marker's append already answered synchronously
+                one_marker_done()
                 continue
             self.replica_manager.append_records(
                 self.config.get("request.timeout.ms"), -1, True, AppendOrigin.COORDINATOR, entries,
                 lambda status, pid=producer_id, res=result: maybe_send_response_callback(pid, res, status))
-        # no marker was appended anywhere: answer with the errors now
-        if skipped_markers == len(markers):
-            send_response()
 
     # ------------------------------------------------------------------ DescribeProducers
     # KIP-664 (Kafka 3.0, not in 2.4) KafkaApis.handleDescribeProducersRequest -> ReplicaManager.activeProducerState:
