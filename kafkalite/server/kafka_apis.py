@@ -25,18 +25,22 @@ The configs are AdminManager's work (describe, alter, incremental alter); the ha
 
 Era notes: request versions are today's (JoinGroup v7, SyncGroup v5, OffsetCommit v9, OffsetFetch v7,
 LeaveGroup v5, ListGroups v4 with the KIP-518 states filter).
-Omitted: authorization (every request is allowed), quotas and throttling, SASL, fetch sessions (KIP-227:
-answering with session id 0 is legal), OffsetFetch v8+ (multi-group) and FindCoordinator v4+ (batched keys).
-
 The transactions. InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn and EndTxn go to
 ``self.txn_coordinator`` (TransactionCoordinator) and are answered from its callback; a fenced producer's
 PRODUCER_FENCED (Kafka 2.7) is answered as INVALID_PRODUCER_EPOCH to request versions older than the ones
 that know it, so those see exactly 2.4's error. DescribeTransactions / ListTransactions are Kafka 3.0's
 (KIP-664).
+Transactions, log side: Produce accepts transactional batches; a read_committed Fetch (isolation level
+1) reads up to the last stable offset and lists the aborted transactions; ListOffsets v2+ with isolation
+level 1 answers the LSO for LATEST; WriteTxnMarkers appends the coordinator's markers; DescribeProducers
+(KIP-664, Kafka 3.0) reports the producer state of each partition.
+Omitted: authorization (every request is allowed, WriteTxnMarkers' ClusterAction included), quotas and
+throttling, SASL, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+ (multi-group) and FindCoordinator v4+ (batched keys).
 """
 from __future__ import annotations
 
 import re
+import threading
 
 from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
@@ -58,7 +62,11 @@ from kafkalite.protocol.messages import (alter_configs, alter_partition_reassign
                                          metadata, offset_commit, offset_delete, offset_fetch,
                                          offset_for_leader_epoch, produce, stop_replica, sync_group, update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
-from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dirs
+from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dirs, describe_producers, write_txn_markers
+from kafkalite.log.producer_state_manager import AppendOrigin
+from kafkalite.protocol.transaction_result import TransactionResult
+from kafkalite.record.control_record_type import ControlRecordType
+from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
@@ -80,6 +88,7 @@ SERVED_APIS = (
     ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
     ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
     ApiKeys.LIST_TRANSACTIONS,
+    ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
 )
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
@@ -160,6 +169,8 @@ class KafkaApis(Logging):
                 case ApiKeys.END_TXN: self.handle_end_txn_request(request)
                 case ApiKeys.DESCRIBE_TRANSACTIONS: self.handle_describe_transactions_request(request)
                 case ApiKeys.LIST_TRANSACTIONS: self.handle_list_transactions_request(request)
+                case ApiKeys.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request(request)
+                case ApiKeys.DESCRIBE_PRODUCERS: self.handle_describe_producers_request(request)
                 case _:
                     raise Errors.UNSUPPORTED_VERSION.exception(f"Unsupported api key {request.api_key.name}")
         except Exception as e:  # noqa: BLE001
@@ -592,10 +603,6 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleProduceRequest
     def handle_produce_request(self, request) -> None:
         body = request.body
-        if body.transactional_id is not None:
-            self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                                     "Transactions are not supported by kafkalite yet")
-            return
         internal_topics_allowed = request.header.client_id == "__admin_client"
         entries: dict[TopicPartition, MemoryRecords] = {}
         errors: dict[TopicPartition, object] = {}
@@ -630,8 +637,8 @@ class KafkaApis(Logging):
             send_response_callback({})
             return
         callback = request.trace.purgatory_callback("Produce", send_response_callback)
-        self.replica_manager.append_records(body.timeout_ms, body.acks, internal_topics_allowed, True, entries,
-                                            callback)
+        self.replica_manager.append_records(body.timeout_ms, body.acks, internal_topics_allowed, AppendOrigin.CLIENT,
+                                            entries, callback)
         request.trace.returned_from_purgatory_call()
 
     @staticmethod
@@ -693,10 +700,14 @@ class KafkaApis(Logging):
                         records = bytes(records.buffer) if records is not None else b""
                     BROKER_TOPIC_STATS.update_bytes_out(topic.topic, body.replica_id >= 0,
                                                         len(records) if isinstance(records, bytes) else records.size_in_bytes())
+                    aborted = None
+                    if d.aborted_transactions is not None:   # a read_committed read: the list, maybe empty
+                        aborted = [fetch.AbortedTransaction(producer_id=pid, first_offset=first)
+                                   for pid, first in d.aborted_transactions]
                     parts.append(fetch.PartitionData(
                         partition_index=p.partition, error_code=d.error.code, high_watermark=d.high_watermark,
                         last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
-                        aborted_transactions=None, records=records))
+                        aborted_transactions=aborted, records=records))
                 responses.append(fetch.FetchableTopicResponse(topic=topic.topic, partitions=parts))
             self.send_response(request, fetch.FetchResponse(error_code=0, session_id=0, responses=responses))
 
@@ -723,7 +734,8 @@ class KafkaApis(Logging):
                     found = self.replica_manager.fetch_offset_for_timestamp(
                         TopicPartition(topic.name, p.partition_index), p.timestamp, p.current_leader_epoch,
                         fetch_only_from_leader=body.replica_id != DEBUGGING_REPLICA_ID,
-                        is_from_consumer=body.replica_id == CONSUMER_REPLICA_ID)
+                        is_from_consumer=body.replica_id == CONSUMER_REPLICA_ID,
+                        isolation_level=body.isolation_level if version >= 2 else 0)
                     r.timestamp, r.offset = (found.timestamp, found.offset) if found is not None else (-1, -1)
                     r.leader_epoch = found.leader_epoch if found is not None and found.leader_epoch is not None else -1
                 except ApiException as e:
@@ -733,6 +745,109 @@ class KafkaApis(Logging):
                 parts.append(r)
             topics.append(list_offsets.ListOffsetsTopicResponse(name=topic.name, partitions=parts))
         self.send_response(request, list_offsets.ListOffsetsResponse(topics=topics))
+
+    # ------------------------------------------------------------------ WriteTxnMarkers
+    # Kafka: KafkaApis.handleWriteTxnMarkersRequest -- a cluster action from a transaction coordinator: for each
+    # marker, one COMMIT/ABORT control batch per partition, appended as the coordinator (acks=-1, internal
+    # topics allowed); one response once every marker's append has answered. Markers that land on
+    # __consumer_offsets make the group coordinator apply (or drop) the transaction's pending offsets.
+    def handle_write_txn_markers_request(self, request) -> None:
+        markers = request.body.markers
+        errors: dict[int, dict[TopicPartition, Errors]] = {}
+        lock = threading.Lock()
+        pending = [len(markers)]
+
+        def send_response() -> None:
+            results = []
+            for producer_id, partition_errors in errors.items():
+                by_topic: dict[str, list] = {}
+                for tp, error in partition_errors.items():
+                    by_topic.setdefault(tp.topic, []).append(write_txn_markers.WritableTxnMarkerPartitionResult(
+                        partition_index=tp.partition, error_code=error.code))
+                results.append(write_txn_markers.WritableTxnMarkerResult(producer_id=producer_id, topics=[
+                    write_txn_markers.WritableTxnMarkerTopicResult(name=t, partitions=ps) for t, ps in by_topic.items()]))
+            self.send_response(request, write_txn_markers.WriteTxnMarkersResponse(markers=results))
+
+        # Kafka: KafkaApis.updateErrors
+        def update_errors(producer_id: int, current_errors: dict) -> None:
+            with lock:
+                errors.setdefault(producer_id, {}).update(current_errors)
+
+        # Kafka: KafkaApis.maybeSendResponseCallback
+        def maybe_send_response_callback(producer_id: int, result: TransactionResult, response_status: dict) -> None:
+            update_errors(producer_id, {tp: status.error for tp, status in response_status.items()})
+            successful_offsets_partitions = [tp.partition for tp, status in response_status.items()
+                                             if tp.topic == Topic.GROUP_METADATA_TOPIC_NAME
+                                             and status.error is Errors.NONE]
+            if successful_offsets_partitions:
+                try:
+                    self.group_coordinator.schedule_handle_txn_completion(producer_id, successful_offsets_partitions,
+                                                                          result)
+                except Exception as e:  # noqa: BLE001
+                    self.error(f"Received an exception while trying to update the offsets cache on transaction "
+                               f"marker append: {e}", exc_info=True)
+                    update_errors(producer_id, {TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME, p):
+                                                Errors.UNKNOWN_SERVER_ERROR for p in successful_offsets_partitions})
+            one_marker_done()
+
+        def one_marker_done() -> None:
+            with lock:
+                pending[0] -= 1
+                done = pending[0] == 0
+            if done:
+                send_response()
+
+        if not markers:
+            send_response()
+            return
+        for marker in markers:
+            producer_id = marker.producer_id
+            result = TransactionResult.for_id(marker.transaction_result)
+            control_type = ControlRecordType.COMMIT if result is TransactionResult.COMMIT else ControlRecordType.ABORT
+            current_errors = {}
+            entries = {}
+            for topic in marker.topics:
+                for index in topic.partition_indexes:
+                    tp = TopicPartition(topic.name, index)
+                    if self.replica_manager.local_log(tp) is None:   # Kafka: ReplicaManager.getMagic is None
+                        current_errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    else:
+                        entries[tp] = MemoryRecords.with_end_transaction_marker(
+                            producer_id, marker.producer_epoch, EndTransactionMarker(control_type, marker.coordinator_epoch))
+            if current_errors:
+                update_errors(producer_id, current_errors)
+            if not entries:
+                # nothing to append for this marker (2.4 counts it as skipped); whichever marker finishes
+                # last answers -- also when an earlier marker's append already answered synchronously
+                one_marker_done()
+                continue
+            self.replica_manager.append_records(
+                self.config.get("request.timeout.ms"), -1, True, AppendOrigin.COORDINATOR, entries,
+                lambda status, pid=producer_id, res=result: maybe_send_response_callback(pid, res, status))
+
+    # ------------------------------------------------------------------ DescribeProducers
+    # KIP-664 (Kafka 3.0, not in 2.4) KafkaApis.handleDescribeProducersRequest -> ReplicaManager.activeProducerState:
+    # per partition, each producer the leader's log knows (epoch, last sequence and timestamp, coordinator epoch,
+    # the first offset of its open transaction)
+    def handle_describe_producers_request(self, request) -> None:
+        topics = []
+        for topic in request.body.topics:
+            parts = []
+            for index in topic.partition_indexes:
+                tp = TopicPartition(topic.name, index)
+                if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                    error, producers = Errors.UNKNOWN_TOPIC_OR_PARTITION, []
+                else:
+                    error, producers = self.replica_manager.active_producer_state(tp)
+                parts.append(describe_producers.PartitionResponse(
+                    partition_index=index, error_code=error.code, error_message=None,
+                    active_producers=[describe_producers.ProducerState(
+                        producer_id=pid, producer_epoch=e.producer_epoch, last_sequence=e.last_seq,
+                        last_timestamp=e.last_timestamp, coordinator_epoch=e.coordinator_epoch,
+                        current_txn_start_offset=-1 if e.current_txn_first_offset is None
+                        else e.current_txn_first_offset) for pid, e in producers]))
+            topics.append(describe_producers.TopicResponse(name=topic.name, partitions=parts))
+        self.send_response(request, describe_producers.DescribeProducersResponse(topics=topics))
 
     # ------------------------------------------------------------------ OffsetForLeaderEpoch
     # Kafka: KafkaApis.handleOffsetForLeaderEpochRequest -> ReplicaManager.lastOffsetForLeaderEpoch
