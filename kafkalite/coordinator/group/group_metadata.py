@@ -2,10 +2,10 @@
 
 Classes: GroupState and its five states (Empty, PreparingRebalance, CompletingRebalance, Stable,
 Dead), GroupOverview (ListGroups), GroupSummary (DescribeGroups), GroupMetadata (one group:
-members, generation, leader, protocol and committed offsets). Also OffsetAndMetadata
-(Kafka: core/src/main/scala/kafka/common/OffsetAndMetadata.scala) and the coordinator's result
-records JoinGroupResult, SyncGroupResult, LeaveMemberResponse, LeaveGroupResult (Kafka declares
-those in GroupCoordinator.scala; they live here so imports flow one way).
+members, generation, leader, protocol, committed and pending offsets), CommitRecordMetadataAndOffset.
+Also OffsetAndMetadata (Kafka: core/src/main/scala/kafka/common/OffsetAndMetadata.scala). The
+coordinator's result records (JoinGroupResult, SyncGroupResult, ...) are in
+group_coordinator_results.py and re-exported here.
 
 The state machine (``transition_to`` checks ``valid_previous_states``)::
 
@@ -40,15 +40,14 @@ from typing import Callable
 import attrs
 
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.coordinator.group.group_coordinator_results import (  # noqa: F401  (re-exported)
+    NO_GENERATION, NO_LEADER, NO_MEMBER_ID, NO_PROTOCOL, JoinGroupResult, LeaveGroupResult, LeaveMemberResponse,
+    SyncGroupResult, join_error)
 from kafkalite.coordinator.group.member_metadata import MemberMetadata, MemberSummary
 from kafkalite.protocol.errors import Errors
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
 
-NO_PROTOCOL = ""       # Kafka: GroupCoordinator.NoProtocol
-NO_GENERATION = -1     # Kafka: GroupCoordinator.NoGeneration
-NO_MEMBER_ID = ""      # Kafka: GroupCoordinator.NoMemberId
-NO_LEADER = ""         # Kafka: GroupCoordinator.NoLeader
 MEMBER_ID_DELIMITER = "-"  # Kafka: GroupMetadata.MemberIdDelimiter
 
 
@@ -128,51 +127,6 @@ class GroupSummary:
     protocol_type: str
     protocol: str
     members: list[MemberSummary]
-
-
-@attrs.frozen
-class JoinGroupResult:
-    """Kafka: JoinGroupResult (GroupCoordinator.scala) -- members is [(id, instance id, metadata)] for the leader."""
-
-    members: list
-    member_id: str
-    generation_id: int
-    protocol_type: str | None
-    protocol_name: str | None
-    leader_id: str
-    error: Errors
-
-
-@attrs.frozen
-class SyncGroupResult:
-    """Kafka: SyncGroupResult (GroupCoordinator.scala)."""
-
-    protocol_type: str | None
-    protocol_name: str | None
-    member_assignment: bytes
-    error: Errors
-
-
-@attrs.frozen
-class LeaveMemberResponse:
-    """Kafka: LeaveMemberResponse (GroupCoordinator.scala)."""
-
-    member_id: str
-    group_instance_id: str | None
-    error: Errors
-
-
-@attrs.frozen
-class LeaveGroupResult:
-    """Kafka: LeaveGroupResult (GroupCoordinator.scala)."""
-
-    top_level_error: Errors
-    member_responses: list[LeaveMemberResponse]
-
-
-# Kafka: GroupCoordinator.joinError
-def join_error(member_id: str, error: Errors) -> JoinGroupResult:
-    return JoinGroupResult([], member_id, NO_GENERATION, None, None, NO_LEADER, error)
 
 
 class GroupMetadata(Logging):
