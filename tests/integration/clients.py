@@ -546,9 +546,9 @@ class ConfluentTxnProducer:
         self._group_consumers: dict = {}
         conf = {"bootstrap.servers": bootstrap, "transactional.id": transactional_id, "linger.ms": 5,
                 "socket.timeout.ms": 15000, **(config or {})}
-        if transaction_timeout_ms is not None:
+        if transaction_timeout_ms is not None:   # librdkafka wants socket.timeout.ms <= transaction.timeout.ms + 100
             conf["transaction.timeout.ms"] = transaction_timeout_ms
-            conf.setdefault("message.timeout.ms", transaction_timeout_ms)
+            conf["socket.timeout.ms"] = min(conf["socket.timeout.ms"], transaction_timeout_ms)
         self.producer = Producer(conf)
 
     def _delivered(self, err, _msg):
@@ -659,8 +659,8 @@ class AioKafkaTxnProducer:
         return self.loop.run_until_complete(asyncio.wait_for(coro, timeout))
 
     def init(self):
+        self.started = True      # stop() after a failed start() too: it closes what start() opened
         self.run(self.producer.start())
-        self.started = True
 
     def begin(self):
         self.run(self.producer.begin_transaction())
