@@ -1,0 +1,66 @@
+"""No Kafka counterpart (Kafka's system tests run the same loop as ``TransactionalMessageCopier``): the
+consume-transform-produce application that ``txn_torture.py`` kills with SIGKILL.
+
+    python tests/torture/txn_ctp_app.py BOOTSTRAP INPUT OUTPUT GROUP TRANSACTIONAL_ID
+
+What a user's exactly-once copier does with confluent-kafka: ``init_transactions()`` first (it fences an
+earlier instance and waits until that instance's last transaction, offsets included, is complete), then a
+read_committed consumer assigned every partition of INPUT starts from GROUP's committed offsets; each batch it
+reads becomes one transaction: the records go to the same partition of OUTPUT with ``out:`` before the value,
+the batch's next offsets go into the transaction with ``send_offsets_to_transaction``, and the transaction
+commits. It assigns instead of subscribing, so a killed instance leaves no group member behind to wait out.
+
+Any error ends the process with exit code 3 (the torture restarts it; the next instance's init_transactions
+aborts whatever was left open). SIGTERM ends it between transactions with exit code 0. It prints one line per
+committed transaction to stdout (``committed <records>``) for the torture's log.
+"""
+from __future__ import annotations
+
+import signal
+import sys
+
+
+def main(argv: list[str]) -> int:
+    from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+    bootstrap, source, output, group, transactional_id = argv
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+
+    producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": transactional_id,
+                         "transaction.timeout.ms": 10000, "linger.ms": 5, "reconnect.backoff.max.ms": 200})
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "isolation.level": "read_committed",
+                         "enable.auto.commit": False, "enable.auto.offset.store": False,
+                         "auto.offset.reset": "earliest", "reconnect.backoff.max.ms": 200})
+    try:
+        producer.init_transactions(60)
+        partitions = consumer.list_topics(source, timeout=30).topics[source].partitions
+        consumer.assign([TopicPartition(source, p) for p in partitions])   # from the group's committed offsets
+        while not stopping:
+            batch = [m for m in consumer.consume(num_messages=200, timeout=0.5) if m.error() is None]
+            if not batch:
+                continue
+            producer.begin_transaction()
+            next_offsets = {}
+            for m in batch:
+                while True:
+                    try:
+                        producer.produce(output, key=m.key(), value=b"out:" + m.value(), partition=m.partition())
+                        break
+                    except BufferError:
+                        producer.poll(0.05)
+                next_offsets[m.partition()] = m.offset() + 1
+            producer.send_offsets_to_transaction(
+                [TopicPartition(source, p, o) for p, o in next_offsets.items()], consumer.consumer_group_metadata(),
+                30)
+            producer.commit_transaction(60)
+            print(f"committed {len(batch)}", flush=True)
+    except KafkaException as e:
+        print(f"error {e!r}", flush=True)
+        return 3
+    finally:
+        consumer.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
