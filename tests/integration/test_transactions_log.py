@@ -358,3 +358,13 @@ def test_follower_that_becomes_leader_keeps_transaction_state(kafka_cluster_fact
         rc = fetch(conn, unique_topic, READ_COMMITTED)
         assert rc.last_stable_offset == rc.high_watermark == 4
         assert data_values(rc) == [b"gone", b"open"] and aborted(rc) == [(3301, 0)]
+
+
+def test_transactional_batch_without_transactional_id_is_refused(broker, unique_topic):
+    clients.create_topic(broker.bootstrap, unique_topic, 1)
+    with RawConnection(broker.port, timeout=30) as conn:
+        records = MemoryRecords.with_records(SimpleRecord(int(time.time() * 1000), None, b"v"), producer_id=77,
+                                             producer_epoch=0, base_sequence=0, is_transactional=True)
+        responses = clients.raw_produce(conn, unique_topic, {0: records.buffer}, acks=-1)
+        assert Errors.for_code(responses[0].error_code) is Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        assert fetch(conn, unique_topic, READ_UNCOMMITTED).high_watermark == 0
