@@ -104,3 +104,30 @@ def test_confluent_commit_round_trip(broker_factory, unique_topic):
                "CompleteCommit in __transaction_state")
     states = [s for *_, s in txn_state_records(b.bootstrap, txn_id, 1)]
     assert states[-3:] == [ONGOING, 2, COMPLETE_COMMIT]   # Ongoing, PrepareCommit, CompleteCommit
+
+
+def test_transaction_left_open_past_its_timeout_is_aborted(broker_factory, unique_topic):
+    """abortTimedOutTransactions, every transaction.abort.timed.out.transaction.cleanup.interval.ms: the open
+    transaction is fenced (epoch + 1) and aborted; the producer's late commit fails."""
+    from confluent_kafka import KafkaException, Producer
+    from kafkalite.protocol.api_keys import ApiKeys
+    from kafkalite.server.kafka_apis import SERVED_APIS
+    if ApiKeys.WRITE_TXN_MARKERS not in SERVED_APIS:
+        pytest.skip("the broker end of WriteTxnMarkers is not merged")
+    b = broker_factory({**OVERRIDES, "transaction.abort.timed.out.transaction.cleanup.interval.ms": "200"})
+    create_topic(b.bootstrap, unique_topic)
+    txn_id = f"{unique_topic}-txn"
+    p = Producer({"bootstrap.servers": b.bootstrap, "transactional.id": txn_id, "transaction.timeout.ms": 1000})
+    p.init_transactions(30)
+    p.begin_transaction()
+    p.produce(unique_topic, b"never committed")
+    assert p.flush(20) == 0
+    complete_abort = 5
+    wait_until(lambda: txn_state_records(b.bootstrap, txn_id, 1)[-1][3] == complete_abort, 30,
+               "the coordinator to abort the timed-out transaction (CompleteAbort)")
+    epochs = [e for _, e, _, _ in txn_state_records(b.bootstrap, txn_id, 1)]
+    assert epochs[0] == 0 and epochs[-1] == 1   # fenced by the abort
+    with pytest.raises(KafkaException):
+        p.commit_transaction(20)
+    assert read_confluent(b.bootstrap, unique_topic, [0], 1, timeout=3,
+                          config={"isolation.level": "read_committed"}) == []
