@@ -131,3 +131,18 @@ def test_transaction_left_open_past_its_timeout_is_aborted(broker_factory, uniqu
         p.commit_transaction(20)
     assert read_confluent(b.bootstrap, unique_topic, [0], 1, timeout=3,
                           config={"isolation.level": "read_committed"}) == []
+
+
+def test_coordinator_threads_carry_kafkas_names_and_end_at_shutdown(tmp_path):
+    import threading
+    from harness import InProcessBroker
+    from confluent_kafka import Producer
+    b = InProcessBroker(tmp_path / "kafka-logs", OVERRIDES).start()
+    try:
+        Producer({"bootstrap.servers": b.bootstrap, "transactional.id": "thread-names"}).init_transactions(30)
+        names = {t.name for t in threading.enumerate()}
+        assert {"TxnMarkerSenderThread-0", "transaction-log-manager-0"} <= names, sorted(names)
+    finally:
+        b.stop()
+    wait_until(lambda: not {"TxnMarkerSenderThread-0", "transaction-log-manager-0"}
+               & {t.name for t in threading.enumerate() if t.is_alive()}, 10, "the coordinator's threads to end")
