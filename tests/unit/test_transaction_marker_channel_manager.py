@@ -15,6 +15,7 @@ from kafkalite.coordinator.transaction.transaction_coordinator import Transactio
 from kafkalite.coordinator.transaction.transaction_marker_channel_manager import TransactionMarkerChannelManager
 from kafkalite.coordinator.transaction.transaction_metadata import (CompleteAbort, CompleteCommit, PrepareCommit)
 from kafkalite.coordinator.transaction.transaction_state_manager import TransactionConfig
+from kafkalite.metrics.kafka_metrics_group import METRICS
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import write_txn_markers as W
@@ -235,6 +236,9 @@ def test_leader_not_reachable_waits_in_the_unknown_broker_queue(h):
     del h.metadata_cache.alive[1]
     h.commit(r)
     assert h.requests() == {} and h.channel.unknown_destination_queue_size() == 1
+    gauge = METRICS.get("kafka.coordinator.transaction:type=TransactionMarkerChannelManager,"
+                        "name=UnknownDestinationQueueSize")
+    assert gauge is not None and gauge.value() == 1
     h.metadata_cache.alive[1] = ("h1", 9091)
     [req] = h.requests().values()
     respond(req)
