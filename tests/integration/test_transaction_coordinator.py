@@ -146,3 +146,23 @@ def test_coordinator_threads_carry_kafkas_names_and_end_at_shutdown(tmp_path):
         b.stop()
     wait_until(lambda: not {"TxnMarkerSenderThread-0", "transaction-log-manager-0"}
                & {t.name for t in threading.enumerate() if t.is_alive()}, 10, "the coordinator's threads to end")
+
+
+@pytest.mark.parametrize("how", ["clean", "kill9"])
+def test_transactional_id_survives_a_broker_restart(broker_factory, unique_topic, how):
+    """loadTransactionsForTxnTopicPartition: after a restart the coordinator reads __transaction_state back, so the
+    next instance keeps the producer id and gets the next epoch."""
+    from confluent_kafka import Producer
+    b = broker_factory(OVERRIDES)
+    create_topic(b.bootstrap, unique_topic)
+    txn_id = f"{unique_topic}-txn"
+    Producer({"bootstrap.servers": b.bootstrap, "transactional.id": txn_id}).init_transactions(30)
+    before = txn_state_records(b.bootstrap, txn_id, 1)
+    if how == "kill9":
+        b.kill9()
+        b.start()
+    else:
+        b.restart()
+    Producer({"bootstrap.servers": b.bootstrap, "transactional.id": txn_id}).init_transactions(30)
+    after = txn_state_records(b.bootstrap, txn_id, 2)
+    assert [(pid, epoch) for pid, epoch, _, _ in after] == [(before[0][0], 0), (before[0][0], 1)]

@@ -132,7 +132,7 @@ class Harness:
         return self.manager.get_transaction_state(txn_id)[1].transaction_metadata
 
 
-def respond(request, errors_by_partition=None, disconnected=False, default=Errors.NONE):
+def respond(request, errors_by_partition=None, disconnected=False, default=Errors.NONE, version_mismatch=None):
     errors_by_partition = errors_by_partition or {}
     markers = []
     for m in request.request.markers:
@@ -144,7 +144,10 @@ def respond(request, errors_by_partition=None, disconnected=False, default=Error
                 for p in t.partition_indexes]) for t in m.topics]))
     header = RequestHeader(api_key=ApiKeys.WRITE_TXN_MARKERS.id, api_version=1, correlation_id=1, client_id="c")
     body = None if disconnected else W.WriteTxnMarkersResponse(markers=markers)
-    request.handler(ClientResponse(header, None, str(request.destination.id), 0, 0, disconnected, None, body))
+    if version_mismatch is not None:
+        body = None
+    request.handler(ClientResponse(header, None, str(request.destination.id), 0, 0, disconnected, version_mismatch,
+                                   body))
 
 
 @pytest.fixture
@@ -303,3 +306,13 @@ def test_inter_broker_send_thread_times_out_unsent_requests():
     sender.time.sleep(1001)
     sender.do_work()
     assert len(completed) == 1 and completed[0].was_disconnected()
+
+
+def test_broker_without_write_txn_markers_drops_its_partitions(h):
+    r = h.begin({A0, A1})
+    h.commit(r)
+    requests = h.requests()
+    respond(requests[1], version_mismatch=RuntimeError("no WriteTxnMarkers"))
+    assert h.metadata().topic_partitions == {A1}
+    respond(requests[2])
+    assert h.metadata().state is CompleteCommit
