@@ -166,3 +166,26 @@ def test_transactional_id_survives_a_broker_restart(broker_factory, unique_topic
     Producer({"bootstrap.servers": b.bootstrap, "transactional.id": txn_id}).init_transactions(30)
     after = txn_state_records(b.bootstrap, txn_id, 2)
     assert [(pid, epoch) for pid, epoch, _, _ in after] == [(before[0][0], 0), (before[0][0], 1)]
+
+
+def test_kafka_python_commit_and_abort(broker_factory, unique_topic):
+    from kafka import KafkaProducer
+    from kafkalite.protocol.api_keys import ApiKeys
+    from kafkalite.server.kafka_apis import SERVED_APIS
+    if ApiKeys.WRITE_TXN_MARKERS not in SERVED_APIS:
+        pytest.skip("the broker end of WriteTxnMarkers is not merged")
+    b = broker_factory(OVERRIDES)
+    create_topic(b.bootstrap, unique_topic)
+    p = KafkaProducer(bootstrap_servers=b.bootstrap, transactional_id=f"{unique_topic}-txn", request_timeout_ms=15000)
+    try:
+        p.init_transactions()
+        p.begin_transaction()
+        p.send(unique_topic, b"aborted")
+        p.abort_transaction()
+        p.begin_transaction()
+        p.send(unique_topic, b"committed")
+        p.commit_transaction()
+    finally:
+        p.close(5)
+    got = read_confluent(b.bootstrap, unique_topic, [0], 1, timeout=20, config={"isolation.level": "read_committed"})
+    assert [r.value for r in got] == [b"committed"]
