@@ -104,3 +104,88 @@ def test_confluent_commit_round_trip(broker_factory, unique_topic):
                "CompleteCommit in __transaction_state")
     states = [s for *_, s in txn_state_records(b.bootstrap, txn_id, 1)]
     assert states[-3:] == [ONGOING, 2, COMPLETE_COMMIT]   # Ongoing, PrepareCommit, CompleteCommit
+
+
+def test_transaction_left_open_past_its_timeout_is_aborted(broker_factory, unique_topic):
+    """abortTimedOutTransactions, every transaction.abort.timed.out.transaction.cleanup.interval.ms: the open
+    transaction is fenced (epoch + 1) and aborted; the producer's late commit fails."""
+    from confluent_kafka import KafkaException, Producer
+    from kafkalite.protocol.api_keys import ApiKeys
+    from kafkalite.server.kafka_apis import SERVED_APIS
+    if ApiKeys.WRITE_TXN_MARKERS not in SERVED_APIS:
+        pytest.skip("the broker end of WriteTxnMarkers is not merged")
+    b = broker_factory({**OVERRIDES, "transaction.abort.timed.out.transaction.cleanup.interval.ms": "200"})
+    create_topic(b.bootstrap, unique_topic)
+    txn_id = f"{unique_topic}-txn"
+    p = Producer({"bootstrap.servers": b.bootstrap, "transactional.id": txn_id, "transaction.timeout.ms": 1000})
+    p.init_transactions(30)
+    p.begin_transaction()
+    p.produce(unique_topic, b"never committed")
+    assert p.flush(20) == 0
+    complete_abort = 5
+    wait_until(lambda: txn_state_records(b.bootstrap, txn_id, 1)[-1][3] == complete_abort, 30,
+               "the coordinator to abort the timed-out transaction (CompleteAbort)")
+    epochs = [e for _, e, _, _ in txn_state_records(b.bootstrap, txn_id, 1)]
+    assert epochs[0] == 0 and epochs[-1] == 1   # fenced by the abort
+    with pytest.raises(KafkaException):
+        p.commit_transaction(20)
+    assert read_confluent(b.bootstrap, unique_topic, [0], 1, timeout=3,
+                          config={"isolation.level": "read_committed"}) == []
+
+
+def test_coordinator_threads_carry_kafkas_names_and_end_at_shutdown(tmp_path):
+    import threading
+    from harness import InProcessBroker
+    from confluent_kafka import Producer
+    b = InProcessBroker(tmp_path / "kafka-logs", OVERRIDES).start()
+    try:
+        Producer({"bootstrap.servers": b.bootstrap, "transactional.id": "thread-names"}).init_transactions(30)
+        names = {t.name for t in threading.enumerate()}
+        assert {"TxnMarkerSenderThread-0", "transaction-log-manager-0"} <= names, sorted(names)
+    finally:
+        b.stop()
+    wait_until(lambda: not {"TxnMarkerSenderThread-0", "transaction-log-manager-0"}
+               & {t.name for t in threading.enumerate() if t.is_alive()}, 10, "the coordinator's threads to end")
+
+
+@pytest.mark.parametrize("how", ["clean", "kill9"])
+def test_transactional_id_survives_a_broker_restart(broker_factory, unique_topic, how):
+    """loadTransactionsForTxnTopicPartition: after a restart the coordinator reads __transaction_state back, so the
+    next instance keeps the producer id and gets the next epoch."""
+    from confluent_kafka import Producer
+    b = broker_factory(OVERRIDES)
+    create_topic(b.bootstrap, unique_topic)
+    txn_id = f"{unique_topic}-txn"
+    Producer({"bootstrap.servers": b.bootstrap, "transactional.id": txn_id}).init_transactions(30)
+    before = txn_state_records(b.bootstrap, txn_id, 1)
+    if how == "kill9":
+        b.kill9()
+        b.start()
+    else:
+        b.restart()
+    Producer({"bootstrap.servers": b.bootstrap, "transactional.id": txn_id}).init_transactions(30)
+    after = txn_state_records(b.bootstrap, txn_id, 2)
+    assert [(pid, epoch) for pid, epoch, _, _ in after] == [(before[0][0], 0), (before[0][0], 1)]
+
+
+def test_kafka_python_commit_and_abort(broker_factory, unique_topic):
+    from kafka import KafkaProducer
+    from kafkalite.protocol.api_keys import ApiKeys
+    from kafkalite.server.kafka_apis import SERVED_APIS
+    if ApiKeys.WRITE_TXN_MARKERS not in SERVED_APIS:
+        pytest.skip("the broker end of WriteTxnMarkers is not merged")
+    b = broker_factory(OVERRIDES)
+    create_topic(b.bootstrap, unique_topic)
+    p = KafkaProducer(bootstrap_servers=b.bootstrap, transactional_id=f"{unique_topic}-txn", request_timeout_ms=15000)
+    try:
+        p.init_transactions()
+        p.begin_transaction()
+        p.send(unique_topic, b"aborted")
+        p.abort_transaction()
+        p.begin_transaction()
+        p.send(unique_topic, b"committed")
+        p.commit_transaction()
+    finally:
+        p.close(5)
+    got = read_confluent(b.bootstrap, unique_topic, [0], 1, timeout=20, config={"isolation.level": "read_committed"})
+    assert [r.value for r in got] == [b"committed"]
