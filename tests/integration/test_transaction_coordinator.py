@@ -189,3 +189,27 @@ def test_kafka_python_commit_and_abort(broker_factory, unique_topic):
         p.close(5)
     got = read_confluent(b.bootstrap, unique_topic, [0], 1, timeout=20, config={"isolation.level": "read_committed"})
     assert [r.value for r in got] == [b"committed"]
+
+
+def test_aiokafka_transaction_commits(broker_factory, unique_topic):
+    import asyncio
+    from aiokafka import AIOKafkaProducer
+    from kafkalite.protocol.api_keys import ApiKeys
+    from kafkalite.server.kafka_apis import SERVED_APIS
+    if ApiKeys.WRITE_TXN_MARKERS not in SERVED_APIS:
+        pytest.skip("the broker end of WriteTxnMarkers is not merged")
+    b = broker_factory(OVERRIDES)
+    create_topic(b.bootstrap, unique_topic)
+
+    async def run():
+        p = AIOKafkaProducer(bootstrap_servers=b.bootstrap, transactional_id=f"{unique_topic}-txn")
+        await p.start()
+        try:
+            async with p.transaction():
+                await p.send_and_wait(unique_topic, b"aio")
+        finally:
+            await asyncio.wait_for(p.stop(), 10)
+
+    asyncio.run(asyncio.wait_for(run(), 60))
+    got = read_confluent(b.bootstrap, unique_topic, [0], 1, timeout=20, config={"isolation.level": "read_committed"})
+    assert [r.value for r in got] == [b"aio"]
