@@ -18,9 +18,10 @@ the "transactionalId-expiration" job writes tombstones for ids idle longer than
 ``transactional.id.expiration.ms``.
 
 Era notes: transaction.abort.timed.out.transaction.cleanup.interval.ms defaults to 10 s, as from Kafka 2.5
-(2.4: 60 s), so that a transaction left open is aborted soon after its timeout. ``replica_manager.append_records`` has no ``delayedProduceLock`` argument in kafkalite; the state
-read lock is held across the append as Kafka does, and ReentrantReadWriteLock below lets the same thread
-(or another reader, e.g. the thread that completes a DelayedProduce) take the read lock again.
+(2.4: 60 s), so that a transaction left open is aborted soon after its timeout. ``replica_manager.append_records``
+has no ``delayedProduceLock`` argument in kafkalite; the state read lock is held across the append as Kafka does,
+and ReentrantReadWriteLock below lets the same thread (or another reader, e.g. the thread that completes a
+DelayedProduce) take the read lock again.
 Left out: the partition-load-time sensor (transaction-coordinator-metrics).
 """
 from __future__ import annotations
