@@ -330,8 +330,7 @@ class Log(Logging):
                     if batch.has_producer_id():
                         psm.load_batch(batch)
             psm.update_map_end_offset(last_offset)
-            psm.on_high_watermark_updated(self.high_watermark if hasattr(self, "high_watermark_metadata")
-                                          else self.log_start_offset)
+            psm.on_high_watermark_updated(self.high_watermark)
             self.maybe_increment_first_unstable_offset()
 
     def _remove_expired_producers(self) -> None:
@@ -635,7 +634,11 @@ class Log(Logging):
             md = self.producer_state_manager.first_unstable_offset()
             if md is not None and (md.message_offset_only() or md.message_offset < self.log_start_offset):
                 offset = max(md.message_offset, self.log_start_offset)
-                md = self.convert_to_offset_metadata(offset) or LogOffsetMetadata(offset)
+                current = self.first_unstable_offset_metadata
+                if current is not None and current.message_offset == offset and not current.message_offset_only():
+                    md = current    # already located (transactions replayed at load carry offsets only)
+                else:
+                    md = self.convert_to_offset_metadata(offset) or LogOffsetMetadata(offset)
             if md != self.first_unstable_offset_metadata:
                 self.debug("First unstable offset updated to %s", md)
                 self.first_unstable_offset_metadata = md
@@ -994,6 +997,7 @@ class Log(Logging):
                 self.recovery_point = min(target_offset, self.recovery_point)
                 self.log_start_offset = min(target_offset, self.log_start_offset)
                 self.leader_epoch_cache.truncate_from_end(target_offset)
+                self.first_unstable_offset_metadata = None
                 self.load_producer_state(target_offset)   # also recomputes the first unstable offset
             return True
 
