@@ -21,9 +21,11 @@ Decisions where kafkalite differs from 2.4:
   Kafka's up-conversion (LogValidator) is left out.
 - Broker-side recompression (``compression.type`` other than ``producer``) is left out: batches
   are stored as the producer compressed them.
-- No producer snapshots: producer state (open transactions included) is rebuilt at load from the batch
-  headers and markers; a segment recovered at start-up is replayed with the producer state of the
-  segments before it, which rebuilds its ``.txnindex`` as 2.4's recoverSegment does.
+- Producer snapshots (``<offset>.snapshot``, ProducerStateManager) are taken at each roll, at close and
+  after each rebuild; a load starts from the latest one and replays only the batches after it. 2.4 skips
+  the rebuild when it finds no snapshot after a clean shutdown (its upgrade shortcut for logs written
+  before KIP-98); kafkalite replays from the log start instead, so that logs written before kafkalite took
+  snapshots keep their open transactions.
 - No log cleaner (compaction).
 Transactions: the first unstable offset is the first offset of the oldest transaction that is open or
 decided above the high watermark (ProducerStateManager); the last stable offset is the smaller of it and
@@ -141,7 +143,7 @@ class Log(Logging):
         self.log_start_offset = max(self.log_start_offset, self._snapshot[1][0].base_offset)
         self.recovery_point = min(max(self.recovery_point, 0), next_offset) if self.had_clean_shutdown else next_offset
         self.high_watermark_metadata = LogOffsetMetadata(self.log_start_offset)
-        self.load_producer_state(next_offset)
+        self.load_producer_state(next_offset, reload_from_clean_shutdown=self.had_clean_shutdown)
         # Kafka: Log.producerExpireCheck -- producers idle longer than producer.id.expiration.ms go
         self.producer_expire_check = None
         if scheduler is not None:
@@ -265,24 +267,52 @@ class Log(Logging):
         self.active_segment.resize_indexes(self.config.max_index_size)
         return next_offset
 
-    # Kafka: Log.recoverSegment -- replayed with the producer state of the segments before it, so that
-    # its transaction index is rebuilt with the right last stable offsets
-    def recover_segment(self, segment: LogSegment, producer_state_manager: ProducerStateManager | None = None) -> int:
-        if producer_state_manager is None:
-            producer_state_manager = self._producer_state_before(segment.base_offset)
-        return segment.recover(producer_state_manager, leader_epoch_cache=self.leader_epoch_cache)
+    # Kafka: Log.recoverSegment -- replayed with the producer state of the segments before it (from their
+    # latest snapshot), so that its transaction index is rebuilt with the right last stable offsets; the
+    # snapshot taken afterwards spares the next segment's recovery the same replay.
+    def recover_segment(self, segment: LogSegment) -> int:
+        producer_state_manager = ProducerStateManager(self.topic_partition, self.dir, self.max_producer_id_expiration_ms)
+        self.rebuild_producer_state(segment.base_offset, False, producer_state_manager)
+        truncated = segment.recover(producer_state_manager, leader_epoch_cache=self.leader_epoch_cache)
+        producer_state_manager.take_snapshot()
+        return truncated
 
-    # Kafka: Log.rebuildProducerState (from the log only: kafkalite keeps no snapshots)
-    def _producer_state_before(self, offset: int) -> ProducerStateManager:
-        psm = ProducerStateManager(self.topic_partition, self.dir, self.max_producer_id_expiration_ms)
-        for seg in self.log_segments():
-            if seg.base_offset >= offset:
+    # Kafka: Log.rebuildProducerState -- from the latest snapshot at or below ``last_offset`` (a corrupt one is
+    # dropped for the one before it), then the batches from there to ``last_offset``; snapshots are taken at the
+    # start of the last two segments and at ``last_offset``. Changes no state of the log but its snapshot files.
+    def rebuild_producer_state(self, last_offset: int, reload_from_clean_shutdown: bool,
+                               producer_state_manager: ProducerStateManager) -> None:
+        psm = producer_state_manager
+        with self._lock:
+            segments = self.log_segments()
+            offsets_to_snapshot = {last_offset}
+            offsets_to_snapshot.update(seg.base_offset for seg in segments[-2:])
+            self.info("Loading producer state till offset %d", last_offset)
+            # reload_from_clean_shutdown: 2.4's upgrade shortcut, which kafkalite leaves out (see the docstring)
+            is_empty_before_truncation = psm.is_empty() and psm.map_end_offset >= last_offset
+            psm.truncate_and_reload(self.log_start_offset, last_offset, self.time.milliseconds())
+            if last_offset > psm.map_end_offset and not is_empty_before_truncation:
+                for segment in self.log_segments(psm.map_end_offset, last_offset):
+                    start_offset = max(segment.base_offset, psm.map_end_offset, self.log_start_offset)
+                    psm.update_map_end_offset(start_offset)
+                    if segment.base_offset in offsets_to_snapshot:
+                        psm.take_snapshot()
+                    self.load_producers_from_log(psm, segment, start_offset, last_offset)
+            psm.update_map_end_offset(last_offset)
+            psm.take_snapshot()
+
+    # Kafka: Log.loadProducersFromLog -- the batches of ``segment`` holding offsets in [start, end)
+    @staticmethod
+    def load_producers_from_log(producer_state_manager: ProducerStateManager, segment: LogSegment,
+                                start_offset: int, end_offset: int) -> None:
+        found = segment.translate_offset(start_offset)
+        if found is None:
+            return
+        for batch in segment.log.batches(found.position):
+            if batch.base_offset >= end_offset:
                 break
-            for batch in seg.log.batches():
-                if batch.has_producer_id():
-                    psm.load_batch(batch)
-        psm.update_map_end_offset(offset)
-        return psm
+            if batch.last_offset >= start_offset and batch.has_producer_id():
+                producer_state_manager.load_batch(batch)
 
     # Kafka: Log.recoverLog
     def recover_log(self) -> int:
@@ -294,10 +324,9 @@ class Log(Logging):
                           "truncating to offset %d", active.base_offset, truncated, active.read_next_offset())
         else:
             unflushed = self.log_segments(self.recovery_point, None)
-            psm = self._producer_state_before(unflushed[0].base_offset) if unflushed else None
             for i, segment in enumerate(unflushed):
                 self.info("Recovering unflushed segment %d", segment.base_offset)
-                truncated = self.recover_segment(segment, psm)
+                truncated = self.recover_segment(segment)
                 if truncated > 0:
                     self.warn("Corruption found in segment %d: dropped %d invalid bytes, truncating to offset %d",
                               segment.base_offset, truncated, segment.read_next_offset())
@@ -318,20 +347,44 @@ class Log(Logging):
             return self.log_start_offset
         return log_end_offset
 
-    # Kafka: Log.loadProducerState (rebuilt from batch headers and markers; kafkalite keeps no snapshots)
-    def load_producer_state(self, last_offset: int) -> None:
+    # Kafka: Log.loadProducerState
+    def load_producer_state(self, last_offset: int, reload_from_clean_shutdown: bool = False) -> None:
         with self._lock:
-            psm = self.producer_state_manager
-            psm.truncate()
-            for segment in self.log_segments():
-                for batch in segment.log.batches():
-                    if batch.base_offset >= last_offset:
-                        break
-                    if batch.has_producer_id():
-                        psm.load_batch(batch)
-            psm.update_map_end_offset(last_offset)
-            psm.on_high_watermark_updated(self.high_watermark)
+            self.rebuild_producer_state(last_offset, reload_from_clean_shutdown, self.producer_state_manager)
+            self.producer_state_manager.on_high_watermark_updated(self.high_watermark)
             self.maybe_increment_first_unstable_offset()
+
+    # Kafka: Log.takeProducerSnapshot
+    def take_producer_snapshot(self) -> None:
+        with self._lock:
+            self.producer_state_manager.take_snapshot()
+
+    # Kafka: Log.latestProducerSnapshotOffset
+    def latest_producer_snapshot_offset(self) -> int | None:
+        with self._lock:
+            return self.producer_state_manager.latest_snapshot_offset()
+
+    # Kafka: Log.oldestProducerSnapshotOffset
+    def oldest_producer_snapshot_offset(self) -> int | None:
+        with self._lock:
+            return self.producer_state_manager.oldest_snapshot_offset()
+
+    # Kafka: Log.deleteSnapshotsAfterRecoveryPointCheckpoint -- keep the snapshots of the last two segments and
+    # of every segment at or above the recovery point (recovery starts from them); returns the oldest kept
+    def delete_snapshots_after_recovery_point_checkpoint(self) -> int:
+        min_offset_to_retain = self.min_snapshots_offset_to_retain()
+        self.producer_state_manager.delete_snapshots_before(min_offset_to_retain)
+        return min_offset_to_retain
+
+    # Kafka: Log.minSnapshotsOffsetToRetain
+    def min_snapshots_offset_to_retain(self) -> int:
+        with self._lock:
+            bases = [seg.base_offset for seg in self.log_segments()]
+            lower_than_active = [b for b in bases if b < bases[-1]]
+            two_segments_min_offset = lower_than_active[-1] if lower_than_active else bases[-1]
+            below_recovery_point = [b for b in bases if b < self.recovery_point]
+            recovery_point_offset = below_recovery_point[-1] if below_recovery_point else self.recovery_point
+            return min(recovery_point_offset, two_segments_min_offset)
 
     def _remove_expired_producers(self) -> None:
         with self._lock:
@@ -863,7 +916,9 @@ class Log(Logging):
                                    f"{self.active_segment}")
             if self._segments:
                 self.active_segment.on_become_inactive_segment()
+            # the snapshot at the new base offset lets a recovery of the new segment start from it
             self.producer_state_manager.update_map_end_offset(new_offset)
+            self.producer_state_manager.take_snapshot()
             segment = self.add_segment(LogSegment.open(self.dir, new_offset, self.config, self.time))
             self.update_log_end_offset(self.log_end_offset)
         if self.scheduler is not None:
@@ -1024,6 +1079,13 @@ class Log(Logging):
         self.debug("Closing log")
         with self._lock:
             self._cancel_producer_expire_check()
+            # a snapshot at the log end spares the next load any replay; without it the next load replays
+            # from an older one, so a failed write does not keep the segments from closing
+            try:
+                self.producer_state_manager.take_snapshot()
+            except OSError as e:
+                self.warn("Could not write the producer snapshot at offset %d: %s",
+                          self.producer_state_manager.map_end_offset, e)
             for seg in self.log_segments():
                 seg.close()
 
