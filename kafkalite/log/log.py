@@ -635,7 +635,11 @@ class Log(Logging):
             md = self.producer_state_manager.first_unstable_offset()
             if md is not None and (md.message_offset_only() or md.message_offset < self.log_start_offset):
                 offset = max(md.message_offset, self.log_start_offset)
-                md = self.convert_to_offset_metadata(offset) or LogOffsetMetadata(offset)
+                current = self.first_unstable_offset_metadata
+                if current is not None and current.message_offset == offset and not current.message_offset_only():
+                    md = current    # already located (transactions replayed at load carry offsets only)
+                else:
+                    md = self.convert_to_offset_metadata(offset) or LogOffsetMetadata(offset)
             if md != self.first_unstable_offset_metadata:
                 self.debug("First unstable offset updated to %s", md)
                 self.first_unstable_offset_metadata = md
@@ -994,6 +998,7 @@ class Log(Logging):
                 self.recovery_point = min(target_offset, self.recovery_point)
                 self.log_start_offset = min(target_offset, self.log_start_offset)
                 self.leader_epoch_cache.truncate_from_end(target_offset)
+                self.first_unstable_offset_metadata = None
                 self.load_producer_state(target_offset)   # also recomputes the first unstable offset
             return True
 

@@ -99,6 +99,15 @@ INT32_MIN = -2147483648     # authorized_operations when not requested
 GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
 
 
+def _has_transactional_records(records: MemoryRecords) -> bool:
+    """Whether the first batch is transactional (a malformed buffer is left for the log to refuse)."""
+    try:
+        first = records.first_batch()
+    except Exception:  # noqa: BLE001
+        return False
+    return first is not None and len(first.buffer) > 22 and first.is_transactional
+
+
 class KafkaApis(Logging):
     """Kafka: KafkaApis(requestChannel, replicaManager, adminManager, groupCoordinator, txnCoordinator,
     controller, zkClient, brokerId, config, metadataCache, ...)."""
@@ -617,6 +626,12 @@ class KafkaApis(Logging):
                     errors[tp] = PartitionResponse(Errors.INVALID_RECORD, error_message="Produce request has no records")
                 else:
                     entries[tp] = MemoryRecords(p.records)
+        # Kafka: ProduceRequest.hasTransactionalRecords -- transactional batches need a transactional id
+        # (2.4 then authorizes WRITE on it; kafkalite has no authorizer)
+        if body.transactional_id is None and any(_has_transactional_records(r) for r in entries.values()):
+            self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                                     "Transactional records need the producer's transactional id")
+            return
 
         def send_response_callback(response_status: dict) -> None:
             merged = dict(response_status)

@@ -71,14 +71,14 @@ def write_markers(conn, markers, version=1):
             for m in response.markers for t in m.topics for p in t.partitions}
 
 
-def fetch(conn, topic, isolation, offset=0, max_wait_ms=0, min_bytes=1, version=11, correlation_id=1):
+def fetch(conn, topic, isolation, offset=0, max_wait_ms=0, min_bytes=1, version=11, correlation_id=1, check=True):
     body = FetchRequest(replica_id=-1, max_wait_ms=max_wait_ms, min_bytes=min_bytes, max_bytes=1 << 20,
                         isolation_level=isolation, session_id=0, session_epoch=-1, forgotten_topics_data=[],
                         rack_id="", topics=[FetchTopic(topic=topic, partitions=[
                             FetchPartition(partition=0, fetch_offset=offset, partition_max_bytes=1 << 20)])])
     [t] = clients.raw_request(conn, FETCH, version, body, correlation_id).responses
     [p] = t.partitions
-    assert p.error_code == 0, Errors.for_code(p.error_code)
+    assert not check or p.error_code == 0, Errors.for_code(p.error_code)
     return p
 
 
@@ -315,3 +315,56 @@ def test_recovery_of_corrupt_tail_rebuilds_txn_index(broker_factory, unique_topi
     assert _txn_index_entries(b.log_dirs, unique_topic) == entries
     assert segment.stat().st_size == size
     assert "invalid bytes" in b.log_text(offset)
+
+
+def test_follower_that_becomes_leader_keeps_transaction_state(kafka_cluster_factory, unique_topic):
+    """Replicated appends build the same producer state and .txnindex: after the leader goes, the new
+    leader's LSO is still held by the open transaction, the aborted one is still listed, and a marker
+    to the new leader completes the open one."""
+    from kafkalite.common.topic_partition import TopicPartition
+    cluster = kafka_cluster_factory(2, replication_factor=2)
+    clients.create_topic(cluster.bootstrap_servers, unique_topic, 1, replication_factor=2)
+    tp = TopicPartition(unique_topic, 0)
+
+    def leader_index():
+        for i, b in enumerate(cluster.brokers):
+            p = b.server is not None and b.server.replica_manager.get_partition(tp)
+            if p and p.is_leader():
+                return i
+        return None
+    wait_until(lambda: leader_index() is not None, 20, "a leader")
+    old = leader_index()
+    leader, follower = cluster.brokers[old], cluster.brokers[1 - old]
+    with RawConnection(leader.port, timeout=30) as conn:
+        ab, op = RawTxnProducer(conn, unique_topic, 3301), RawTxnProducer(conn, unique_topic, 3302)
+        ab.send(b"gone")                                            # 0
+        op.send(b"open")                                            # 1
+        assert ab.end(commit=False) == {(3301, 0): Errors.NONE}     # 2
+    leader_log = leader.server.replica_manager.local_log(tp)
+    follower_log = lambda: follower.server.replica_manager.local_log(tp)  # noqa: E731
+    wait_until(lambda: follower_log() is not None and follower_log().log_end_offset == 3
+               and follower_log().high_watermark == 3, 20, "the follower to catch up")
+    assert follower_log().last_stable_offset == leader_log.last_stable_offset == 1
+    assert follower_log().active_segment.txn_index.all_aborted_txns() == \
+        leader_log.active_segment.txn_index.all_aborted_txns()
+
+    leader.stop()
+    wait_until(lambda: leader_index() == 1 - old, 30, "the follower to become leader")
+    with RawConnection(follower.port, timeout=30) as conn:
+        wait_until(lambda: fetch(conn, unique_topic, READ_COMMITTED, check=False).error_code == 0, 20, "the new leader to serve")
+        rc = fetch(conn, unique_topic, READ_COMMITTED)
+        assert (rc.last_stable_offset, rc.high_watermark, aborted(rc)) == (1, 3, [(3301, 0)])
+        assert write_markers(conn, [(3302, 0, True, 0, unique_topic, [0])]) == {(3302, 0): Errors.NONE}
+        rc = fetch(conn, unique_topic, READ_COMMITTED)
+        assert rc.last_stable_offset == rc.high_watermark == 4
+        assert data_values(rc) == [b"gone", b"open"] and aborted(rc) == [(3301, 0)]
+
+
+def test_transactional_batch_without_transactional_id_is_refused(broker, unique_topic):
+    clients.create_topic(broker.bootstrap, unique_topic, 1)
+    with RawConnection(broker.port, timeout=30) as conn:
+        records = MemoryRecords.with_records(SimpleRecord(int(time.time() * 1000), None, b"v"), producer_id=77,
+                                             producer_epoch=0, base_sequence=0, is_transactional=True)
+        responses = clients.raw_produce(conn, unique_topic, {0: records.buffer}, acks=-1)
+        assert Errors.for_code(responses[0].error_code) is Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        assert fetch(conn, unique_topic, READ_UNCOMMITTED).high_watermark == 0
