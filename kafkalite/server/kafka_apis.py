@@ -24,7 +24,8 @@ the leader of the ``__consumer_offsets`` partition the group hashes to, creating
 The configs are AdminManager's work (describe, alter, incremental alter); the handlers unpack and answer.
 
 Era notes: request versions are today's (JoinGroup v7, SyncGroup v5, OffsetCommit v9, OffsetFetch v7,
-LeaveGroup v5, ListGroups v4 with the KIP-518 states filter).
+LeaveGroup v5, ListGroups v4 with the KIP-518 states filter, TxnOffsetCommit v3 whose member id and generation
+2.5's coordinator checks (KIP-447), OffsetFetch v7's ``require_stable``).
 The transactions. InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn and EndTxn go to
 ``self.txn_coordinator`` (TransactionCoordinator) and are answered from its callback; a fenced producer's
 PRODUCER_FENCED (Kafka 2.7) is answered as INVALID_PRODUCER_EPOCH to request versions older than the ones
@@ -60,7 +61,8 @@ from kafkalite.protocol.messages import (alter_configs, alter_partition_reassign
                                          list_transactions,
                                          leave_group, list_groups, list_offsets, list_partition_reassignments,
                                          metadata, offset_commit, offset_delete, offset_fetch,
-                                         offset_for_leader_epoch, produce, stop_replica, sync_group, update_metadata)
+                                         offset_for_leader_epoch, produce, stop_replica, sync_group, txn_offset_commit,
+                                         update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
 from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dirs, describe_producers, write_txn_markers
 from kafkalite.log.producer_state_manager import AppendOrigin
@@ -89,6 +91,7 @@ SERVED_APIS = (
     ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
     ApiKeys.LIST_TRANSACTIONS,
     ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
+    ApiKeys.TXN_OFFSET_COMMIT,
 )
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
@@ -148,6 +151,7 @@ class KafkaApis(Logging):
                 case ApiKeys.CONTROLLED_SHUTDOWN: self.handle_controlled_shutdown_request(request)
                 case ApiKeys.OFFSET_COMMIT: self.handle_offset_commit_request(request)
                 case ApiKeys.OFFSET_FETCH: self.handle_offset_fetch_request(request)
+                case ApiKeys.TXN_OFFSET_COMMIT: self.handle_txn_offset_commit_request(request)
                 case ApiKeys.FIND_COORDINATOR: self.handle_find_coordinator_request(request)
                 case ApiKeys.JOIN_GROUP: self.handle_join_group_request(request)
                 case ApiKeys.HEARTBEAT: self.handle_heartbeat_request(request)
@@ -1234,7 +1238,8 @@ class KafkaApis(Logging):
 
         partitions = None if body.topics is None else [
             TopicPartition(t.name, i) for t in body.topics for i in t.partition_indexes]
-        error, data = self.group_coordinator.handle_fetch_offsets(body.group_id, partitions)
+        require_stable = version >= 7 and body.require_stable
+        error, data = self.group_coordinator.handle_fetch_offsets(body.group_id, partitions, require_stable)
         if error is not Errors.NONE:
             self.send_response(request, error_response(error))
             return
@@ -1247,6 +1252,49 @@ class KafkaApis(Logging):
         self.send_response(request, offset_fetch.OffsetFetchResponse(
             topics=[offset_fetch.OffsetFetchResponseTopic(name=name, partitions=parts)
                     for name, parts in by_topic.items()], error_code=Errors.NONE.code))
+
+    # Kafka: KafkaApis.handleTxnOffsetCommitRequest -- a transactional producer's consumer offsets, which
+    # become visible only when its transaction commits
+    def handle_txn_offset_commit_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        now = self.time.milliseconds()
+        non_existing_topic_errors: dict[TopicPartition, Errors] = {}
+        to_commit: dict[TopicPartition, OffsetAndMetadata] = {}
+        for t in body.topics:
+            for p in t.partitions:
+                tp = TopicPartition(t.name, p.partition_index)
+                if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                    non_existing_topic_errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    continue
+                # Kafka: KafkaApis.convertTxnOffsets
+                leader_epoch = p.committed_leader_epoch if version >= 2 and p.committed_leader_epoch >= 0 else None
+                to_commit[tp] = OffsetAndMetadata(
+                    offset=p.committed_offset, leader_epoch=leader_epoch,
+                    metadata=p.committed_metadata if p.committed_metadata is not None else NO_METADATA,
+                    commit_timestamp=now, expire_timestamp=None)
+
+        # Kafka: handleTxnOffsetCommitRequest.sendResponseCallback -- in request order
+        def send_response_callback(commit_status: dict[TopicPartition, Errors]) -> None:
+            combined = {**commit_status, **non_existing_topic_errors}
+            for tp, error in combined.items():
+                if error is not Errors.NONE and self.is_debug_enabled():
+                    self.debug(f"TxnOffsetCommit with correlation id {request.header.correlation_id} from client "
+                               f"{request.header.client_id} on partition {tp} failed due to {error.name}")
+            topics = [txn_offset_commit.TxnOffsetCommitResponseTopic(name=t.name, partitions=[
+                txn_offset_commit.TxnOffsetCommitResponsePartition(
+                    partition_index=p.partition_index,
+                    error_code=combined.get(TopicPartition(t.name, p.partition_index), Errors.NONE).code)
+                for p in t.partitions]) for t in body.topics]
+            self.send_response(request, txn_offset_commit.TxnOffsetCommitResponse(topics=topics))
+
+        if not to_commit:
+            send_response_callback({})
+        else:
+            self.group_coordinator.handle_txn_commit_offsets(
+                body.group_id, body.producer_id, body.producer_epoch, to_commit, send_response_callback,
+                member_id=body.member_id, group_instance_id=body.group_instance_id,
+                generation_id=body.generation_id)
 
     # Kafka: KafkaApis.handleListGroupsRequest
     def handle_list_groups_request(self, request) -> None:
