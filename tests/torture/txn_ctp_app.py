@@ -11,11 +11,12 @@ the batch's next offsets go into the transaction with ``send_offsets_to_transact
 commits. It assigns instead of subscribing, so a killed instance leaves no group member behind to wait out.
 
 Any error ends the process with exit code 3 (the torture restarts it; the next instance's init_transactions
-aborts whatever was left open). SIGTERM ends it between transactions with exit code 0. It prints one line per
-committed transaction to stdout (``committed <records>``) for the torture's log.
+aborts whatever was left open). SIGTERM ends it between transactions with exit code 0. It prints each step of each
+transaction to stdout (``begin``, ``produced``, ``committing``, ``committed <records>``) for the torture's log.
 """
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -26,8 +27,9 @@ def main(argv: list[str]) -> int:
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
 
+    debug = {"debug": os.environ["TXN_CTP_DEBUG"]} if os.environ.get("TXN_CTP_DEBUG") else {}  # e.g. "eos,protocol"
     producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": transactional_id,
-                         "transaction.timeout.ms": 10000, "linger.ms": 5, "reconnect.backoff.max.ms": 200})
+                         "transaction.timeout.ms": 10000, "linger.ms": 5, "reconnect.backoff.max.ms": 200, **debug})
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "isolation.level": "read_committed",
                          "enable.auto.commit": False, "enable.auto.offset.store": False,
                          "auto.offset.reset": "earliest", "reconnect.backoff.max.ms": 200})
@@ -40,6 +42,7 @@ def main(argv: list[str]) -> int:
             if not batch:
                 continue
             producer.begin_transaction()
+            print(f"begin {len(batch)} from {batch[0].partition()}:{batch[0].offset()}", flush=True)
             next_offsets = {}
             for m in batch:
                 while True:
@@ -49,9 +52,11 @@ def main(argv: list[str]) -> int:
                     except BufferError:
                         producer.poll(0.05)
                 next_offsets[m.partition()] = m.offset() + 1
+            print(f"produced; sending offsets {sorted(next_offsets.items())}", flush=True)
             producer.send_offsets_to_transaction(
                 [TopicPartition(source, p, o) for p, o in next_offsets.items()], consumer.consumer_group_metadata(),
                 30)
+            print("committing", flush=True)
             producer.commit_transaction(60)
             print(f"committed {len(batch)}", flush=True)
     except KafkaException as e:

@@ -76,13 +76,19 @@ class App:
         with self.changed:
             self.changed.notify_all()
 
-    def wait_committed(self, n: int, timeout: float) -> bool:
-        """True once the app has committed ``n`` transactions; False if it exits first; fails after ``timeout``."""
+    def wait_committed(self, n: int, timeout: float, drained=lambda: False) -> bool:
+        """True once the app has committed ``n`` transactions, or has nothing left to read (``drained()``, asked
+        every second); False if it exits first; fails after ``timeout``."""
         deadline = time.monotonic() + timeout
+        next_check = time.monotonic() + 1
         with self.changed:
             while self.committed < n:
                 if self.proc.poll() is not None and not self.reader.is_alive():
                     return False
+                if time.monotonic() >= next_check:
+                    if drained():
+                        return True
+                    next_check = time.monotonic() + 1
                 left = deadline - time.monotonic()
                 assert left > 0, f"the app committed {self.committed} of {n} transactions in {timeout} s: " \
                                  f"{self.lines[-5:]}"
@@ -144,6 +150,13 @@ def torture(workdir: Path, rounds: int, seed: int, records_per_round: int = 1500
         def start_app():
             return App(bootstrap, source, output, group, txn_id, workdir / "app.log")
 
+        def drained():    # the group's committed offsets are at the end of the input: no transaction to wait for
+            try:
+                ends = {p: clients.watermarks(bootstrap, source, p)[1] for p in range(PARTITIONS)}
+                return clients.committed_offsets(bootstrap, group, source, range(PARTITIONS)) == ends
+            except Exception:    # the broker is restarting
+                return False
+
         for r in range(rounds):
             batch = [b"%d:%d" % (n % PARTITIONS, n) for n in range(len(inputs), len(inputs) + records_per_round)]
             clients.produce_confluent(bootstrap, source, [clients.Produced(int(v.split(b":")[0]), v, v, ())
@@ -153,7 +166,7 @@ def torture(workdir: Path, rounds: int, seed: int, records_per_round: int = 1500
             app = start_app()
             kill_broker = r % broker_every == broker_every - 1
             # the random kill point: after k committed transactions and a random fraction of a second more
-            if app.wait_committed(rng.randint(0, 5), 120):
+            if app.wait_committed(rng.randint(0, 5), 120, drained):
                 time.sleep(rng.uniform(0, 0.3))
             if kill_broker:
                 broker.kill9()
@@ -163,7 +176,7 @@ def torture(workdir: Path, rounds: int, seed: int, records_per_round: int = 1500
                     stats["app_errors"] += 1
                     app.kill9()
                     app = start_app()
-                if app.wait_committed(app.committed + rng.randint(0, 3), 120):
+                if app.wait_committed(app.committed + rng.randint(0, 3), 120, drained):
                     time.sleep(rng.uniform(0, 0.3))
             code = app.kill9()
             if code is not None:
@@ -178,11 +191,11 @@ def torture(workdir: Path, rounds: int, seed: int, records_per_round: int = 1500
         ends = {p: clients.watermarks(bootstrap, source, p)[1] for p in range(PARTITIONS)}
         app = start_app()
 
-        def drained():
+        def caught_up():
             if app.proc.poll() is not None:
                 raise AssertionError(f"the app exited {app.proc.returncode} while draining: {app.lines[-5:]}")
             return clients.committed_offsets(bootstrap, group, source, range(PARTITIONS)) == ends
-        wait_until(drained, 180, f"the app's committed offsets to reach the input's end {ends}", interval=0.5)
+        wait_until(caught_up, 180, f"the app's committed offsets to reach the input's end {ends}", interval=0.5)
         code = app.terminate()
         assert code == 0, f"the app exited {code} on SIGTERM: {app.lines[-5:]}"
         app = None
