@@ -5,10 +5,11 @@ A broker (``bin/kafka-server-start server.properties`` on a free port and a temp
 input topic and an output topic of 3 partitions each. Each round writes more numbered input records (an
 idempotent acks=all producer), starts the application ``txn_ctp_app.py`` (confluent-kafka: read_committed
 consumer on the input, transactional producer to the output, ``send_offsets_to_transaction`` per batch) and
-kills it with SIGKILL at a random point: after a random number (0-5) of its committed transactions plus a
-random fraction of a second, so kills land in start-up, in ``init_transactions``, mid-batch, between EndTxn
-and the markers. Every ``--broker-every`` rounds the broker is killed with SIGKILL too, while the application
-runs, and restarted; the application then goes on (or dies of it and is restarted). At the end the application
+kills it with SIGKILL at a random point: just after a random step of its first transactions (each prints five:
+begin, produced, offsets sent, committing, committed) and 0-5 ms more, so kills land in start-up, in
+``init_transactions``, mid-batch, with the offsets pending, between EndTxn and the markers. Every
+``--broker-every`` rounds the broker is killed with SIGKILL too, while the application runs, and restarted; the
+application then goes on (or dies of it and is restarted). At the end the application
 runs until its group's committed offsets reach the end of the input, and a read_committed reader of the output
 topic must find each input record exactly once, in the partition it came from:
 
@@ -82,14 +83,15 @@ class App:
         with self.changed:
             self.changed.notify_all()
 
-    def wait_committed(self, n: int, timeout: float, drained=lambda: False) -> bool | None:
-        """True once the app has committed ``n`` transactions, or has nothing left to read (``drained()``, asked
-        every second); False if it exits first; None if it has made no progress for ``timeout`` seconds."""
+    def wait_steps(self, n: int, timeout: float, drained=lambda: False) -> bool | None:
+        """True once the app has printed ``n`` steps (5 a transaction: begin, produced and offsets sent in either
+        order, committing, committed), or has nothing left to read (``drained()``, asked every second); False if
+        it exits first; None if it has printed nothing for ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         next_check = time.monotonic() + 1
         seen = len(self.lines)
         with self.changed:
-            while self.committed < n:
+            while len(self.lines) < n:
                 if self.proc.poll() is not None and not self.reader.is_alive():
                     return False
                 if time.monotonic() >= next_check:
@@ -174,10 +176,11 @@ def torture(workdir: Path, rounds: int, seed: int, records_per_round: int = 1500
             inputs += batch
             app = start_app()
             kill_broker = r % broker_every == broker_every - 1
-            # the random kill point: after k committed transactions and a random fraction of a second more
-            progress = app.wait_committed(rng.randint(0, 5), STALL_S, drained)
+            # the random kill point: just after a random step of one of its first transactions (up to 5 ms later),
+            # so kills land in start-up, before the offsets, with the offsets pending, with EndTxn in flight, ...
+            progress = app.wait_steps(rng.randint(0, 25), STALL_S, drained)
             if kill_broker and progress is not None:
-                time.sleep(rng.uniform(0, 0.3))
+                time.sleep(rng.uniform(0, 0.005))
                 broker.kill9()
                 stats["broker_kills"] += 1
                 broker.start(timeout=60)
@@ -185,9 +188,9 @@ def torture(workdir: Path, rounds: int, seed: int, records_per_round: int = 1500
                     stats["app_errors"] += 1
                     app.kill9()
                     app = start_app()
-                progress = app.wait_committed(app.committed + rng.randint(0, 3), STALL_S, drained)
+                progress = app.wait_steps(len(app.lines) + rng.randint(0, 12), STALL_S, drained)
             if progress:
-                time.sleep(rng.uniform(0, 0.3))
+                time.sleep(rng.uniform(0, 0.005))
             elif progress is None:    # stuck in one step for STALL_S: killed like any other instance, but counted
                 stats["app_stalls"] += 1
                 log(f"round {r + 1}: the app made no progress for {STALL_S} s, at {app.lines[-1:]}")
@@ -195,7 +198,7 @@ def torture(workdir: Path, rounds: int, seed: int, records_per_round: int = 1500
             if code is not None:
                 stats["app_errors"] += 1
             stats["app_kills"] += code is None
-            log(f"round {r + 1}/{rounds}: app killed after {app.committed} transactions"
+            log(f"round {r + 1}/{rounds}: app killed after {app.committed} transactions, at {app.lines[-1:]}"
                 f"{' (it had exited ' + str(code) + ')' if code is not None else ''}"
                 f"{', broker killed -9 and restarted' if kill_broker else ''}")
             app = None
