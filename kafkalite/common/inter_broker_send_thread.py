@@ -156,8 +156,9 @@ class InterBrokerSendThread(ShutdownableThread):
 
     # Kafka: InterBrokerSendThread.completeWithDisconnect
     def complete_with_disconnect(self, request: ClientRequest, now: int) -> None:
-        header = RequestHeader(api_key=request.api_key.id, api_version=request.api_key.max_version,
-                               correlation_id=request.correlation_id, client_id=request.client_id)
+        make_header: Any = RequestHeader   # a schema-DSL message class: its fields are not visible to mypy
+        header = make_header(api_key=request.api_key.id, api_version=request.api_key.max_version,
+                             correlation_id=request.correlation_id, client_id=request.client_id)
         ClientResponse(header, request.callback, request.destination, now, now, True).on_complete()
 
     # Kafka: InterBrokerSendThread.wakeup

@@ -330,8 +330,7 @@ class Log(Logging):
                     if batch.has_producer_id():
                         psm.load_batch(batch)
             psm.update_map_end_offset(last_offset)
-            psm.on_high_watermark_updated(self.high_watermark if hasattr(self, "high_watermark_metadata")
-                                          else self.log_start_offset)
+            psm.on_high_watermark_updated(self.high_watermark)
             self.maybe_increment_first_unstable_offset()
 
     def _remove_expired_producers(self) -> None:

@@ -27,7 +27,7 @@ from kafkalite.log.offset_index import OffsetIndex
 from kafkalite.log.producer_state_manager import AppendOrigin
 from kafkalite.log.time_index import TimeIndex
 from kafkalite.log.transaction_index import AbortedTxn, TransactionIndex, TxnIndexSearchResult
-from kafkalite.protocol.errors import CorruptRecordException, InvalidRecordException
+from kafkalite.protocol.errors import ApiException, CorruptRecordException, InvalidRecordException
 from kafkalite.record.file_records import FileRecords, LogOffsetPosition, TimestampAndOffset
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.record.record_batch import RecordBatch
@@ -181,7 +181,14 @@ class LogSegment(Logging):
     # Kafka: LogSegment.updateProducerState -- replay one batch during recovery, rebuilding the txn index
     def _update_producer_state(self, producer_state_manager, batch) -> None:
         info = producer_state_manager.prepare_update(batch.producer_id, AppendOrigin.REPLICATION)
-        completed = info.append(batch)
+        try:
+            completed = info.append(batch)
+        except (CorruptRecordException, InvalidRecordException):
+            raise                   # a damaged batch: the recovery truncates the segment here
+        except ApiException as e:   # as ProducerStateManager.load_batch: warn, never stop the recovery
+            self.warn("Skipping batch at offset %d of producer %d while rebuilding producer state: %s",
+                      batch.base_offset, batch.producer_id, e)
+            return
         producer_state_manager.update(info)
         if completed is not None:
             self.update_txn_index(completed, producer_state_manager.last_stable_offset(completed))

@@ -40,7 +40,7 @@ import attrs
 
 from kafkalite.common.topic import GROUP_METADATA_TOPIC_NAME
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
-from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.record.control_record_type import ControlRecordType
 from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.record_batch import RecordBatch
@@ -419,7 +419,14 @@ class ProducerStateManager(Logging):
         """Replay one batch from the log (Kafka: Log.loadProducersFromLog): open and complete transactions as
         the append did; the caller writes an aborted one to the transaction index if it rebuilds that."""
         info = self.prepare_update(batch.producer_id, AppendOrigin.REPLICATION)
-        completed = info.append(batch)
+        try:
+            completed = info.append(batch)
+        except ApiException as e:
+            # No Kafka counterpart: a batch the log holds but the producer state refuses (it could only get
+            # there around this check) is skipped with a warning rather than keeping the log from loading.
+            self.warn("Skipping batch at offset %d of producer %d while loading producer state: %s",
+                      batch.base_offset, batch.producer_id, e)
+            return None
         self.update(info)
         if completed is not None:
             self.complete_txn(completed)

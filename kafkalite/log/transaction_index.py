@@ -165,7 +165,8 @@ class TransactionIndex(Logging):
             self._size = 0
         self.last_offset = None
 
-    # Kafka: TransactionIndex.sanityCheck
+    # Kafka: TransactionIndex.sanityCheck -- plus (no Kafka counterpart) a file that ends in a partial entry,
+    # which a crash mid-append leaves; either way the segment is recovered and its index rebuilt
     def sanity_check(self) -> None:
         if self._fd >= 0 and self._size % ABORTED_TXN_TOTAL_SIZE != 0:
             raise CorruptIndexException(f"Transaction index file {self.file} has size {self._size}, not a multiple "

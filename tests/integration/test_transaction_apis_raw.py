@@ -95,3 +95,23 @@ def test_describe_and_list_transactions(conn_and_topic):
                                                                     producer_id_filters=[], duration_filter=0))
     assert [t.transactional_id for t in ongoing.transaction_states] == ["described"]
     assert ongoing.unknown_state_filters == ["Bogus"]
+
+
+def test_add_offsets_adds_the_groups_consumer_offsets_partition(conn_and_topic):
+    from kafkalite.common.utils import java_string_hashcode, utils_abs
+    from kafkalite.protocol.messages import add_offsets_to_txn as AOT
+    conn, _ = conn_and_topic
+    r = init(conn, "offsets-txn")
+    answer = raw_request(conn, 25, 3, AOT.AddOffsetsToTxnRequest(
+        transactional_id="offsets-txn", producer_id=r.producer_id, producer_epoch=r.producer_epoch,
+        group_id="my-group"))
+    assert answer.error_code == 0
+    stale = raw_request(conn, 25, 1, AOT.AddOffsetsToTxnRequest(
+        transactional_id="offsets-txn", producer_id=r.producer_id, producer_epoch=r.producer_epoch - 1,
+        group_id="my-group"))
+    assert stale.error_code == Errors.INVALID_PRODUCER_EPOCH.code
+    [state] = raw_request(conn, DESCRIBE, 0, DT.DescribeTransactionsRequest(
+        transactional_ids=["offsets-txn"])).transaction_states
+    # offsets.topic.num.partitions defaults to 50
+    assert [(t.topic, t.partitions) for t in state.topics] == \
+        [("__consumer_offsets", [utils_abs(java_string_hashcode("my-group")) % 50])]

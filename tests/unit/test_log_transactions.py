@@ -255,3 +255,21 @@ def test_delete_records_inside_open_txn_keeps_lso_at_log_start(tmp_path, mock_ti
     assert log.last_stable_offset == 0
     log.maybe_increment_log_start_offset(2)
     assert log.first_unstable_offset == 2 and log.last_stable_offset == 2
+
+
+def test_load_skips_a_batch_the_producer_state_refuses(tmp_path, mock_time, caplog):
+    """No Kafka counterpart: a zombie marker that reached the file around the checks does not stop the load."""
+    log = make_log(tmp_path, mock_time)
+    p = Producer(1, epoch=3)
+    log.append_as_leader(p.batch(b"a"), 0)                    # 0, open
+    zombie = p.marker(True, epoch=2, coordinator_epoch=0)
+    zombie.first_batch().set_last_offset(1)
+    log.active_segment.append(largest_offset=1, largest_timestamp=NOW, shallow_offset_of_max_timestamp=1,
+                              records=zombie)
+    log.close()
+    again = make_log(tmp_path, mock_time, recovery_point=0)   # recovery and load both replay it
+    assert again.log_end_offset == 2
+    hw_to_end(again)
+    assert again.first_unstable_offset == 0 and again.last_stable_offset == 0
+    assert "Skipping batch at offset 1 of producer 1" in caplog.text
+    again.close()

@@ -15,6 +15,7 @@ from kafkalite.coordinator.transaction.transaction_coordinator import Transactio
 from kafkalite.coordinator.transaction.transaction_marker_channel_manager import TransactionMarkerChannelManager
 from kafkalite.coordinator.transaction.transaction_metadata import (CompleteAbort, CompleteCommit, PrepareCommit)
 from kafkalite.coordinator.transaction.transaction_state_manager import TransactionConfig
+from kafkalite.metrics.kafka_metrics_group import METRICS
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import write_txn_markers as W
@@ -131,7 +132,7 @@ class Harness:
         return self.manager.get_transaction_state(txn_id)[1].transaction_metadata
 
 
-def respond(request, errors_by_partition=None, disconnected=False, default=Errors.NONE):
+def respond(request, errors_by_partition=None, disconnected=False, default=Errors.NONE, version_mismatch=None):
     errors_by_partition = errors_by_partition or {}
     markers = []
     for m in request.request.markers:
@@ -143,7 +144,10 @@ def respond(request, errors_by_partition=None, disconnected=False, default=Error
                 for p in t.partition_indexes]) for t in m.topics]))
     header = RequestHeader(api_key=ApiKeys.WRITE_TXN_MARKERS.id, api_version=1, correlation_id=1, client_id="c")
     body = None if disconnected else W.WriteTxnMarkersResponse(markers=markers)
-    request.handler(ClientResponse(header, None, str(request.destination.id), 0, 0, disconnected, None, body))
+    if version_mismatch is not None:
+        body = None
+    request.handler(ClientResponse(header, None, str(request.destination.id), 0, 0, disconnected, version_mismatch,
+                                   body))
 
 
 @pytest.fixture
@@ -235,6 +239,9 @@ def test_leader_not_reachable_waits_in_the_unknown_broker_queue(h):
     del h.metadata_cache.alive[1]
     h.commit(r)
     assert h.requests() == {} and h.channel.unknown_destination_queue_size() == 1
+    gauge = METRICS.get("kafka.coordinator.transaction:type=TransactionMarkerChannelManager,"
+                        "name=UnknownDestinationQueueSize")
+    assert gauge is not None and gauge.value() == 1
     h.metadata_cache.alive[1] = ("h1", 9091)
     [req] = h.requests().values()
     respond(req)
@@ -299,3 +306,13 @@ def test_inter_broker_send_thread_times_out_unsent_requests():
     sender.time.sleep(1001)
     sender.do_work()
     assert len(completed) == 1 and completed[0].was_disconnected()
+
+
+def test_broker_without_write_txn_markers_drops_its_partitions(h):
+    r = h.begin({A0, A1})
+    h.commit(r)
+    requests = h.requests()
+    respond(requests[1], version_mismatch=RuntimeError("no WriteTxnMarkers"))
+    assert h.metadata().topic_partitions == {A1}
+    respond(requests[2])
+    assert h.metadata().state is CompleteCommit

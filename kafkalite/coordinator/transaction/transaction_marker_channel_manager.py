@@ -14,8 +14,8 @@ new leader) and gives up on fenced ones. When the DelayedTxnMarker completes, Co
 appended to the log (retried while the log answers COORDINATOR_NOT_AVAILABLE).
 
 Era notes: the client's ChannelBuilder/security setup is left to kafkalite's Selector (plaintext).
-Left out: the gauges UnknownDestinationQueueSize / LogAppendRetryQueueSize are plain methods
-(``unknown_destination_queue_size``, ``log_append_retry_queue_size``), not registered metrics.
+Metrics: the gauges ``kafka.coordinator.transaction:type=TransactionMarkerChannelManager,
+name=UnknownDestinationQueueSize`` and ``...,name=LogAppendRetryQueueSize``, removed at shutdown.
 """
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from kafkalite.coordinator.transaction.delayed_txn_marker import DelayedTxnMarke
 from kafkalite.coordinator.transaction.transaction_marker_request_completion_handler import \
     TransactionMarkerRequestCompletionHandler
 from kafkalite.coordinator.transaction.transaction_metadata import TransactionMetadata, TxnTransitMetadata
+from kafkalite.metrics.kafka_metrics_group import MetricsGroup
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages.write_txn_markers import (WritableTxnMarker, WritableTxnMarkerTopic,
@@ -136,6 +137,9 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
         self.markers_queue_for_unknown_broker = TxnMarkerQueue(Node.no_node())
         self.txn_log_append_retry_queue: queue.Queue = queue.Queue()
         self._request_timeout_ms = config.get("request.timeout.ms")
+        self.metrics_group = MetricsGroup("kafka.coordinator.transaction", "TransactionMarkerChannelManager")
+        self.metrics_group.new_gauge("UnknownDestinationQueueSize", self.unknown_destination_queue_size)
+        self.metrics_group.new_gauge("LogAppendRetryQueueSize", self.log_append_retry_queue_size)
 
     # Kafka: TransactionMarkerChannelManager.apply -- the NetworkClient to the other brokers
     @classmethod
@@ -175,6 +179,8 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
         self.network_client.close()
         self.txn_marker_purgatory.shutdown()
         self.markers_queue_per_broker.clear()
+        self.metrics_group.remove_metric("UnknownDestinationQueueSize")
+        self.metrics_group.remove_metric("LogAppendRetryQueueSize")
 
     # Kafka: TransactionMarkerChannelManager.queueForBroker (visible for testing)
     def queue_for_broker(self, broker_id: int) -> TxnMarkerQueue | None:

@@ -72,6 +72,19 @@ class TransactionMarkerRequestCompletionHandler(Logging):
                 if self._current_epoch_and_metadata(entry.txn_id, marker) is not None:
                     self._requeue(entry.txn_id, marker, marker.partitions)
             return
+        if response.version_mismatch is not None:
+            # Kafka 2.4 has no such case (brokers of one cluster all speak WriteTxnMarkers v0): the broker does not
+            # serve it, so no marker can be written there -- as UNSUPPORTED_VERSION per partition below
+            self.error(f"Broker {response.destination} does not support WriteTxnMarkers: {response.version_mismatch}")
+            for entry in self.txn_id_and_marker_entries:
+                marker = entry.txn_marker_entry
+                found = self._current_epoch_and_metadata(entry.txn_id, marker)
+                if found is not None:
+                    with found.transaction_metadata.lock:
+                        for tp in marker.partitions:
+                            found.transaction_metadata.remove_partition(tp)
+                    self.txn_marker_channel_manager.complete_send_markers_for_txn_id(entry.txn_id)
+            return
         self.debug(f"Received WriteTxnMarker response {response.response_body} from node {response.destination} "
                    f"with correlation id {response.request_header.correlation_id}")
         errors_by_producer: dict[int, dict[TopicPartition, Errors]] = {}
