@@ -30,7 +30,8 @@ The transactions. InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn and EndTxn
 ``self.txn_coordinator`` (TransactionCoordinator) and are answered from its callback; a fenced producer's
 PRODUCER_FENCED (Kafka 2.7) is answered as INVALID_PRODUCER_EPOCH to request versions older than the ones
 that know it, so those see exactly 2.4's error. DescribeTransactions / ListTransactions are Kafka 3.0's
-(KIP-664).
+(KIP-664). TxnOffsetCommit goes to the group coordinator, which keeps the offsets pending until the
+transaction's markers land on ``__consumer_offsets``.
 Transactions, log side: Produce accepts transactional batches; a read_committed Fetch (isolation level
 1) reads up to the last stable offset and lists the aborted transactions; ListOffsets v2+ with isolation
 level 1 answers the LSO for LATEST; WriteTxnMarkers appends the coordinator's markers; DescribeProducers
@@ -88,10 +89,10 @@ SERVED_APIS = (
     ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.CREATE_PARTITIONS,
     ApiKeys.DELETE_GROUPS, ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
     ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
+    ApiKeys.TXN_OFFSET_COMMIT,
     ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
     ApiKeys.LIST_TRANSACTIONS,
     ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
-    ApiKeys.TXN_OFFSET_COMMIT,
 )
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
