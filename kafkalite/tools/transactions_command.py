@@ -2,7 +2,7 @@
 
 The click command ``kafka-transactions --bootstrap-server host:port <subcommand>``, which looks at
 transactions from outside, through the admin client (``KafkaAdminClient.list_transactions``,
-``describe_transactions``, ``describe_producers``):
+``describe_transactions``, ``describe_producers``, ``abort_transaction``):
 
     list
         TransactionalId  Coordinator  ProducerId  TransactionState    -- every coordinator's transactional ids
@@ -15,6 +15,8 @@ transactions from outside, through the admin client (``KafkaAdminClient.list_tra
     find-hanging (--topic T [--partition P] | --broker-id B) [--max-transaction-timeout MINUTES]
         Topic  Partition  ProducerId  ProducerEpoch  CoordinatorEpoch  StartOffset  LastTimestamp  Duration(min)
         -- transactions open on a partition for longer than the timeout that no coordinator will finish
+    abort --topic T --partition P (--start-offset O | --producer-id I --producer-epoch E --coordinator-epoch C)
+        -- writes an ABORT marker for that transaction on that partition (WriteTxnMarkers to its leader); silent
 
 Tables are printed as Kafka's ``prettyPrintTable`` prints them: each column padded to its widest value and
 followed by a tab. A failure prints ``<what failed>: <the error's message>. Enable debug logging for additional
@@ -22,8 +24,7 @@ detail.`` on stderr and exits 1, as Kafka's ``printErrorAndExit``.
 
 Era notes: the whole tool is Kafka 3.0's; kafkalite's broker is 2.4 with the three KIP-664 APIs added.
 Transactions are printed in coordinator order and partitions sorted (Kafka prints Java hash sets).
-Left out: ``abort`` (Kafka 3.0's Admin.abortTransaction, WriteTxnMarkers sent by an admin: refused with a
-message), ``-v/--version``.
+Left out: ``-v/--version``.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import time
 import click
 
 from kafkalite.clients.admin.admin_client import KafkaAdminClient
+from kafkalite.clients.admin.admin_types import AbortTransactionSpec
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import Errors
 from kafkalite.tools.leader_election_command import load_props
@@ -46,9 +48,6 @@ DESCRIBE_PRODUCERS_HEADERS = ("ProducerId", "ProducerEpoch", "LatestCoordinatorE
                               "LastTimestamp", "CurrentTransactionStartOffset")
 FIND_HANGING_HEADERS = ("Topic", "Partition", "ProducerId", "ProducerEpoch", "CoordinatorEpoch", "StartOffset",
                         "LastTimestamp", "Duration(min)")
-ABORT_REFUSED = ("kafka-transactions abort is not supported by kafkalite: it needs Kafka 3.0's "
-                 "Admin.abortTransaction (WriteTxnMarkers sent by an admin client). A transaction left open is "
-                 "aborted by its coordinator once transaction.timeout.ms has passed.")
 
 
 class CommandFailed(Exception):
@@ -189,6 +188,40 @@ def find_hanging(admin, topic: str | None, partition: int | None, broker_id: int
         for tp, p in hanging], out)
 
 
+# Kafka 3.0: AbortTransactionCommand.execute -- the transaction by its start offset (looked up with
+# DescribeProducers) or by producer id, epoch and coordinator epoch; silent on success
+def abort_transaction(admin, topic: str, partition: int, start_offset: int | None = None,
+                      producer_id: int | None = None, producer_epoch: int | None = None,
+                      coordinator_epoch: int | None = None) -> None:
+    tp = TopicPartition(topic, partition)
+    if start_offset is None and producer_id is None:
+        raise CommandFailed("The transaction to abort must be identified either with --start-offset (for brokers on "
+                            "3.0 or above) or with --producer-id, --producer-epoch, and --coordinator-epoch (for "
+                            "older brokers)")
+    if start_offset is None:
+        if producer_epoch is None:
+            raise CommandFailed("Missing required argument --producer-epoch")
+        if coordinator_epoch is None:
+            raise CommandFailed("Missing required argument --coordinator-epoch")
+        # a producer that never saw a marker reports coordinator epoch -1; 0 is no newer than any real one
+        spec = AbortTransactionSpec(tp, producer_id, producer_epoch, max(coordinator_epoch, 0))
+    else:
+        # Kafka 3.0: AbortTransactionCommand.buildAbortSpec
+        try:
+            producers = admin.describe_producers([tp])[tp].active_producers
+        except Exception as e:   # noqa: BLE001
+            raise _fail(f"Failed to validate producer state for partition {tp}", e) from e
+        found = next((p for p in producers if p.current_transaction_start_offset == start_offset), None)
+        if found is None:
+            raise CommandFailed(f"Could not find any open transactions starting at offset {start_offset} on "
+                                f"partition {tp}")
+        spec = AbortTransactionSpec(tp, found.producer_id, found.producer_epoch, found.coordinator_epoch or 0)
+    try:
+        admin.abort_transaction(spec)
+    except Exception as e:   # noqa: BLE001
+        raise _fail(f"Failed to abort transaction {spec}", e) from e
+
+
 class _Context:
     def __init__(self, bootstrap_server: str, command_config: str | None):
         self.bootstrap_server, self.command_config = bootstrap_server, command_config
@@ -263,11 +296,18 @@ def find_hanging_command(ctx, broker_id, max_transaction_timeout, topic, partiti
     _run(ctx, lambda admin: find_hanging(admin, topic, partition, broker_id, max_transaction_timeout))
 
 
-@main.command(name="abort", help="abort a hanging transaction (not supported by kafkalite)",
-              context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-def abort_command():
-    click.echo(ABORT_REFUSED, err=True)
-    sys.exit(1)
+@main.command(name="abort", help="abort a hanging transaction (requires administrative privileges)")
+@click.option("--topic", required=True, help="topic name")
+@click.option("--partition", type=int, required=True, help="partition number")
+@click.option("--start-offset", type=int, help="start offset of the transaction to abort (brokers on 3.0 and above: "
+                                               "only this is required)")
+@click.option("--producer-id", type=int, help="producer id (brokers older than 3.0: give all three)")
+@click.option("--producer-epoch", type=int, help="producer epoch")
+@click.option("--coordinator-epoch", type=int, help="coordinator epoch")
+@click.pass_context
+def abort_command(ctx, topic, partition, start_offset, producer_id, producer_epoch, coordinator_epoch):
+    _run(ctx, lambda admin: abort_transaction(admin, topic, partition, start_offset, producer_id, producer_epoch,
+                                              coordinator_epoch))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,9 @@ then opens a second one with 3 records on partition 0 and 2 on partition 1, and 
   ``--broker-id 0`` the same answer comes from the named broker;
 - after ``abort_transaction()`` the coordinator finishes (CompleteAbort) and no transaction is open on
   either partition ("None");
+- ``abort --start-offset 0`` on partition 1 writes an ABORT marker there (an offset no transaction starts at
+  is refused with Kafka's message): no transaction is open on it any more, its LSO moves, and a read_committed
+  consumer gets a record written after it but not the two aborted ones;
 - an unknown transactional id ends the tool with Kafka's error line and exit code 1.
 
 This needs the broker side of issue 15 (the transaction coordinator and DescribeTransactions/ListTransactions,
@@ -117,6 +120,41 @@ def test_list_describe_and_describe_producers_of_an_open_transaction(broker, ope
         rows = table(tool(broker, "describe-producers", "--topic", topic, "--partition", str(partition)).stdout)
         return [r["CurrentTransactionStartOffset"] for r in rows if r["ProducerId"] == producer_id] == ["None"]
     wait_until(lambda: closed_on(0) and closed_on(1), 30, "the abort markers on both partitions")
+
+
+def test_abort_by_start_offset_ends_the_transaction_on_that_partition(broker, open_transaction):
+    from confluent_kafka import Consumer, Producer, TopicPartition
+    topic, transactional_id, _ = open_transaction
+    wait_until(lambda: rows_for(broker, transactional_id), 30, "the transaction in `list`")
+
+    missing = tool(broker, "abort", "--topic", topic, "--partition", "1", "--start-offset", "1", check=False)
+    assert missing.returncode == 1
+    assert missing.stderr.strip() == f"Could not find any open transactions starting at offset 1 on partition {topic}-1"
+
+    out = tool(broker, "abort", "--topic", topic, "--partition", "1", "--start-offset", "0")
+    assert out.stdout == ""
+    [p1] = table(tool(broker, "describe-producers", "--topic", topic, "--partition", "1").stdout)
+    assert p1["CurrentTransactionStartOffset"] == "None"
+
+    # the LSO of partition 1 moved: a record written after the abort reaches a read_committed consumer at once,
+    # and the two aborted records before it do not
+    plain = Producer({"bootstrap.servers": broker.bootstrap})
+    plain.produce(topic, b"after-abort", partition=1)
+    assert plain.flush(30) == 0
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": f"g-{transactional_id}",
+                         "isolation.level": "read_committed", "enable.auto.commit": False})
+    consumer.assign([TopicPartition(topic, 1, 0)])
+    seen = []
+    try:
+        def got_it():
+            m = consumer.poll(0.5)
+            if m is not None and not m.error():
+                seen.append(m.value())
+            return b"after-abort" in seen
+        wait_until(got_it, 20, "the record after the aborted transaction")
+    finally:
+        consumer.close()
+    assert seen == [b"after-abort"]
 
 
 def test_describe_of_an_unknown_transactional_id_fails_with_kafkas_message(broker):

@@ -1,13 +1,16 @@
 """Mirrors Kafka 3.0: tools/src/test/java/org/apache/kafka/tools/TransactionsCommandTest.java -- ``kafka-transactions``
 against a fake admin client: argument checks, the tables each subcommand prints (Kafka's padded, tab-terminated
-columns, "None" for absent values), and the one-line errors on stderr with exit code 1."""
+columns, "None" for absent values), how ``abort`` finds the transaction to end, and the one-line errors on
+stderr with exit code 1."""
 from __future__ import annotations
+
+import re
 
 import pytest
 from click.testing import CliRunner
 
 from kafkalite.clients.admin.admin_types import (
-    PartitionProducerState, ProducerState, TopicDescription, TopicListing, TopicPartitionInfo, TransactionDescription,
+    AbortTransactionSpec, PartitionProducerState, ProducerState, TopicDescription, TopicListing, TopicPartitionInfo, TransactionDescription,
     TransactionListing, TransactionState,
 )
 from kafkalite.clients.node import Node
@@ -24,7 +27,7 @@ class FakeAdmin:
     def __init__(self, listings=None, descriptions=None, producers=None, topics=None, fail=None):
         self.listings, self.descriptions = listings or {}, descriptions or {}
         self.producers, self.topics, self.fail = producers or {}, topics or {}, fail or {}
-        self.calls, self.closed = [], False
+        self.calls, self.closed, self.aborted = [], False, []
 
     def _maybe_fail(self, name):
         if name in self.fail:
@@ -56,6 +59,10 @@ class FakeAdmin:
 
     def describe_topics(self, names):
         return {n: self.topics[n] for n in names}
+
+    def abort_transaction(self, spec):
+        self._maybe_fail("abort_transaction")
+        self.aborted.append(spec)
 
     def close(self):
         self.closed = True
@@ -184,8 +191,40 @@ def test_cli_needs_a_bootstrap_server():
     assert result.exit_code == 2 and "Missing option '--bootstrap-server'" in result.output
 
 
-def test_cli_abort_is_refused_with_a_message(monkeypatch):
-    result = run_cli(FakeAdmin(), "abort", "--topic", "t", "--partition", "0", "--start-offset", "5",
+def test_abort_by_start_offset_finds_the_producer_with_describe_producers(monkeypatch):
+    tp = TopicPartition("t", 0)
+    admin = FakeAdmin(producers={tp: PartitionProducerState((ProducerState(7, 1, 3, NOW, None, 40),
+                                                             ProducerState(8, 2, 5, NOW, 4, 12)))})
+    result = run_cli(admin, "abort", "--topic", "t", "--partition", "0", "--start-offset", "12",
                      monkeypatch=monkeypatch)
+    assert result.exit_code == 0 and result.output == ""
+    assert admin.aborted == [AbortTransactionSpec(tp, 8, 2, 4)]
+
+
+def test_abort_by_producer_id_takes_a_coordinator_epoch_of_minus_one_as_zero():
+    admin = FakeAdmin()
+    tc.abort_transaction(admin, "t", 1, producer_id=9, producer_epoch=0, coordinator_epoch=-1)
+    assert admin.aborted == [AbortTransactionSpec(TopicPartition("t", 1), 9, 0, 0)]
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({}, "must be identified either with --start-offset (for brokers on 3.0 or above) or with --producer-id"),
+    ({"producer_id": 9}, "Missing required argument --producer-epoch"),
+    ({"producer_id": 9, "producer_epoch": 0}, "Missing required argument --coordinator-epoch"),
+    ({"start_offset": 5}, "Could not find any open transactions starting at offset 5 on partition t-0"),
+])
+def test_abort_argument_and_lookup_errors(kwargs, message):
+    admin = FakeAdmin()
+    with pytest.raises(tc.CommandFailed, match=re.escape(message)):
+        tc.abort_transaction(admin, "t", 0, **kwargs)
+    assert admin.aborted == []
+
+
+def test_cli_abort_failure_names_the_spec(monkeypatch):
+    admin = FakeAdmin(fail={"abort_transaction": Errors.INVALID_PRODUCER_EPOCH.exception("bad epoch")})
+    result = run_cli(admin, "abort", "--topic", "t", "--partition", "0", "--producer-id", "9", "--producer-epoch",
+                     "1", "--coordinator-epoch", "2", monkeypatch=monkeypatch)
     assert result.exit_code == 1
-    assert "abort is not supported by kafkalite" in result.output
+    assert result.output.strip() == (
+        "Failed to abort transaction AbortTransactionSpec(topicPartition=t-0, producerId=9, producerEpoch=1, "
+        "coordinatorEpoch=2): bad epoch. Enable debug logging for additional detail.")

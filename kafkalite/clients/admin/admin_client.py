@@ -22,8 +22,9 @@ Era notes: Kafka's admin client runs its own I/O thread and returns KafkaFutures
 synchronous on the caller's thread, over the consumer's ConsumerNetworkClient. ``list_offsets`` is Kafka
 2.5's (KIP-396); 2.4's tools asked a KafkaConsumer. ``describe_log_dirs`` and ``alter_replica_log_dirs`` send
 to each broker named (KIP-113: a broker answers for its own dirs only). ``list_transactions``,
-``describe_transactions`` and ``describe_producers`` are Kafka 3.0's (KIP-664), for ``kafka-transactions``.
-Left out: ACLs, quotas, delegation tokens, 3.0's abortTransaction, retries of a whole call after a controller
+``describe_transactions``, ``describe_producers`` are Kafka 3.0's (KIP-664), for ``kafka-transactions``.
+``abort_transaction`` is 3.0's too: an admin's WriteTxnMarkers, for a transaction no coordinator will end.
+Left out: ACLs, quotas, delegation tokens, retries of a whole call after a controller
 move (a NOT_CONTROLLER error refreshes the metadata and is retried once).
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ from __future__ import annotations
 import logging
 
 from kafkalite.clients.admin.admin_types import (
-    AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource,
+    AbortTransactionSpec, AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource,
     ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic, PartitionReassignment,
     TopicDescription, TopicListing, TopicPartitionInfo,
 )
@@ -53,6 +54,7 @@ from kafkalite.protocol.messages import (
     offset_commit as oc, offset_fetch as of,
 )
 from kafkalite.protocol.messages import describe_producers as dp, describe_transactions as dtx, list_transactions as ltx
+from kafkalite.protocol.messages import write_txn_markers as wtm
 from kafkalite.protocol.messages import alter_replica_log_dirs as arld, describe_log_dirs as dld
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
 from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRequestTopic
@@ -495,6 +497,37 @@ class KafkaAdminClient:
             if self.time.milliseconds() >= deadline:
                 raise last_error.exception(f"Failed to describe active producers for partitions "
                                            f"{sorted(map(str, pending))}: {last_error.name}")
+            self.client.poll(100)
+
+    # Kafka 3.0: KafkaAdminClient.abortTransaction -- an ABORT marker for one producer's open transaction on one
+    # partition, sent to its leader as the coordinator would send it (WriteTxnMarkers)
+    def abort_transaction(self, spec: AbortTransactionSpec) -> None:
+        tp, deadline = spec.topic_partition, self.time.milliseconds() + self.timeout_ms
+        request = wtm.WriteTxnMarkersRequest(markers=[wtm.WritableTxnMarker(
+            producer_id=spec.producer_id, producer_epoch=spec.producer_epoch, transaction_result=False,
+            coordinator_epoch=spec.coordinator_epoch,
+            topics=[wtm.WritableTxnMarkerTopic(name=tp.topic, partition_indexes=[tp.partition])])])
+        while True:
+            self._refresh([tp.topic])
+            leader = self.metadata.fetch().leader_for(tp)
+            error = Errors.LEADER_NOT_AVAILABLE
+            if leader is not None:
+                response = self._call(leader, ApiKeys.WRITE_TXN_MARKERS, request)
+                results = [p for m in response.markers if m.producer_id == spec.producer_id for t in m.topics
+                           if t.name == tp.topic for p in t.partitions if p.partition_index == tp.partition]
+                error = Errors.for_code(results[0].error_code) if results else Errors.UNKNOWN_SERVER_ERROR
+                if error is Errors.NONE:
+                    return
+            # Kafka 3.0: AbortTransactionHandler.handleError -- a moved or missing leader: look it up again
+            if error not in (Errors.NOT_LEADER_FOR_PARTITION, Errors.REPLICA_NOT_AVAILABLE, Errors.BROKER_NOT_AVAILABLE,
+                             Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.LEADER_NOT_AVAILABLE) \
+                    or self.time.milliseconds() >= deadline:
+                raise error.exception({
+                    Errors.INVALID_PRODUCER_EPOCH: f"WriteTxnMarkers request with {spec} failed due an invalid producer "
+                                                   f"epoch",
+                    Errors.TRANSACTION_COORDINATOR_FENCED: f"WriteTxnMarkers request with {spec} failed since the "
+                    f"provided coordinator epoch {spec.coordinator_epoch} has been fenced by the active coordinator",
+                }.get(error, f"WriteTxnMarkers request with {spec} failed due to unexpected error: {error.name}"))
             self.client.poll(100)
 
     # ---------------------------------------------------------------- cluster

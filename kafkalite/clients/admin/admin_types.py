@@ -4,12 +4,12 @@ Config.java, ConfigEntry.java, AlterConfigOp.java, ../common/config/ConfigResour
 ConsumerGroupListing.java, ConsumerGroupDescription.java, MemberDescription.java, MemberAssignment.java,
 DescribeClusterResult.java's values, PartitionReassignment.java), and Kafka 3.0's (KIP-664) TransactionState.java,
 TransactionListing.java, TransactionDescription.java, ProducerState.java, DescribeProducersResult.java's
-PartitionProducerState.
+PartitionProducerState, AbortTransactionSpec.java.
 
 Classes: NewTopic, TopicListing, TopicPartitionInfo, TopicDescription, ConfigResource, ConfigSource,
 ConfigSynonym, ConfigEntry, AlterConfigOp, ConsumerGroupListing, MemberDescription,
 ConsumerGroupDescription, ClusterDescription, PartitionReassignment; TransactionState, TransactionListing,
-TransactionDescription, ProducerState, PartitionProducerState.
+TransactionDescription, ProducerState, PartitionProducerState, AbortTransactionSpec.
 
 Plain attrs classes: what KafkaAdminClient's futures resolve to, without the futures. Kafka's OptionalInt /
 OptionalLong fields are ``int | None`` here.
@@ -235,3 +235,16 @@ class ProducerState:
 class PartitionProducerState:
     """Kafka 3.0: DescribeProducersResult.PartitionProducerState."""
     active_producers: tuple[ProducerState, ...]
+
+
+@attrs.frozen
+class AbortTransactionSpec:
+    """Kafka 3.0: AbortTransactionSpec -- which open transaction ``abort_transaction`` ends on one partition."""
+    topic_partition: TopicPartition
+    producer_id: int
+    producer_epoch: int
+    coordinator_epoch: int
+
+    def __str__(self) -> str:
+        return (f"AbortTransactionSpec(topicPartition={self.topic_partition}, producerId={self.producer_id}, "
+                f"producerEpoch={self.producer_epoch}, coordinatorEpoch={self.coordinator_epoch})")
