@@ -32,9 +32,10 @@ from __future__ import annotations
 import logging
 
 from kafkalite.clients.admin.admin_types import (
-    AbortTransactionSpec, AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource,
-    ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic, PartitionReassignment,
-    TopicDescription, TopicListing, TopicPartitionInfo,
+    AbortTransactionSpec, AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType,
+    ConfigSource, ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic,
+    PartitionProducerState, PartitionReassignment, ProducerState, TopicDescription, TopicListing, TopicPartitionInfo,
+    TransactionDescription, TransactionListing, TransactionState,
 )
 from kafkalite.clients.client_request import RequestBuilder
 from kafkalite.clients.client_utils import parse_and_validate_addresses
