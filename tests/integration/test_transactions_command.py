@@ -11,6 +11,8 @@ then opens a second one with 3 records on partition 0 and 2 on partition 1, and 
 - ``describe-producers --topic t --partition 0`` shows the producer with last sequence 4 and its open
   transaction starting at offset 3 (after the first transaction's marker); partition 1's starts at 0; with
   ``--broker-id 0`` the same answer comes from the named broker;
+- ``find-hanging --max-transaction-timeout 0`` finds the open transaction on both partitions but reports none,
+  since the coordinator still holds them;
 - after ``abort_transaction()`` the coordinator finishes (CompleteAbort) and no transaction is open on
   either partition ("None");
 - ``abort --start-offset 0`` on partition 1 writes an ABORT marker there (an offset no transaction starts at
@@ -111,6 +113,13 @@ def test_list_describe_and_describe_producers_of_an_open_transaction(broker, ope
     [on_broker] = table(tool(broker, "describe-producers", "--topic", topic, "--partition", "1",
                              "--broker-id", "0").stdout)
     assert on_broker["ProducerId"] == producer_id and on_broker["CurrentTransactionStartOffset"] == "0"
+
+    # find-hanging with a zero timeout takes every open transaction as a candidate; none hangs, since the
+    # coordinator still holds both partitions in the producer's transaction
+    hanging = tool(broker, "find-hanging", "--topic", topic, "--max-transaction-timeout", "0").stdout
+    assert hanging.splitlines()[0].split() == ["Topic", "Partition", "ProducerId", "ProducerEpoch", "CoordinatorEpoch",
+                                               "StartOffset", "LastTimestamp", "Duration(min)"]
+    assert table(hanging) == []
 
     producer.abort_transaction(30)
     wait_until(lambda: rows_for(broker, transactional_id)[0]["TransactionState"] == "CompleteAbort", 30,
