@@ -11,6 +11,7 @@ import os
 LOG_FILE_SUFFIX = ".log"
 INDEX_FILE_SUFFIX = ".index"
 TIME_INDEX_FILE_SUFFIX = ".timeindex"
+TXN_INDEX_FILE_SUFFIX = ".txnindex"
 DELETED_FILE_SUFFIX = ".deleted"
 CLEANED_FILE_SUFFIX = ".cleaned"
 SWAP_FILE_SUFFIX = ".swap"
@@ -35,6 +36,11 @@ def offset_index_file(dir_: str, offset: int, suffix: str = "") -> str:
 
 def time_index_file(dir_: str, offset: int, suffix: str = "") -> str:
     return os.path.join(dir_, filename_prefix_from_offset(offset) + TIME_INDEX_FILE_SUFFIX + suffix)
+
+
+# Kafka: Log.transactionIndexFile
+def transaction_index_file(dir_: str, offset: int, suffix: str = "") -> str:
+    return os.path.join(dir_, filename_prefix_from_offset(offset) + TXN_INDEX_FILE_SUFFIX + suffix)
 
 
 # Kafka: Log.offsetFromFileName

@@ -42,3 +42,25 @@ def test_shallow_dump_reports_trailing_bytes(tmp_path):
     result = CliRunner().invoke(main, ["--files", str(path)])
     assert "| offset" not in result.output
     assert result.output.splitlines()[-1] == "Found 5 invalid bytes at the end of 00000000000000000000.log"
+
+
+def test_dump_markers_and_txn_index(tmp_path):
+    from kafkalite.log.producer_state_manager import AppendOrigin
+    from kafkalite.record.control_record_type import ControlRecordType
+    from kafkalite.record.end_transaction_marker import EndTransactionMarker
+    log = Log(str(tmp_path / "t-0"), LogConfig())
+    for pid, control in ((4, ControlRecordType.ABORT), (5, ControlRecordType.COMMIT)):
+        log.append_as_leader(MemoryRecords.with_records(SimpleRecord(1000, None, b"v"), producer_id=pid, producer_epoch=2,
+                                                        base_sequence=0, is_transactional=True), 0)
+        log.append_as_leader(MemoryRecords.with_end_transaction_marker(pid, 2, EndTransactionMarker(control, 7), 1001),
+                             0, origin=AppendOrigin.COORDINATOR)
+    log.close()
+    seg = tmp_path / "t-0" / "00000000000000000000"
+    result = CliRunner().invoke(main, ["--files", f"{seg}.log,{seg}.txnindex", "--deep-iteration"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "isTransactional: true isControl: true" in lines[4]
+    assert lines[5].endswith("endTxnMarker: ABORT coordinatorEpoch: 7")
+    assert lines[9].endswith("endTxnMarker: COMMIT coordinatorEpoch: 7")
+    assert lines[-2:] == [f"Dumping {seg}.txnindex",
+                          "version: 0 producerId: 4 firstOffset: 0 lastOffset: 1 lastStableOffset: 2"]

@@ -59,3 +59,134 @@ def test_an_api_not_served_is_an_error():
     apis.handle_error = lambda request, e: errors.append(type(e).__name__)
     apis.handle(FakeRequest(unserved))
     assert errors == ["UnsupportedVersionException"]
+
+
+# ---- WriteTxnMarkers and DescribeProducers (KafkaApisTest's handleWriteTxnMarkersRequest cases) ----
+from kafkalite.common.topic_partition import TopicPartition  # noqa: E402
+from kafkalite.log.producer_state_manager import AppendOrigin, ProducerStateEntry  # noqa: E402
+from kafkalite.protocol.errors import Errors  # noqa: E402
+from kafkalite.protocol.messages import describe_producers, write_txn_markers as wtm  # noqa: E402
+from kafkalite.protocol.transaction_result import TransactionResult  # noqa: E402
+from kafkalite.record.end_transaction_marker import EndTransactionMarker  # noqa: E402
+from kafkalite.server.replica_manager import PartitionResponse  # noqa: E402
+
+
+class FakeReplicaManager:
+    def __init__(self, hosted, append_errors=None):
+        self.hosted, self.append_errors, self.appends = set(hosted), append_errors or {}, []
+
+    def local_log(self, tp):
+        return object() if tp in self.hosted else None
+
+    def append_records(self, timeout_ms, required_acks, internal_topics_allowed, origin, entries, callback):
+        self.appends.append((required_acks, internal_topics_allowed, origin, entries))
+        callback({tp: PartitionResponse(self.append_errors.get(tp, Errors.NONE)) for tp in entries})
+
+    def active_producer_state(self, tp):
+        entry = ProducerStateEntry(7, 2, 5, 1234, 40)
+        entry.add_batch(2, 9, 41, 0, 1234)
+        return Errors.NONE, [(7, entry)]
+
+
+class FakeGroupCoordinator:
+    def __init__(self, fail=False):
+        self.calls, self.fail = [], fail
+
+    def schedule_handle_txn_completion(self, producer_id, offset_partitions, result):
+        if self.fail:
+            raise RuntimeError("boom")
+        self.calls.append((producer_id, sorted(offset_partitions), result))
+
+
+class FakeConfig:
+    def get(self, key):
+        return {"request.timeout.ms": 30000}[key]
+
+
+class WireRequest:
+    def __init__(self, body):
+        self.body = body
+
+
+def txn_apis(replica_manager, group_coordinator=None):
+    apis = KafkaApis.__new__(KafkaApis)
+    apis.replica_manager, apis.group_coordinator, apis.config = replica_manager, group_coordinator, FakeConfig()
+    apis.log_ident = ""
+    apis.sent = []
+    apis.send_response = lambda request, body: apis.sent.append(body)
+    return apis
+
+
+def marker(pid, commit, *tps, epoch=1, coordinator_epoch=4):
+    topics = {}
+    for tp in tps:
+        topics.setdefault(tp.topic, []).append(tp.partition)
+    return wtm.WritableTxnMarker(producer_id=pid, producer_epoch=epoch, transaction_result=commit,
+                                 coordinator_epoch=coordinator_epoch,
+                                 topics=[wtm.WritableTxnMarkerTopic(name=t, partition_indexes=ps)
+                                         for t, ps in topics.items()])
+
+
+def errors_of(response):
+    return {(m.producer_id, t.name, p.partition_index): Errors.for_code(p.error_code)
+            for m in response.markers for t in m.topics for p in t.partitions}
+
+
+def test_write_txn_markers_appends_control_batches_as_coordinator():
+    tp, offsets = TopicPartition("t", 0), TopicPartition("__consumer_offsets", 3)
+    rm, gc = FakeReplicaManager({tp, offsets}), FakeGroupCoordinator()
+    apis = txn_apis(rm, gc)
+    apis.handle_write_txn_markers_request(WireRequest(wtm.WriteTxnMarkersRequest(
+        markers=[marker(5, True, tp, offsets), marker(6, False, tp)])))
+    assert len(apis.sent) == 1
+    assert errors_of(apis.sent[0]) == {(5, "t", 0): Errors.NONE, (5, "__consumer_offsets", 3): Errors.NONE,
+                                       (6, "t", 0): Errors.NONE}
+    acks, internal, origin, entries = rm.appends[0]
+    assert (acks, internal, origin) == (-1, True, AppendOrigin.COORDINATOR)
+    batch = entries[tp].first_batch()
+    assert batch.is_control_batch and batch.is_transactional and (batch.producer_id, batch.producer_epoch) == (5, 1)
+    record = next(iter(batch))
+    assert EndTransactionMarker.deserialize(record.key, record.value).coordinator_epoch == 4
+    assert gc.calls == [(5, [3], TransactionResult.COMMIT)]    # only the offsets partition, only producer 5
+
+
+def test_write_txn_markers_unknown_and_not_leader_partitions():
+    hosted, missing, follower = TopicPartition("t", 0), TopicPartition("t", 9), TopicPartition("t", 1)
+    rm = FakeReplicaManager({hosted, follower}, {follower: Errors.NOT_LEADER_FOR_PARTITION})
+    apis = txn_apis(rm, FakeGroupCoordinator())
+    apis.handle_write_txn_markers_request(WireRequest(wtm.WriteTxnMarkersRequest(
+        markers=[marker(5, False, hosted, missing, follower), marker(8, True, missing)])))
+    assert len(apis.sent) == 1
+    assert errors_of(apis.sent[0]) == {(5, "t", 0): Errors.NONE, (5, "t", 9): Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                       (5, "t", 1): Errors.NOT_LEADER_FOR_PARTITION,
+                                       (8, "t", 9): Errors.UNKNOWN_TOPIC_OR_PARTITION}
+    assert len(rm.appends) == 1 and set(rm.appends[0][3]) == {hosted, follower}
+
+
+def test_write_txn_markers_group_coordinator_failure_is_unknown_server_error():
+    offsets = TopicPartition("__consumer_offsets", 0)
+    apis = txn_apis(FakeReplicaManager({offsets}), FakeGroupCoordinator(fail=True))
+    apis.handle_write_txn_markers_request(WireRequest(wtm.WriteTxnMarkersRequest(markers=[marker(5, True, offsets)])))
+    assert errors_of(apis.sent[0]) == {(5, "__consumer_offsets", 0): Errors.UNKNOWN_SERVER_ERROR}
+
+
+def test_write_txn_markers_with_nothing_to_write_answers_at_once():
+    apis = txn_apis(FakeReplicaManager(set()))
+    apis.handle_write_txn_markers_request(WireRequest(wtm.WriteTxnMarkersRequest(markers=[])))
+    assert len(apis.sent) == 1 and apis.sent[0].markers == []
+
+
+def test_describe_producers_reports_each_producer():
+    class Cache:
+        def get_partition_info(self, topic, partition):
+            return object() if partition == 0 else None
+    apis = txn_apis(FakeReplicaManager({TopicPartition("t", 0)}))
+    apis.metadata_cache = Cache()
+    apis.handle_describe_producers_request(WireRequest(describe_producers.DescribeProducersRequest(
+        topics=[describe_producers.TopicRequest(name="t", partition_indexes=[0, 1])])))
+    [topic] = apis.sent[0].topics
+    ok, unknown = topic.partitions
+    assert Errors.for_code(unknown.error_code) is Errors.UNKNOWN_TOPIC_OR_PARTITION
+    [p] = ok.active_producers
+    assert (p.producer_id, p.producer_epoch, p.last_sequence, p.last_timestamp, p.coordinator_epoch,
+            p.current_txn_start_offset) == (7, 2, 9, 1234, 5, 40)

@@ -71,3 +71,103 @@ def test_expiration_and_truncate(tmp_path):
     append(psm, 2, 0, 0, 0, 0)
     psm.truncate()
     assert psm.is_empty()
+
+
+# ---- transactions (ProducerStateManagerTest's txn cases) ----
+from kafkalite.log.log_offset_metadata import LogOffsetMetadata  # noqa: E402
+from kafkalite.log.producer_state_manager import CompletedTxn  # noqa: E402
+from kafkalite.record.control_record_type import ControlRecordType  # noqa: E402
+from kafkalite.record.end_transaction_marker import EndTransactionMarker  # noqa: E402
+
+
+def txn_append(psm, pid, epoch, seq, offset, is_transactional=True, origin=AppendOrigin.CLIENT):
+    info = psm.prepare_update(pid, origin)
+    info.append_data_batch(epoch, seq, seq, 1000, LogOffsetMetadata(offset), offset, is_transactional)
+    psm.update(info)
+
+
+def marker(psm, pid, epoch, offset, commit=True, coordinator_epoch=0):
+    info = psm.prepare_update(pid, AppendOrigin.COORDINATOR)
+    control = ControlRecordType.COMMIT if commit else ControlRecordType.ABORT
+    completed = info.append_end_txn_marker(EndTransactionMarker(control, coordinator_epoch), epoch, offset, 2000)
+    psm.update(info)
+    psm.complete_txn(completed)
+    return completed
+
+
+def test_transaction_opens_and_completes(tmp_path):
+    psm = ProducerStateManager(TP, str(tmp_path))
+    txn_append(psm, 1, 0, 0, 99)
+    assert psm.last_entry(1).current_txn_first_offset == 99
+    assert psm.first_unstable_offset().message_offset == 99 and psm.first_undecided_offset() == 99
+    txn_append(psm, 1, 0, 1, 100)      # a second batch of the same transaction does not move the start
+    assert psm.first_undecided_offset() == 99
+    completed = marker(psm, 1, 0, 101, commit=False, coordinator_epoch=3)
+    assert completed == CompletedTxn(1, 99, 101, True)
+    assert psm.last_entry(1).current_txn_first_offset is None and psm.last_entry(1).coordinator_epoch == 3
+    assert psm.first_undecided_offset() is None
+    # decided, but the marker is not replicated yet: still unstable until the HW passes it
+    assert psm.first_unstable_offset().message_offset == 99
+    psm.on_high_watermark_updated(101)
+    assert psm.first_unstable_offset().message_offset == 99
+    psm.on_high_watermark_updated(102)
+    assert psm.first_unstable_offset() is None
+
+
+def test_last_stable_offset_of_completed_txn_is_next_open_txn(tmp_path):
+    psm = ProducerStateManager(TP, str(tmp_path))
+    txn_append(psm, 1, 0, 0, 10)
+    txn_append(psm, 2, 0, 0, 11)
+    txn_append(psm, 3, 0, 0, 12)
+    c = CompletedTxn(1, 10, 13, True)
+    assert psm.last_stable_offset(c) == 11
+    marker(psm, 1, 0, 13)
+    marker(psm, 2, 0, 14)
+    assert psm.last_stable_offset(CompletedTxn(3, 12, 15, False)) == 16
+    assert sorted(psm.ongoing_txns) == [12]
+
+
+def test_non_transactional_write_during_transaction_is_invalid(tmp_path):
+    psm = ProducerStateManager(TP, str(tmp_path))
+    txn_append(psm, 1, 0, 0, 0)
+    with pytest.raises(Errors.INVALID_TXN_STATE.exception_class):
+        txn_append(psm, 1, 0, 1, 1, is_transactional=False)
+
+
+def test_marker_with_older_producer_epoch_is_fenced(tmp_path):
+    psm = ProducerStateManager(TP, str(tmp_path))
+    txn_append(psm, 1, 3, 0, 0)
+    with pytest.raises(Errors.INVALID_PRODUCER_EPOCH.exception_class):
+        marker(psm, 1, 2, 1)
+    assert psm.last_entry(1).current_txn_first_offset == 0      # nothing changed
+
+
+def test_marker_with_older_coordinator_epoch_is_fenced(tmp_path):
+    psm = ProducerStateManager(TP, str(tmp_path))
+    txn_append(psm, 1, 0, 0, 0)
+    marker(psm, 1, 0, 1, coordinator_epoch=5)
+    txn_append(psm, 1, 0, 1, 2)
+    with pytest.raises(Errors.TRANSACTION_COORDINATOR_FENCED.exception_class):
+        marker(psm, 1, 0, 3, coordinator_epoch=4)
+    marker(psm, 1, 0, 3, coordinator_epoch=5)
+
+
+def test_marker_without_data_completes_a_one_offset_txn(tmp_path):
+    psm = ProducerStateManager(TP, str(tmp_path))
+    assert marker(psm, 7, 0, 50, commit=False) == CompletedTxn(7, 50, 50, True)
+
+
+def test_producer_with_open_transaction_never_expires(tmp_path):
+    psm = ProducerStateManager(TP, str(tmp_path), max_producer_id_expiration_ms=10)
+    txn_append(psm, 1, 0, 0, 0)
+    append(psm, 2, 0, 0, 0, 1)
+    psm.remove_expired_producers(1_000_000)
+    assert psm.last_entry(1) is not None and psm.last_entry(2) is None
+
+
+def test_truncate_head_drops_decided_txns_below_log_start(tmp_path):
+    psm = ProducerStateManager(TP, str(tmp_path))
+    txn_append(psm, 1, 0, 0, 0)
+    marker(psm, 1, 0, 1)
+    psm.truncate_head(2)
+    assert psm.first_unstable_offset() is None and psm.map_end_offset == 2
