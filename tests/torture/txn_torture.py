@@ -39,7 +39,7 @@ tests/integration/test_txn_offsets_after_broker_kill9.py reproduces it with one 
 and shows the broker serving the TxnOffsetCommit when librdkafka does not re-bootstrap. ``txn_ctp_app.py``
 therefore sets ``metadata.recovery.strategy=none`` (TXN_CTP_REBOOTSTRAP=1 brings the default back). app_stalls
 before -> after: the CI variant (seed 15, 2 broker kills) 1 and 2 in two runs -> 0 (64 s -> 16 s); seed 7,
-10 rounds, 5 broker kills, 2 -> 0.
+10 rounds, 5 broker kills, 2 -> 0; the long variant (seed 1, 20 rounds, 6 broker kills) 4 -> 0.
 
 Run it (the long variant; CI runs 5 rounds through tests/integration/test_txn_torture.py):
 
