@@ -23,6 +23,7 @@ names every request it completed.
 """
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import sys
@@ -121,6 +122,9 @@ def test_send_offsets_to_transaction_after_broker_kill9_completes(broker_factory
     assert "Completed request:TXN_OFFSET_COMMIT" in served, "no TxnOffsetCommit served after the restart"
 
 
+@pytest.mark.skipif(os.environ.get("KAFKALITE_LIBRDKAFKA_PROBES") != "1", reason=(
+    "a probe of librdkafka's own bug (#5511), not of the broker: run with KAFKALITE_LIBRDKAFKA_PROBES=1 after "
+    "upgrading confluent-kafka, to learn whether txn_ctp_app.py still needs metadata.recovery.strategy=none"))
 def test_librdkafka_rebootstrap_leaves_send_offsets_to_transaction_waiting(broker_factory, tmp_path):
     broker, client, since = second_transaction_after_kill9(broker_factory, tmp_path, "rebootstrap")
     try:
