@@ -498,7 +498,8 @@ class Partition(Logging):
             return self.local_log_or_exception().append_as_follower(records)
 
     # Kafka: Partition.appendRecordsToLeader
-    def append_records_to_leader(self, records, is_from_client: bool, required_acks: int):
+    def append_records_to_leader(self, records, origin, required_acks: int):
+        """``origin``: AppendOrigin (or 2.4's isFromClient bool)."""
         with self.leader_isr_update_lock:
             leader_log = self.leader_log_if_local()
             if leader_log is None:
@@ -509,7 +510,7 @@ class Partition(Logging):
                 raise Errors.NOT_ENOUGH_REPLICAS.exception(
                     f"The size of the current ISR {sorted(self.in_sync_replica_ids)} is insufficient to satisfy "
                     f"the min.isr requirement of {min_isr} for partition {self.topic_partition}")
-            info = leader_log.append_as_leader(records, self.leader_epoch, is_from_client)
+            info = leader_log.append_as_leader(records, self.leader_epoch, origin)
             # the ISR may be the leader alone: then the high watermark follows the append
             hw_incremented = self.maybe_increment_leader_hw(leader_log)
         # outside the lock, as 2.4: a moved high watermark may unblock every kind of delayed request;
@@ -536,30 +537,42 @@ class Partition(Logging):
             raise Errors.REPLICA_NOT_AVAILABLE.exception(f"Log for {self.topic_partition} is not available")
         return self.log
 
-    # Kafka: Partition.readRecords -- consumers read below the high watermark (LSO = HW: no transactions),
-    # followers up to the log end.
+    # Kafka: Partition.readRecords -- read_uncommitted consumers read below the high watermark, read_committed
+    # ones below the last stable offset (with the aborted transactions of the range), followers up to the log end.
     def read_records(self, fetch_offset: int, current_leader_epoch: int, max_bytes: int,
                      fetch_isolation: FetchIsolation, fetch_only_from_leader: bool,
                      min_one_message: bool) -> LogReadInfo:
         with self.leader_isr_update_lock:
             log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
-            hw, lso = log.high_watermark, log.high_watermark
+            hw, lso = log.high_watermark, log.last_stable_offset
             log_start, leo = log.log_start_offset, log.log_end_offset
-        max_offset = None if fetch_isolation is FetchIsolation.FETCH_LOG_END else hw
-        data = log.read(fetch_offset, max_bytes, max_offset, min_one_message)
+        if fetch_isolation is FetchIsolation.FETCH_LOG_END:
+            max_offset = None
+        elif fetch_isolation is FetchIsolation.FETCH_TXN_COMMITTED:
+            max_offset = lso
+        else:
+            max_offset = hw
+        data = log.read(fetch_offset, max_bytes, max_offset, min_one_message, isolation=fetch_isolation)
         return LogReadInfo(data, hw, log_start, leo, lso)
 
     # Kafka: Partition.fetchOffsetSnapshot -- the offsets a delayed fetch compares with its fetch position
     def fetch_offset_snapshot(self, current_leader_epoch: int, fetch_only_from_leader: bool) -> LogOffsetSnapshot:
         log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
         hw = log.fetch_high_watermark_metadata()
-        return LogOffsetSnapshot(log.log_start_offset, log.log_end_offset_metadata, hw, hw)
+        return LogOffsetSnapshot(log.log_start_offset, log.log_end_offset_metadata, hw,
+                                 log.fetch_last_stable_offset_metadata())
 
-    # Kafka: Partition.fetchOffsetForTimestamp -- consumers see offsets below the high watermark only
+    # Kafka: Partition.fetchOffsetForTimestamp -- consumers see offsets below the high watermark only, and
+    # read_committed ones (isolation level 1) below the last stable offset
     def fetch_offset_for_timestamp(self, timestamp: int, current_leader_epoch: int, fetch_only_from_leader: bool,
-                                   is_from_consumer: bool) -> TimestampAndOffset | None:
+                                   is_from_consumer: bool, isolation_level: int = 0) -> TimestampAndOffset | None:
         log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
-        last_fetchable = log.high_watermark if is_from_consumer else log.log_end_offset
+        if not is_from_consumer:
+            last_fetchable = log.log_end_offset
+        elif isolation_level == 1:
+            last_fetchable = log.last_stable_offset
+        else:
+            last_fetchable = log.high_watermark
         if timestamp == LATEST_TIMESTAMP:
             return TimestampAndOffset(-1, last_fetchable, self.leader_epoch)
         if timestamp == EARLIEST_TIMESTAMP:
@@ -578,6 +591,16 @@ class Partition(Logging):
         with self.leader_isr_update_lock:
             log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
             return log.end_offset_for_epoch(leader_epoch)
+
+    # KIP-664 (Kafka 3.0, not in 2.4) Partition.activeProducerState -- the producers the leader's log knows,
+    # for DescribeProducers: [(producer id, ProducerStateEntry)]
+    def active_producer_state(self) -> list:
+        with self.leader_isr_update_lock:
+            log = self.leader_log_if_local()
+            if log is None:
+                raise Errors.NOT_LEADER_FOR_PARTITION.exception(
+                    f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
+            return log.active_producers()
 
     # ------------------------------------------------------------------ truncation and deletion
     # Kafka: Partition.truncateTo -- the replica fetcher's truncation (through the LogManager, which

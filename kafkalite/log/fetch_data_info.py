@@ -5,10 +5,11 @@ and ``log`` must not import ``server``.
 
 Classes: LogOffsetSnapshot and LogReadInfo (Kafka 2.4 keeps both in Log.scala; LogReadInfo is what Partition.readRecords returns -- the data and
 the offsets a Fetch response carries), FetchIsolation (how far a read may see: the log end for followers, the high watermark for
-consumers; read_committed comes with transactions), FetchDataInfo -- what a log read returns: where the read started
+read_uncommitted consumers, the last stable offset for read_committed ones), FetchDataInfo -- what a log read returns: where the read started
 (``fetch_offset_metadata``), the records (a ``FileRecords`` slice, so the bytes go to the socket
-with sendfile and are never copied into Python) and whether the first batch did not fit.
-Left out: aborted transactions (no transactions in kafkalite yet).
+with sendfile and are never copied into Python), whether the first batch did not fit and, for a
+read_committed (FETCH_TXN_COMMITTED) read, the aborted transactions overlapping the records as
+``[(producer_id, first_offset)]`` (None for the other isolations).
 """
 from __future__ import annotations
 

@@ -3,6 +3,9 @@
 Classes: Log (one partition's log: segments, log end offset, high watermark, log start offset,
 recovery point), LogAppendInfo.
 
+Loading (leftover files, opening segments, recovery after a crash) is LogLoader's, as in Kafka 3.0;
+2.4 has it in this class (see log_loader.py).
+
 Era notes: Kafka 3.1 split this class into UnifiedLog (offsets, producer state, epochs) and
 LocalLog (segments on disk); 2.4 has the one class, and so does kafkalite.
 
@@ -21,8 +24,17 @@ Decisions where kafkalite differs from 2.4:
   Kafka's up-conversion (LogValidator) is left out.
 - Broker-side recompression (``compression.type`` other than ``producer``) is left out: batches
   are stored as the producer compressed them.
-- No producer snapshots: producer state is rebuilt at load from the batch headers.
-- No transactions (no txn index, LSO = HW), no log cleaner (compaction).
+- Producer snapshots (``<offset>.snapshot``, ProducerStateManager) are taken at each roll, at close and
+  after each rebuild; a load starts from the latest one and replays only the batches after it. 2.4 skips
+  the rebuild when it finds no snapshot after a clean shutdown (its upgrade shortcut for logs written
+  before KIP-98); kafkalite replays from the log start instead, so that logs written before kafkalite took
+  snapshots keep their open transactions.
+- No log cleaner (compaction).
+Transactions: the first unstable offset is the first offset of the oldest transaction that is open or
+decided above the high watermark (ProducerStateManager); the last stable offset is the smaller of it and
+the high watermark, recomputed on append, marker, high-watermark move, log-start move, truncation and
+load. A read with FetchIsolation FETCH_TXN_COMMITTED stops at the LSO and returns the aborted
+transactions overlapping what it read (collected from the segments' transaction indexes).
 A log whose directory ends in ``-future`` (``topic-0.<uniqueId>-future``) is a future log (``is_future``): the
 copy an AlterReplicaLogDirs move fills in another log dir before it replaces the current log.
 Locking: one ``threading.RLock`` per log around appends, rolls, truncation and deletion; reads
@@ -32,22 +44,22 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import copy
 import os
 import threading
 import uuid
 
 import attrs
 
-from kafkalite.log.abstract_index import CorruptIndexException
-from kafkalite.log.fetch_data_info import FetchDataInfo
+from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
 from kafkalite.log.leader_epoch_file_cache import LEADER_EPOCH_CHECKPOINT_FILENAME, LeaderEpochFileCache
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_file_utils import (
-    CLEAN_SHUTDOWN_FILE, CLEANED_FILE_SUFFIX, DELETE_DIR_SUFFIX, DELETED_FILE_SUFFIX, FUTURE_DIR_SUFFIX,
-    INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, SWAP_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, log_dir_name,
-    offset_from_file_name, parse_topic_partition_name)
+    CLEAN_SHUTDOWN_FILE, DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, log_dir_name, parse_topic_partition_name)
+from kafkalite.log.log_loader import LogLoader, rebuild_producer_state
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.log.log_segment import LogSegment, RollParams
+from kafkalite.log.offset_index import OffsetPosition
 from kafkalite.log.producer_state_manager import AppendOrigin, ProducerStateManager
 from kafkalite.protocol.errors import Errors
 from kafkalite.record.compression_type import CompressionType
@@ -96,7 +108,7 @@ class LogAppendInfo:
 class Log(Logging):
     """Kafka: Log."""
 
-    # Kafka: Log.<init> (+ the locally block that loads segments)
+    # Kafka: Log.<init> (+ the locally block; LogLoader loads the segments)
     def __init__(self, dir: str, config: LogConfig, log_start_offset: int = 0, recovery_point: int = 0,
                  scheduler=None, time: Time = SYSTEM, topic_partition=None,
                  max_producer_id_expiration_ms: int = 7 * 24 * 3600 * 1000,
@@ -121,16 +133,22 @@ class Log(Logging):
         os.makedirs(dir, exist_ok=True)
         self.leader_epoch_cache = LeaderEpochFileCache(
             self.topic_partition, os.path.join(dir, LEADER_EPOCH_CHECKPOINT_FILENAME))
+        self.max_producer_id_expiration_ms = max_producer_id_expiration_ms
         self.producer_state_manager = ProducerStateManager(self.topic_partition, dir, max_producer_id_expiration_ms)
+        self.first_unstable_offset_metadata: LogOffsetMetadata | None = None
         start_ms = time.hi_res_clock_ms()
-        next_offset = self.load_segments()
+        had_clean_shutdown = self.had_clean_shutdown
+        loaded = LogLoader(dir, self.topic_partition, config, time, had_clean_shutdown, self._segments,
+                           log_start_offset, recovery_point, max_producer_id_expiration_ms,
+                           self.leader_epoch_cache).load()
+        self._publish()
+        next_offset = loaded.next_offset
         self.next_offset_metadata = LogOffsetMetadata(
             next_offset, self.active_segment.base_offset, self.active_segment.size)
-        self.leader_epoch_cache.truncate_from_end(next_offset)
-        self.log_start_offset = max(self.log_start_offset, self._snapshot[1][0].base_offset)
-        self.recovery_point = min(max(self.recovery_point, 0), next_offset) if self.had_clean_shutdown else next_offset
+        self.log_start_offset = loaded.log_start_offset
+        self.recovery_point = loaded.recovery_point
         self.high_watermark_metadata = LogOffsetMetadata(self.log_start_offset)
-        self.load_producer_state(next_offset)
+        self.load_producer_state(next_offset, reload_from_clean_shutdown=had_clean_shutdown)
         # Kafka: Log.producerExpireCheck -- producers idle longer than producer.id.expiration.ms go
         self.producer_expire_check = None
         if scheduler is not None:
@@ -217,91 +235,46 @@ class Log(Logging):
                 channel.maybe_add_offline_log_dir(self.parent_dir, text, e)
             raise Errors.KAFKA_STORAGE_ERROR.exception(f"{text}: {e}") from e
 
-    # ---- loading ----
-    # Kafka: Log.loadSegments (with removeTempFilesAndCollectSwapFiles and loadSegmentFiles)
-    def load_segments(self) -> int:
-        for name in os.listdir(self.dir):
-            if name.endswith((DELETED_FILE_SUFFIX, CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX, ".tmp")):
-                os.unlink(os.path.join(self.dir, name))
-        names = sorted(os.listdir(self.dir))
-        for name in names:
-            path = os.path.join(self.dir, name)
-            if name.endswith((INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX)):
-                log_path = os.path.join(self.dir, name.split(".")[0] + LOG_FILE_SUFFIX)
-                if not os.path.exists(log_path):
-                    self.warn("Found an orphaned index file %s, with no corresponding log file.", path)
-                    os.unlink(path)
-        for name in sorted(os.listdir(self.dir)):
-            if not name.endswith(LOG_FILE_SUFFIX):
-                continue
-            base_offset = offset_from_file_name(name)
-            segment = LogSegment.open(self.dir, base_offset, self.config, self.time, file_already_exists=True)
-            try:
-                segment.sanity_check()
-            except (CorruptIndexException, FileNotFoundError) as e:
-                self.error("Could not find offset index file corresponding to log file %s or the index is "
-                           "corrupt (%s), recovering segment and rebuilding index files...", segment.log.file, e)
-                truncated = self.recover_segment(segment)
-                if truncated > 0:   # whatever path finds it, dropped bytes are always reported
-                    self.warn("Corruption found in segment %d: dropped %d invalid bytes, truncating to offset %d",
-                              segment.base_offset, truncated, segment.read_next_offset())
-            self.add_segment(segment)
-        if not self._segments:
-            self.add_segment(LogSegment.open(self.dir, self.log_start_offset, self.config, self.time))
-            next_offset = self.log_start_offset
-        else:
-            next_offset = self.recover_log()
-        self.active_segment.resize_indexes(self.config.max_index_size)
-        return next_offset
-
-    # Kafka: Log.recoverSegment
-    def recover_segment(self, segment: LogSegment) -> int:
-        return segment.recover(leader_epoch_cache=self.leader_epoch_cache)
-
-    # Kafka: Log.recoverLog
-    def recover_log(self) -> int:
-        if self.had_clean_shutdown:
-            active = self.active_segment
-            if not active.has_valid_tail():   # kafkalite's check, see LogSegment.has_valid_tail
-                truncated = self.recover_segment(active)
-                self.warn("Damaged tail found in segment %d after a clean shutdown: dropped %d invalid bytes, "
-                          "truncating to offset %d", active.base_offset, truncated, active.read_next_offset())
-        else:
-            unflushed = self.log_segments(self.recovery_point, None)
-            for i, segment in enumerate(unflushed):
-                self.info("Recovering unflushed segment %d", segment.base_offset)
-                truncated = self.recover_segment(segment)
-                if truncated > 0:
-                    self.warn("Corruption found in segment %d: dropped %d invalid bytes, truncating to offset %d",
-                              segment.base_offset, truncated, segment.read_next_offset())
-                    for later in unflushed[i + 1:]:
-                        self.warn("Deleting segment %d, which follows the corrupt one", later.base_offset)
-                        self._remove_segment(later)
-                        later.delete_if_exists()
-                    break
-        log_end_offset = self.active_segment.read_next_offset()
-        if log_end_offset < self.log_start_offset:
-            self.warn("Deleting all segments because logEndOffset (%d) is smaller than logStartOffset (%d). "
-                      "This could happen if segment files were deleted from the file system.",
-                      log_end_offset, self.log_start_offset)
-            for segment in self.log_segments():
-                self._remove_segment(segment)
-                segment.delete_if_exists()
-            self.add_segment(LogSegment.open(self.dir, self.log_start_offset, self.config, self.time))
-            return self.log_start_offset
-        return log_end_offset
-
-    # Kafka: Log.loadProducerState (rebuilt from batch headers; kafkalite keeps no snapshots)
-    def load_producer_state(self, last_offset: int) -> None:
+    # ---- loading (segments: LogLoader) ----
+    # Kafka: Log.loadProducerState
+    def load_producer_state(self, last_offset: int, reload_from_clean_shutdown: bool = False) -> None:
         with self._lock:
-            self.producer_state_manager.truncate()
-            for segment in self.log_segments():
-                for batch in segment.log.batches():
-                    if batch.base_offset >= last_offset:
-                        break
-                    if batch.has_producer_id():
-                        self.producer_state_manager.load_batch(batch)
-            self.producer_state_manager.update_map_end_offset(last_offset)
+            rebuild_producer_state(self.producer_state_manager, self.log_segments(), self.log_start_offset,
+                                   last_offset, self.time, reload_from_clean_shutdown)
+            self.producer_state_manager.on_high_watermark_updated(self.high_watermark)
+            self.maybe_increment_first_unstable_offset()
+
+    # Kafka: Log.takeProducerSnapshot
+    def take_producer_snapshot(self) -> None:
+        with self._lock:
+            self.producer_state_manager.take_snapshot()
+
+    # Kafka: Log.latestProducerSnapshotOffset
+    def latest_producer_snapshot_offset(self) -> int | None:
+        with self._lock:
+            return self.producer_state_manager.latest_snapshot_offset()
+
+    # Kafka: Log.oldestProducerSnapshotOffset
+    def oldest_producer_snapshot_offset(self) -> int | None:
+        with self._lock:
+            return self.producer_state_manager.oldest_snapshot_offset()
+
+    # Kafka: Log.deleteSnapshotsAfterRecoveryPointCheckpoint -- keep the snapshots of the last two segments and
+    # of every segment at or above the recovery point (recovery starts from them); returns the oldest kept
+    def delete_snapshots_after_recovery_point_checkpoint(self) -> int:
+        min_offset_to_retain = self.min_snapshots_offset_to_retain()
+        self.producer_state_manager.delete_snapshots_before(min_offset_to_retain)
+        return min_offset_to_retain
+
+    # Kafka: Log.minSnapshotsOffsetToRetain
+    def min_snapshots_offset_to_retain(self) -> int:
+        with self._lock:
+            bases = [seg.base_offset for seg in self.log_segments()]
+            lower_than_active = [b for b in bases if b < bases[-1]]
+            two_segments_min_offset = lower_than_active[-1] if lower_than_active else bases[-1]
+            below_recovery_point = [b for b in bases if b < self.recovery_point]
+            recovery_point_offset = below_recovery_point[-1] if below_recovery_point else self.recovery_point
+            return min(recovery_point_offset, two_segments_min_offset)
 
     def _remove_expired_producers(self) -> None:
         with self._lock:
@@ -312,9 +285,12 @@ class Log(Logging):
             self.producer_expire_check.cancel()
 
     # ---- append ----
-    # Kafka: Log.appendAsLeader
-    def append_as_leader(self, records: MemoryRecords, leader_epoch: int, is_from_client: bool = True) -> LogAppendInfo:
-        origin = AppendOrigin.CLIENT if is_from_client else AppendOrigin.COORDINATOR
+    # Kafka: Log.appendAsLeader -- ``origin``: AppendOrigin.CLIENT (a producer), COORDINATOR (the group or
+    # transaction coordinator: offsets, transaction markers); a bool is 2.4's isFromClient.
+    def append_as_leader(self, records: MemoryRecords, leader_epoch: int,
+                         origin: AppendOrigin | bool = AppendOrigin.CLIENT,
+                         is_from_client: bool | None = None) -> LogAppendInfo:
+        origin = to_append_origin(origin if is_from_client is None else is_from_client)
         with self.maybe_handle_io_exception(self._append_error_message):
             return self._append(records, origin, assign_offsets=True, leader_epoch=leader_epoch)
 
@@ -352,7 +328,9 @@ class Log(Logging):
                         f"Message batch size is {batch.size_in_bytes} bytes in append to partition "
                         f"{self.topic_partition} which exceeds the maximum configured segment size of "
                         f"{self.config.segment_size}.")
-            updated_producers, duplicate = self._analyze_and_validate_producer_state(batches, origin)
+            segment = self.maybe_roll(valid_records.size_in_bytes(), append_info)
+            updated_producers, completed_txns, duplicate = self._analyze_and_validate_producer_state(
+                segment, batches, origin)
             if duplicate is not None:
                 append_info.first_offset = duplicate.first_offset
                 append_info.last_offset = duplicate.last_offset
@@ -362,14 +340,19 @@ class Log(Logging):
             for batch in batches:
                 if batch.partition_leader_epoch >= 0:
                     self.maybe_assign_epoch_start_offset(batch.partition_leader_epoch, batch.base_offset)
-            segment = self.maybe_roll(valid_records.size_in_bytes(), append_info)
             segment.append(largest_offset=append_info.last_offset, largest_timestamp=append_info.max_timestamp,
                            shallow_offset_of_max_timestamp=append_info.offset_of_max_timestamp,
                            records=valid_records)
             self.update_log_end_offset(append_info.last_offset + 1)
+            psm = self.producer_state_manager
             for info in updated_producers.values():
-                self.producer_state_manager.update(info)
-            self.producer_state_manager.update_map_end_offset(append_info.last_offset + 1)
+                psm.update(info)
+            # an aborted transaction goes to the index with the LSO as it is once its marker is in
+            for completed_txn in completed_txns:
+                segment.update_txn_index(completed_txn, psm.last_stable_offset(completed_txn))
+                psm.complete_txn(completed_txn)
+            psm.update_map_end_offset(append_info.last_offset + 1)
+            self.maybe_increment_first_unstable_offset()
             self.trace("Appended message set with last offset: %d, first offset: %s, next offset: %d",
                        append_info.last_offset, append_info.first_offset, self.log_end_offset)
             if self.unflushed_messages >= self.config.flush_interval:
@@ -451,6 +434,9 @@ class Log(Logging):
     # Kafka: LogValidator.validateBatch (the header checks for client batches; kafkalite has no
     # LogValidator, since it never rewrites records)
     def _validate_batch(self, batch) -> None:
+        if batch.is_control_batch:
+            raise Errors.INVALID_RECORD.exception(
+                f"Clients are not allowed to write control records in topic partition {self.topic_partition}.")
         count_from_offsets = batch.last_offset_delta + 1
         if count_from_offsets <= 0:
             raise Errors.INVALID_RECORD.exception(
@@ -477,30 +463,41 @@ class Log(Logging):
             return records
         return MemoryRecords(records.buffer[:info.valid_bytes])
 
-    # Kafka: Log.analyzeAndValidateProducerState
-    def _analyze_and_validate_producer_state(self, batches, origin: AppendOrigin):
+    # Kafka: Log.analyzeAndValidateProducerState -- (updated producers, completed transactions, duplicate).
+    # A transaction's first batch is remembered with its segment and position (where it will be written),
+    # so the LSO needs no index lookup.
+    def _analyze_and_validate_producer_state(self, segment: LogSegment, batches, origin: AppendOrigin):
         updated = {}
+        completed = []
+        position = segment.size
         for batch in batches:
+            size = batch.size_in_bytes
             if not batch.has_producer_id():
+                position += size
                 continue
             if origin is AppendOrigin.CLIENT:
                 last = self.producer_state_manager.last_entry(batch.producer_id)
                 duplicate = last.find_duplicate_batch(batch) if last is not None else None
                 if duplicate is not None:
-                    return updated, duplicate
+                    return updated, completed, duplicate
             info = updated.get(batch.producer_id)
             if info is None:
                 info = self.producer_state_manager.prepare_update(batch.producer_id, origin)
                 updated[batch.producer_id] = info
-            info.append(batch)
-        return updated, None
+            first_offset_metadata = (LogOffsetMetadata(batch.base_offset, segment.base_offset, position)
+                                     if batch.is_transactional else None)
+            completed_txn = info.append(batch, first_offset_metadata)
+            if completed_txn is not None:
+                completed.append(completed_txn)
+            position += size
+        return updated, completed, None
 
     # Kafka: Log.updateLogEndOffset
     def update_log_end_offset(self, offset: int) -> None:
         active = self.active_segment
         self.next_offset_metadata = LogOffsetMetadata(offset, active.base_offset, active.size)
         if self.high_watermark >= offset:
-            self.high_watermark_metadata = self.next_offset_metadata
+            self._update_high_watermark_metadata(self.next_offset_metadata)
 
     # ---- high watermark and log start offset ----
     @property
@@ -510,9 +507,16 @@ class Log(Logging):
     # Kafka: Log.updateHighWatermark
     def update_high_watermark(self, hw: int) -> int:
         new_hw = min(max(hw, self.log_start_offset), self.log_end_offset)
-        self.high_watermark_metadata = (self.next_offset_metadata if new_hw == self.log_end_offset
-                                        else LogOffsetMetadata(new_hw))
+        self._update_high_watermark_metadata(self.next_offset_metadata if new_hw == self.log_end_offset
+                                             else LogOffsetMetadata(new_hw))
         return new_hw
+
+    # Kafka: Log.updateHighWatermarkMetadata -- transactions decided below the new HW become stable
+    def _update_high_watermark_metadata(self, new_high_watermark: LogOffsetMetadata) -> None:
+        with self._lock:
+            self.high_watermark_metadata = new_high_watermark
+            self.producer_state_manager.on_high_watermark_updated(new_high_watermark.message_offset)
+            self.maybe_increment_first_unstable_offset()
 
     # Kafka: Log.maybeIncrementHighWatermark
     def maybe_increment_high_watermark(self, new_hw: LogOffsetMetadata) -> LogOffsetMetadata | None:
@@ -523,7 +527,7 @@ class Log(Logging):
             if (old.message_offset < new_hw.message_offset
                     or (old.message_offset == new_hw.message_offset and old.message_offset_only()
                         and not new_hw.message_offset_only())):
-                self.high_watermark_metadata = new_hw
+                self._update_high_watermark_metadata(new_hw)
                 return old
             return None
 
@@ -556,21 +560,121 @@ class Log(Logging):
                 self.info("Incrementing log start offset to %d", new_log_start_offset)
                 self.log_start_offset = new_log_start_offset
                 self.leader_epoch_cache.truncate_from_start(new_log_start_offset)
+                self.producer_state_manager.truncate_head(new_log_start_offset)
+                self.maybe_increment_first_unstable_offset()
+
+    # ---- transactions: first unstable offset and last stable offset ----
+    # Kafka: Log.firstUnstableOffset
+    @property
+    def first_unstable_offset(self) -> int | None:
+        md = self.first_unstable_offset_metadata
+        return None if md is None else md.message_offset
+
+    # Kafka: Log.maybeIncrementFirstUnstableOffset -- take the producer state's first unstable offset, never
+    # below the log start offset, with its segment position when it can be found
+    def maybe_increment_first_unstable_offset(self) -> None:
+        with self._lock:
+            md = self.producer_state_manager.first_unstable_offset()
+            if md is not None and (md.message_offset_only() or md.message_offset < self.log_start_offset):
+                offset = max(md.message_offset, self.log_start_offset)
+                current = self.first_unstable_offset_metadata
+                if current is not None and current.message_offset == offset and not current.message_offset_only():
+                    md = current    # already located (transactions replayed at load carry offsets only)
+                else:
+                    md = self.convert_to_offset_metadata(offset) or LogOffsetMetadata(offset)
+            if md != self.first_unstable_offset_metadata:
+                self.debug("First unstable offset updated to %s", md)
+                self.first_unstable_offset_metadata = md
+
+    # Kafka: Log.lastStableOffset -- every offset below it is decided (no open transaction); never above the HW
+    @property
+    def last_stable_offset(self) -> int:
+        md = self.first_unstable_offset_metadata
+        if md is not None and md.message_offset < self.high_watermark:
+            return md.message_offset
+        return self.high_watermark
+
+    # Kafka: Log.lastStableOffsetLag
+    @property
+    def last_stable_offset_lag(self) -> int:
+        return self.high_watermark - self.last_stable_offset
+
+    # Kafka: Log.fetchLastStableOffsetMetadata
+    def fetch_last_stable_offset_metadata(self) -> LogOffsetMetadata:
+        md = self.first_unstable_offset_metadata
+        if md is not None and md.message_offset < self.high_watermark:
+            if md.message_offset_only():
+                with self._lock:
+                    full = self.convert_to_offset_metadata(md.message_offset)
+                    if full is None:
+                        return md
+                    if self.first_unstable_offset_metadata == md:
+                        self.first_unstable_offset_metadata = full
+                    return full
+            return md
+        return self.fetch_high_watermark_metadata()
+
+    # KIP-664 (Kafka 3.0, not in 2.4) Log.activeProducers -- a copy of each producer's state, sorted by id
+    def active_producers(self) -> list:
+        with self._lock:
+            return sorted(((pid, copy.copy(e)) for pid, e in self.producer_state_manager.active_producers().items()),
+                          key=lambda item: item[0])
+
+    # Kafka: Log.collectAbortedTransactions -- every aborted transaction overlapping [start, upper bound)
+    def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list:
+        found = []
+        for segment in self.log_segments(start_offset, None):
+            result = segment.collect_aborted_txns(start_offset, upper_bound_offset)
+            found.extend(result.aborted_transactions)
+            if result.is_complete:
+                break
+        return found
+
+    # Kafka: Log.addAbortedTransactions -- a read_committed read carries the aborted transactions overlapping
+    # what it returns (up to the sparse index's bound past the fetched bytes, else the next segment or the end)
+    def _add_aborted_transactions(self, start_offset: int, segment_index: int, segs, fetch: FetchDataInfo) -> FetchDataInfo:
+        segment = segs[segment_index]
+        start_position = OffsetPosition(fetch.fetch_offset_metadata.message_offset,
+                                        fetch.fetch_offset_metadata.relative_position_in_segment)
+        upper = segment.fetch_upper_bound_offset(start_position, fetch.records.size_in_bytes())
+        if upper is None:
+            upper = segs[segment_index + 1].base_offset if segment_index + 1 < len(segs) else self.log_end_offset
+        aborted = []
+        for seg in segs[segment_index:]:
+            result = seg.collect_aborted_txns(start_offset, upper)
+            aborted.extend(t.as_aborted_transaction() for t in result.aborted_transactions)
+            if result.is_complete:
+                break
+        return attrs.evolve(fetch, aborted_transactions=aborted)
 
     # ---- read ----
     # Kafka: Log.read
-    def read(self, start_offset: int, max_length: int, max_offset=None, min_one_message: bool = True) -> FetchDataInfo:
+    def read(self, start_offset: int, max_length: int, max_offset=None, min_one_message: bool = True,
+             isolation: FetchIsolation | None = None) -> FetchDataInfo:
         """Read from ``start_offset``; ``max_offset`` (an offset or LogOffsetMetadata, e.g. the high
-        watermark) bounds what is visible. Returns a FileRecords slice, never a copy."""
+        watermark) bounds what is visible, or else ``isolation`` does (the log end, the high watermark,
+        the last stable offset). FETCH_TXN_COMMITTED also collects the aborted transactions of the range.
+        Returns a FileRecords slice, never a copy."""
         with self.maybe_handle_io_exception(lambda: f"Exception while reading from {self.topic_partition} in dir "
                                                     f"{self.parent_dir}"):
-            return self._read(start_offset, max_length, max_offset, min_one_message)
+            include_aborted_txns = isolation is FetchIsolation.FETCH_TXN_COMMITTED
+            if max_offset is None and isolation is FetchIsolation.FETCH_HIGH_WATERMARK:
+                max_offset = self.fetch_high_watermark_metadata()
+            elif max_offset is None and include_aborted_txns:
+                max_offset = self.fetch_last_stable_offset_metadata()
+            fetch, where = self._read(start_offset, max_length, max_offset, min_one_message)
+            if include_aborted_txns:
+                if where is None:   # Kafka: Log.emptyFetchDataInfo -- nothing read, no aborted transactions
+                    return attrs.evolve(fetch, aborted_transactions=[])
+                return self._add_aborted_transactions(start_offset, where[0], where[1], fetch)
+            return fetch
 
-    def _read(self, start_offset: int, max_length: int, max_offset, min_one_message: bool) -> FetchDataInfo:
+    def _read(self, start_offset: int, max_length: int, max_offset, min_one_message: bool):
+        """(FetchDataInfo, (index of the segment read, segment list) or None when nothing was read)."""
         end_meta = self.next_offset_metadata
         end_offset = end_meta.message_offset
         if start_offset == end_offset:
-            return FetchDataInfo(end_meta, MemoryRecords.EMPTY)
+            return FetchDataInfo(end_meta, MemoryRecords.EMPTY), None
         if start_offset > end_offset or start_offset < self.log_start_offset:
             raise Errors.OFFSET_OUT_OF_RANGE.exception(
                 f"Received request for offset {start_offset} for partition {self.topic_partition}, but we only "
@@ -588,8 +692,8 @@ class Log(Logging):
             # convertToOffsetMetadata gives), never offset-only: a DelayedFetch parked on this
             # read counts the bytes appended after that position and completes when enough come.
             if start_offset == max_meta.message_offset and not max_meta.message_offset_only():
-                return FetchDataInfo(max_meta, MemoryRecords.EMPTY)
-            return FetchDataInfo(self._offset_metadata_at(start_offset), MemoryRecords.EMPTY)
+                return FetchDataInfo(max_meta, MemoryRecords.EMPTY), None
+            return FetchDataInfo(self._offset_metadata_at(start_offset), MemoryRecords.EMPTY), None
         bases, segs = self._snapshot
         i = self._floor_segment_index(bases, start_offset)
         while 0 <= i < len(segs):
@@ -602,9 +706,9 @@ class Log(Logging):
                 max_position = segment.size
             fetch = segment.read(start_offset, max_length, max_position, min_one_message)
             if fetch is not None:
-                return fetch
+                return fetch, (i, segs)
             i += 1
-        return FetchDataInfo(LogOffsetMetadata(start_offset), MemoryRecords.EMPTY)
+        return FetchDataInfo(LogOffsetMetadata(start_offset), MemoryRecords.EMPTY), None
 
     def _offset_metadata_at(self, offset: int) -> LogOffsetMetadata:
         """The segment and byte position of the batch that starts at (or holds) ``offset``."""
@@ -702,7 +806,9 @@ class Log(Logging):
                                    f"{self.active_segment}")
             if self._segments:
                 self.active_segment.on_become_inactive_segment()
+            # the snapshot at the new base offset lets a recovery of the new segment start from it
             self.producer_state_manager.update_map_end_offset(new_offset)
+            self.producer_state_manager.take_snapshot()
             segment = self.add_segment(LogSegment.open(self.dir, new_offset, self.config, self.time))
             self.update_log_end_offset(self.log_end_offset)
         if self.scheduler is not None:
@@ -836,7 +942,8 @@ class Log(Logging):
                 self.recovery_point = min(target_offset, self.recovery_point)
                 self.log_start_offset = min(target_offset, self.log_start_offset)
                 self.leader_epoch_cache.truncate_from_end(target_offset)
-                self.load_producer_state(target_offset)
+                self.first_unstable_offset_metadata = None
+                self.load_producer_state(target_offset)   # also recomputes the first unstable offset
             return True
 
     # Kafka: Log.truncateFullyAndStartAt
@@ -854,6 +961,7 @@ class Log(Logging):
             self.log_start_offset = new_offset
             self.recovery_point = new_offset
             self.update_high_watermark(new_offset)
+            self.maybe_increment_first_unstable_offset()
 
     # ---- lifecycle ----
     # Kafka: Log.close
@@ -861,6 +969,13 @@ class Log(Logging):
         self.debug("Closing log")
         with self._lock:
             self._cancel_producer_expire_check()
+            # a snapshot at the log end spares the next load any replay; without it the next load replays
+            # from an older one, so a failed write does not keep the segments from closing
+            try:
+                self.producer_state_manager.take_snapshot()
+            except OSError as e:
+                self.warn("Could not write the producer snapshot at offset %d: %s",
+                          self.producer_state_manager.map_end_offset, e)
             for seg in self.log_segments():
                 seg.close()
 
@@ -897,8 +1012,15 @@ class Log(Logging):
 
     def __repr__(self) -> str:
         return (f"Log(dir={self.dir}, topic={self.topic_partition.topic}, partition={self.topic_partition.partition}, "
-                f"highWatermark={self.high_watermark}, lastStableOffset={self.high_watermark}, "
+                f"highWatermark={self.high_watermark}, lastStableOffset={self.last_stable_offset}, "
                 f"logStartOffset={self.log_start_offset}, logEndOffset={self.log_end_offset})")
+
+
+# Kafka 2.4 passes isFromClient where 2.5+ pass an AppendOrigin; kafkalite's callers may pass either.
+def to_append_origin(origin) -> AppendOrigin:
+    if isinstance(origin, AppendOrigin):
+        return origin
+    return AppendOrigin.CLIENT if origin else AppendOrigin.COORDINATOR
 
 
 # Kafka: Log.logDeleteDirName

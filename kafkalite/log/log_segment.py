@@ -1,6 +1,6 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/log/LogSegment.scala
 
-Classes: LogSegment (one ``.log`` file with its ``.index`` and ``.timeindex``), RollParams.
+Classes: LogSegment (one ``.log`` file with its ``.index``, ``.timeindex`` and ``.txnindex``), RollParams.
 
 A segment covers the offsets from its base offset up to the next segment's base offset. Appends
 go to the end of the file; every ``index.interval.bytes`` of data the segment adds one offset
@@ -8,7 +8,9 @@ index entry (and a time index entry if the max timestamp grew), so the indexes s
 A read translates an offset to a file position through the index plus a short header-only
 scan, then hands back a ``FileRecords`` slice.
 
-Left out: the transaction index (``.txnindex``), LazyIndex, ``.deleted`` renaming with a
+The transaction index holds the transactions aborted by a marker in this segment (``update_txn_index``);
+recovery rebuilds it by replaying the segment's batches into the producer state, and truncation and
+deletion keep it with the segment. Left out: LazyIndex, ``.deleted`` renaming with a
 delayed delete (Log unlinks files and closes them later instead), producer snapshots.
 """
 from __future__ import annotations
@@ -19,11 +21,13 @@ import attrs
 
 from kafkalite.log.abstract_index import CorruptIndexException
 from kafkalite.log.fetch_data_info import FetchDataInfo
-from kafkalite.log.log_file_utils import log_file, offset_index_file, time_index_file
+from kafkalite.log.log_file_utils import log_file, offset_index_file, time_index_file, transaction_index_file
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.log.offset_index import OffsetIndex
+from kafkalite.log.producer_state_manager import AppendOrigin
 from kafkalite.log.time_index import TimeIndex
-from kafkalite.protocol.errors import CorruptRecordException, InvalidRecordException
+from kafkalite.log.transaction_index import AbortedTxn, TransactionIndex, TxnIndexSearchResult
+from kafkalite.protocol.errors import ApiException, CorruptRecordException, InvalidRecordException
 from kafkalite.record.file_records import FileRecords, LogOffsetPosition, TimestampAndOffset
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.record.record_batch import RecordBatch
@@ -48,10 +52,15 @@ class LogSegment(Logging):
 
     # Kafka: LogSegment.<init>
     def __init__(self, log: FileRecords, offset_index: OffsetIndex, time_index: TimeIndex, base_offset: int,
-                 index_interval_bytes: int, roll_jitter_ms: int = 0, time: Time = SYSTEM):
+                 index_interval_bytes: int, roll_jitter_ms: int = 0, time: Time = SYSTEM,
+                 txn_index: TransactionIndex | None = None):
         self.log = log
         self.offset_index = offset_index
         self.time_index = time_index
+        if txn_index is None:   # a segment built by hand (tests): its .txnindex sits next to its .log
+            txn_index = TransactionIndex(base_offset, transaction_index_file(
+                os.path.dirname(log.file), base_offset, _suffix_after_log(log.file)))
+        self.txn_index = txn_index
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
         self.roll_jitter_ms = roll_jitter_ms
@@ -72,7 +81,8 @@ class LogSegment(Logging):
             FileRecords.open(log_file(dir_, base_offset, file_suffix), file_already_exists, init_file_size, preallocate),
             OffsetIndex(offset_index_file(dir_, base_offset, file_suffix), base_offset, max_index_size),
             TimeIndex(time_index_file(dir_, base_offset, file_suffix), base_offset, max_index_size),
-            base_offset, config.index_interval, config.random_segment_jitter(), time)
+            base_offset, config.index_interval, config.random_segment_jitter(), time,
+            TransactionIndex(base_offset, transaction_index_file(dir_, base_offset, file_suffix)))
 
     # ---- max timestamp bookkeeping ----
     # Kafka: LogSegment.loadLargestTimestamp
@@ -111,6 +121,7 @@ class LogSegment(Logging):
             raise FileNotFoundError(f"Segment file {self.log.file} does not exist")
         self.offset_index.sanity_check()
         self.time_index.sanity_check()
+        self.txn_index.sanity_check()
         # No Kafka counterpart in 2.4: an index whose last entry points beyond the end of the .log file
         # (the log was cut short after the index was written) would send reads past the data; rebuild it.
         if self.offset_index.entries > 0:
@@ -160,6 +171,39 @@ class LogSegment(Logging):
             self.bytes_since_last_index_entry = 0
         self.bytes_since_last_index_entry += size
 
+    # Kafka: LogSegment.updateTxnIndex -- an aborted transaction goes to the index with the LSO at its marker
+    def update_txn_index(self, completed_txn, last_stable_offset: int) -> None:
+        if completed_txn.is_aborted:
+            self.trace("Writing aborted transaction %s to transaction index, last stable offset is %d",
+                       completed_txn, last_stable_offset)
+            self.txn_index.append(AbortedTxn.from_completed_txn(completed_txn, last_stable_offset))
+
+    # Kafka: LogSegment.updateProducerState -- replay one batch during recovery, rebuilding the txn index
+    def _update_producer_state(self, producer_state_manager, batch) -> None:
+        info = producer_state_manager.prepare_update(batch.producer_id, AppendOrigin.REPLICATION)
+        try:
+            completed = info.append(batch)
+        except (CorruptRecordException, InvalidRecordException):
+            raise                   # a damaged batch: the recovery truncates the segment here
+        except ApiException as e:   # as ProducerStateManager.load_batch: warn, never stop the recovery
+            self.warn("Skipping batch at offset %d of producer %d while rebuilding producer state: %s",
+                      batch.base_offset, batch.producer_id, e)
+            return
+        producer_state_manager.update(info)
+        if completed is not None:
+            self.update_txn_index(completed, producer_state_manager.last_stable_offset(completed))
+            producer_state_manager.complete_txn(completed)
+
+    # Kafka: LogSegment.collectAbortedTxns
+    def collect_aborted_txns(self, fetch_offset: int, upper_bound_offset: int) -> TxnIndexSearchResult:
+        return self.txn_index.collect_aborted_txns(fetch_offset, upper_bound_offset)
+
+    # Kafka: LogSegment.fetchUpperBoundOffset -- an offset past the end of a fetch of ``fetch_size`` bytes
+    # from ``start_offset_position`` (from the sparse index; None: the end of the segment)
+    def fetch_upper_bound_offset(self, start_offset_position, fetch_size: int) -> int | None:
+        found = self.offset_index.fetch_upper_bound_offset(start_offset_position, fetch_size)
+        return None if found is None else found.offset
+
     # Kafka: LogSegment.translateOffset
     def translate_offset(self, offset: int, starting_file_position: int = 0) -> LogOffsetPosition | None:
         mapping = self.offset_index.lookup(offset)
@@ -194,6 +238,7 @@ class LogSegment(Logging):
         """
         self.offset_index.reset()
         self.time_index.reset()
+        self.txn_index.reset()
         valid_bytes = last_index_entry = 0
         max_ts, offset_of_max_ts = RecordBatch.NO_TIMESTAMP, self.base_offset
         expected_offset = self.base_offset
@@ -218,8 +263,10 @@ class LogSegment(Logging):
                     latest = leader_epoch_cache.latest_epoch
                     if latest is None or batch.partition_leader_epoch > latest:
                         leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
-                if producer_state_manager is not None and batch.has_producer_id():
-                    producer_state_manager.load_batch(batch)
+                if producer_state_manager is not None:
+                    if batch.has_producer_id():
+                        self._update_producer_state(producer_state_manager, batch)
+                    producer_state_manager.update_map_end_offset(batch.last_offset + 1)
         except (CorruptRecordException, InvalidRecordException) as e:
             self.warn("Found invalid messages in log segment %s at byte offset %d: %s.",
                       self.log.file, valid_bytes, e)
@@ -242,6 +289,7 @@ class LogSegment(Logging):
         mapping = self.translate_offset(offset)
         self.offset_index.truncate_to(offset)
         self.time_index.truncate_to(offset)
+        self.txn_index.truncate_to(offset)
         self.offset_index.resize(self.offset_index.max_index_size)
         self.time_index.resize(self.time_index.max_index_size)
         truncated = 0 if mapping is None else self.log.truncate_to(mapping.position)
@@ -320,6 +368,7 @@ class LogSegment(Logging):
         self.log.flush()
         self.offset_index.flush()
         self.time_index.flush()
+        self.txn_index.flush()
 
     # Kafka: LogSegment.close
     def close(self) -> None:
@@ -328,22 +377,25 @@ class LogSegment(Logging):
                                          skip_full_check=True)
         self.offset_index.close()
         self.time_index.close()
+        self.txn_index.close()
         self.log.close()
 
     # Kafka: LogSegment.closeHandlers
     def close_handlers(self) -> None:
         self.offset_index.close_handler()
         self.time_index.close_handler()
+        self.txn_index.close()
         self.log.close_handlers()
 
     def files(self) -> list[str]:
-        return [self.log.file, self.offset_index.file, self.time_index.file]
+        return [self.log.file, self.offset_index.file, self.time_index.file, self.txn_index.file]
 
     # Kafka: LogSegment.updateDir (after Log.renameDir)
     def update_dir(self, new_dir: str) -> None:
         self.log.file = os.path.join(new_dir, os.path.basename(self.log.file))
         self.offset_index.file = os.path.join(new_dir, os.path.basename(self.offset_index.file))
         self.time_index.file = os.path.join(new_dir, os.path.basename(self.time_index.file))
+        self.txn_index.file = os.path.join(new_dir, os.path.basename(self.txn_index.file))
 
     # Kafka: LogSegment.deleteIfExists
     def delete_if_exists(self) -> None:
@@ -356,6 +408,12 @@ class LogSegment(Logging):
 
     def __repr__(self) -> str:
         return f"LogSegment(baseOffset={self.base_offset}, size={self.size})"
+
+
+def _suffix_after_log(path: str) -> str:
+    """``.deleted`` in ``00000000000000000000.log.deleted`` (what follows ``.log`` in a segment file's name)."""
+    name = os.path.basename(path)
+    return name[name.index(".log") + 4:] if ".log" in name else ""
 
 
 __all__ = ["LogSegment", "RollParams", "CorruptIndexException"]

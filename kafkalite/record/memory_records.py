@@ -11,10 +11,12 @@ may end in one).
 
 The builder exists for tests, tools and kafkalite's own producer; the broker never builds
 batches on the produce path. Left out: magic 0/1, ``filterTo`` (the log cleaner's copy),
-buffer-size estimation and the "closed for appends" state machine.
+buffer-size estimation and the "closed for appends" state machine. ``with_end_transaction_marker``
+builds the control batch of a COMMIT/ABORT marker (the key and value come from EndTransactionMarker).
 """
 from __future__ import annotations
 
+import time
 from typing import Iterator, Sequence
 
 import attrs
@@ -110,6 +112,23 @@ class MemoryRecords:
             builder.append(r.timestamp, r.key, r.value, r.headers)
         return builder.build()
 
+    # Kafka: MemoryRecords.withEndTransactionMarker -- one control batch (transactional, no sequence) holding
+    # the COMMIT or ABORT marker of ``producer_id``/``producer_epoch``, as the transaction coordinator's
+    # WriteTxnMarkers makes each partition leader append it
+    @classmethod
+    def with_end_transaction_marker(cls, producer_id: int, producer_epoch: int, marker, timestamp: int | None = None,
+                                    initial_offset: int = 0,
+                                    partition_leader_epoch: int = RecordBatch.NO_PARTITION_LEADER_EPOCH
+                                    ) -> "MemoryRecords":
+        if timestamp is None:
+            timestamp = int(time.time() * 1000)
+        builder = MemoryRecordsBuilder(base_offset=initial_offset, producer_id=producer_id,
+                                       producer_epoch=producer_epoch, base_sequence=RecordBatch.NO_SEQUENCE,
+                                       is_transactional=True, is_control_batch=True,
+                                       partition_leader_epoch=partition_leader_epoch)
+        builder.append_end_txn_marker(timestamp, marker)
+        return builder.build()
+
     def __repr__(self) -> str:
         return f"MemoryRecords(size={self.size_in_bytes()})"
 
@@ -173,6 +192,16 @@ class MemoryRecordsBuilder:
     def append(self, timestamp: int, key, value, headers: Sequence = ()) -> None:
         next_offset = self.base_offset if self._last_offset is None else self._last_offset + 1
         self.append_with_offset(next_offset, timestamp, key, value, headers)
+
+    # Kafka: MemoryRecordsBuilder.appendEndTxnMarker (through appendControlRecord)
+    def append_end_txn_marker(self, timestamp: int, marker) -> None:
+        if self.producer_id == RecordBatch.NO_PRODUCER_ID:
+            raise ValueError("End transaction marker requires a valid producerId")
+        if not self.is_transactional:
+            raise ValueError("End transaction marker depends on batch transactional flag being enabled")
+        if not self.is_control_batch:
+            raise ValueError("Control records can only be appended to control batches")
+        self.append(timestamp, marker.record_key(), marker.serialize_value())
 
     def num_records(self) -> int:
         return self._num_records

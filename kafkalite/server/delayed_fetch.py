@@ -6,7 +6,9 @@ A long-poll fetch (S35): created only when the fetch may wait (``max_wait_ms`` >
 partitions, found fewer bytes than ``min_bytes`` and no error. It is watched under each
 partition's key; an append to one of them (``Partition.try_complete_delayed_requests``)
 calls ``try_complete``, which adds up the bytes now available between each fetch offset and the
-high watermark (by file position, without reading anything). Enough bytes, a partition that
+log end (followers), the high watermark (read_uncommitted consumers) or the last stable offset
+(read_committed consumers: a marker that moves the LSO completes them) -- by file position, without
+reading anything. Enough bytes, a partition that
 moved or failed, or the timeout complete it; ``on_complete`` then reads the logs again.
 Cases of Kafka's tryComplete: A not leader, B unknown partition, C the log was truncated below
 the fetch offset, D storage error, E fenced epoch, F the fetch offset is on an older segment,
@@ -70,8 +72,12 @@ class DelayedFetch(DelayedOperation):
                 partition = self.replica_manager.get_partition_or_exception(tp, expect_leader=md.fetch_only_leader)
                 snapshot = partition.fetch_offset_snapshot(status.fetch_info.current_leader_epoch,
                                                            md.fetch_only_leader)
-                end = (snapshot.log_end_offset if md.fetch_isolation is FetchIsolation.FETCH_LOG_END
-                       else snapshot.high_watermark)
+                if md.fetch_isolation is FetchIsolation.FETCH_LOG_END:
+                    end = snapshot.log_end_offset
+                elif md.fetch_isolation is FetchIsolation.FETCH_TXN_COMMITTED:
+                    end = snapshot.last_stable_offset
+                else:
+                    end = snapshot.high_watermark
                 if end.message_offset != fetch_offset.message_offset:
                     if end.on_older_segment(fetch_offset):                 # case C
                         return self.force_complete()

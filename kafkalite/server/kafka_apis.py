@@ -24,34 +24,53 @@ the leader of the ``__consumer_offsets`` partition the group hashes to, creating
 The configs are AdminManager's work (describe, alter, incremental alter); the handlers unpack and answer.
 
 Era notes: request versions are today's (JoinGroup v7, SyncGroup v5, OffsetCommit v9, OffsetFetch v7,
-LeaveGroup v5, ListGroups v4 with the KIP-518 states filter).
-Omitted: authorization (every request is allowed), quotas and throttling, SASL, fetch sessions (KIP-227:
-answering with session id 0 is legal), transactions (the last stable offset is the high watermark),
-transactional offset commits, OffsetFetch v8+ (multi-group) and FindCoordinator v4+ (batched keys).
+LeaveGroup v5, ListGroups v4 with the KIP-518 states filter, TxnOffsetCommit v3 whose member id and generation
+2.5's coordinator checks (KIP-447), OffsetFetch v7's ``require_stable``).
+The transactions. InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn and EndTxn go to
+``self.txn_coordinator`` (TransactionCoordinator) and are answered from its callback; a fenced producer's
+PRODUCER_FENCED (Kafka 2.7) is answered as INVALID_PRODUCER_EPOCH to request versions older than the ones
+that know it, so those see exactly 2.4's error. DescribeTransactions / ListTransactions are Kafka 3.0's
+(KIP-664). TxnOffsetCommit goes to the group coordinator, which holds the offsets pending until the
+transaction's marker reaches ``__consumer_offsets``.
+Transactions, log side: Produce accepts transactional batches; a read_committed Fetch (isolation level
+1) reads up to the last stable offset and lists the aborted transactions; ListOffsets v2+ with isolation
+level 1 answers the LSO for LATEST; WriteTxnMarkers appends the coordinator's markers; DescribeProducers
+(KIP-664, Kafka 3.0) reports the producer state of each partition.
+Omitted: authorization (every request is allowed, WriteTxnMarkers' ClusterAction included), quotas and
+throttling, SASL, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
+(multi-group) and FindCoordinator v4+ (batched keys).
 """
 from __future__ import annotations
 
 import re
+import threading
 
 from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.group.group_metadata import OffsetAndMetadata
-from kafkalite.common.utils import java_string_hashcode, utils_abs
 from kafkalite.coordinator.group.group_metadata_manager import INVALID_OFFSET, NO_METADATA
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.network.request_channel import CloseConnectionAction, NoOpAction, Response
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import ApiException, Errors
+from kafkalite.protocol.transaction_result import TransactionResult
 from kafkalite.protocol.messages import (alter_configs, alter_partition_reassignments, api_versions,
                                          controlled_shutdown, create_partitions, create_topics, delete_groups,
                                          delete_records, delete_topics, describe_cluster, describe_configs,
                                          describe_groups, elect_leaders, fetch, find_coordinator, heartbeat,
                                          incremental_alter_configs, init_producer_id, join_group, leader_and_isr,
+                                         add_offsets_to_txn, add_partitions_to_txn, describe_transactions, end_txn,
+                                         list_transactions,
                                          leave_group, list_groups, list_offsets, list_partition_reassignments,
                                          metadata, offset_commit, offset_delete, offset_fetch,
-                                         offset_for_leader_epoch, produce, stop_replica, sync_group, update_metadata)
+                                         offset_for_leader_epoch, produce, stop_replica, sync_group, txn_offset_commit,
+                                         update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
-from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dirs
+from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dirs, describe_producers, write_txn_markers
+from kafkalite.log.producer_state_manager import AppendOrigin
+from kafkalite.protocol.transaction_result import TransactionResult
+from kafkalite.record.control_record_type import ControlRecordType
+from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
@@ -71,6 +90,10 @@ SERVED_APIS = (
     ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.CREATE_PARTITIONS,
     ApiKeys.DELETE_GROUPS, ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
     ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
+    ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
+    ApiKeys.LIST_TRANSACTIONS,
+    ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
+    ApiKeys.TXN_OFFSET_COMMIT,
 )
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
@@ -81,17 +104,27 @@ INT32_MIN = -2147483648     # authorized_operations when not requested
 GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
 
 
+def _has_transactional_records(records: MemoryRecords) -> bool:
+    """Whether the first batch is transactional (a malformed buffer is left for the log to refuse)."""
+    try:
+        first = records.first_batch()
+    except Exception:  # noqa: BLE001
+        return False
+    return first is not None and len(first.buffer) > 22 and first.is_transactional
+
+
 class KafkaApis(Logging):
     """Kafka: KafkaApis(requestChannel, replicaManager, adminManager, groupCoordinator, txnCoordinator,
     controller, zkClient, brokerId, config, metadataCache, ...)."""
 
-    def __init__(self, request_channel, replica_manager, admin_manager, group_coordinator, controller, zk_client,
-                 broker_id: int, config, metadata_cache, time, cluster_id: str, broker_epoch_fn=lambda: -1,
-                 producer_id_manager=None):
+    def __init__(self, request_channel, replica_manager, admin_manager, group_coordinator, txn_coordinator,
+                 controller, zk_client, broker_id: int, config, metadata_cache, time, cluster_id: str,
+                 broker_epoch_fn=lambda: -1):
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
         self.group_coordinator = group_coordinator
+        self.txn_coordinator = txn_coordinator
         self.controller = controller
         self.zk_client = zk_client
         self.broker_id = broker_id
@@ -100,7 +133,6 @@ class KafkaApis(Logging):
         self.time = time
         self.cluster_id = cluster_id
         self.broker_epoch_fn = broker_epoch_fn
-        self.producer_id_manager = producer_id_manager
         self.log_ident = f"[KafkaApi-{broker_id}] "
 
     # ------------------------------------------------------------------ dispatch
@@ -121,6 +153,7 @@ class KafkaApis(Logging):
                 case ApiKeys.CONTROLLED_SHUTDOWN: self.handle_controlled_shutdown_request(request)
                 case ApiKeys.OFFSET_COMMIT: self.handle_offset_commit_request(request)
                 case ApiKeys.OFFSET_FETCH: self.handle_offset_fetch_request(request)
+                case ApiKeys.TXN_OFFSET_COMMIT: self.handle_txn_offset_commit_request(request)
                 case ApiKeys.FIND_COORDINATOR: self.handle_find_coordinator_request(request)
                 case ApiKeys.JOIN_GROUP: self.handle_join_group_request(request)
                 case ApiKeys.HEARTBEAT: self.handle_heartbeat_request(request)
@@ -146,6 +179,13 @@ class KafkaApis(Logging):
                 case ApiKeys.LIST_PARTITION_REASSIGNMENTS: self.handle_list_partition_reassignments_request(request)
                 case ApiKeys.OFFSET_DELETE: self.handle_offset_delete_request(request)
                 case ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster(request)
+                case ApiKeys.ADD_PARTITIONS_TO_TXN: self.handle_add_partition_to_txn_request(request)
+                case ApiKeys.ADD_OFFSETS_TO_TXN: self.handle_add_offsets_to_txn_request(request)
+                case ApiKeys.END_TXN: self.handle_end_txn_request(request)
+                case ApiKeys.DESCRIBE_TRANSACTIONS: self.handle_describe_transactions_request(request)
+                case ApiKeys.LIST_TRANSACTIONS: self.handle_list_transactions_request(request)
+                case ApiKeys.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request(request)
+                case ApiKeys.DESCRIBE_PRODUCERS: self.handle_describe_producers_request(request)
                 case _:
                     raise Errors.UNSUPPORTED_VERSION.exception(f"Unsupported api key {request.api_key.name}")
         except Exception as e:  # noqa: BLE001
@@ -278,7 +318,10 @@ class KafkaApis(Logging):
             brokers = len(self.zk_client.get_sorted_broker_list())
             rf = min(self.config.get("transaction.state.log.replication.factor"), max(1, brokers))
             partitions = self.config.get("transaction.state.log.num.partitions")
-            configs = {"cleanup.policy": "compact", "min.insync.replicas": "1"}
+            # Kafka: txnCoordinator.transactionTopicConfigs; min.isr is clamped to the (clamped) replication
+            # factor, as the replication factor itself is, so that one broker can run transactions
+            configs = self.txn_coordinator.transaction_topic_configs()
+            configs["min.insync.replicas"] = str(min(int(configs["min.insync.replicas"]), rf))
         try:
             self.admin_manager.admin_zk_client.create_topic(topic, partitions, rf, configs)
             self.info(f"Created internal topic {topic} with {partitions} partitions and replication factor {rf}")
@@ -422,14 +465,17 @@ class KafkaApis(Logging):
 
         def on_leadership_change(updated_leaders, updated_followers):
             gc = self.group_coordinator
-            if gc is None:
-                return
+            tc = self.txn_coordinator
             for p in updated_leaders:
-                if p.topic == Topic.GROUP_METADATA_TOPIC_NAME:
+                if p.topic == Topic.GROUP_METADATA_TOPIC_NAME and gc is not None:
                     gc.on_election(p.partition_id, p.leader_epoch)
+                elif p.topic == Topic.TRANSACTION_STATE_TOPIC_NAME and tc is not None:
+                    tc.handle_txn_immigration(p.partition_id, p.leader_epoch)
             for p in updated_followers:
-                if p.topic == Topic.GROUP_METADATA_TOPIC_NAME:
+                if p.topic == Topic.GROUP_METADATA_TOPIC_NAME and gc is not None:
                     gc.on_resignation(p.partition_id)
+                elif p.topic == Topic.TRANSACTION_STATE_TOPIC_NAME and tc is not None:
+                    tc.handle_txn_emigration(p.partition_id, p.leader_epoch)
 
         response = self.replica_manager.become_leader_or_follower(request.header.correlation_id, body,
                                                                    on_leadership_change)
@@ -472,6 +518,12 @@ class KafkaApis(Logging):
             for tp in result:
                 if tp.topic == Topic.GROUP_METADATA_TOPIC_NAME and body.delete_partitions:
                     gc.on_resignation(tp.partition)
+        # Kafka 2.6: a deleted __transaction_state replica no longer coordinates (2.4 left that to LeaderAndIsr, which
+        # a reassigned-away replica never gets); the cached coordinator epoch, whatever it is, is dropped
+        if self.txn_coordinator is not None and body.delete_partitions:
+            for tp in result:
+                if tp.topic == Topic.TRANSACTION_STATE_TOPIC_NAME:
+                    self.txn_coordinator.handle_txn_emigration(tp.partition, None)
         self.send_response(request, stop_replica.StopReplicaResponse(
             error_code=error.code,
             partition_errors=[stop_replica.StopReplicaPartitionError(topic_name=tp.topic, partition_index=tp.partition,
@@ -566,10 +618,6 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleProduceRequest
     def handle_produce_request(self, request) -> None:
         body = request.body
-        if body.transactional_id is not None:
-            self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                                     "Transactions are not supported by kafkalite yet")
-            return
         internal_topics_allowed = request.header.client_id == "__admin_client"
         entries: dict[TopicPartition, MemoryRecords] = {}
         errors: dict[TopicPartition, object] = {}
@@ -584,6 +632,12 @@ class KafkaApis(Logging):
                     errors[tp] = PartitionResponse(Errors.INVALID_RECORD, error_message="Produce request has no records")
                 else:
                     entries[tp] = MemoryRecords(p.records)
+        # Kafka: ProduceRequest.hasTransactionalRecords -- transactional batches need a transactional id
+        # (2.4 then authorizes WRITE on it; kafkalite has no authorizer)
+        if body.transactional_id is None and any(_has_transactional_records(r) for r in entries.values()):
+            self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                                     "Transactional records need the producer's transactional id")
+            return
 
         def send_response_callback(response_status: dict) -> None:
             merged = dict(response_status)
@@ -604,8 +658,8 @@ class KafkaApis(Logging):
             send_response_callback({})
             return
         callback = request.trace.purgatory_callback("Produce", send_response_callback)
-        self.replica_manager.append_records(body.timeout_ms, body.acks, internal_topics_allowed, True, entries,
-                                            callback)
+        self.replica_manager.append_records(body.timeout_ms, body.acks, internal_topics_allowed, AppendOrigin.CLIENT,
+                                            entries, callback)
         request.trace.returned_from_purgatory_call()
 
     @staticmethod
@@ -667,10 +721,14 @@ class KafkaApis(Logging):
                         records = bytes(records.buffer) if records is not None else b""
                     BROKER_TOPIC_STATS.update_bytes_out(topic.topic, body.replica_id >= 0,
                                                         len(records) if isinstance(records, bytes) else records.size_in_bytes())
+                    aborted = None
+                    if d.aborted_transactions is not None:   # a read_committed read: the list, maybe empty
+                        aborted = [fetch.AbortedTransaction(producer_id=pid, first_offset=first)
+                                   for pid, first in d.aborted_transactions]
                     parts.append(fetch.PartitionData(
                         partition_index=p.partition, error_code=d.error.code, high_watermark=d.high_watermark,
                         last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
-                        aborted_transactions=None, records=records))
+                        aborted_transactions=aborted, records=records))
                 responses.append(fetch.FetchableTopicResponse(topic=topic.topic, partitions=parts))
             self.send_response(request, fetch.FetchResponse(error_code=0, session_id=0, responses=responses))
 
@@ -697,7 +755,8 @@ class KafkaApis(Logging):
                     found = self.replica_manager.fetch_offset_for_timestamp(
                         TopicPartition(topic.name, p.partition_index), p.timestamp, p.current_leader_epoch,
                         fetch_only_from_leader=body.replica_id != DEBUGGING_REPLICA_ID,
-                        is_from_consumer=body.replica_id == CONSUMER_REPLICA_ID)
+                        is_from_consumer=body.replica_id == CONSUMER_REPLICA_ID,
+                        isolation_level=body.isolation_level if version >= 2 else 0)
                     r.timestamp, r.offset = (found.timestamp, found.offset) if found is not None else (-1, -1)
                     r.leader_epoch = found.leader_epoch if found is not None and found.leader_epoch is not None else -1
                 except ApiException as e:
@@ -707,6 +766,109 @@ class KafkaApis(Logging):
                 parts.append(r)
             topics.append(list_offsets.ListOffsetsTopicResponse(name=topic.name, partitions=parts))
         self.send_response(request, list_offsets.ListOffsetsResponse(topics=topics))
+
+    # ------------------------------------------------------------------ WriteTxnMarkers
+    # Kafka: KafkaApis.handleWriteTxnMarkersRequest -- a cluster action from a transaction coordinator: for each
+    # marker, one COMMIT/ABORT control batch per partition, appended as the coordinator (acks=-1, internal
+    # topics allowed); one response once every marker's append has answered. Markers that land on
+    # __consumer_offsets make the group coordinator apply (or drop) the transaction's pending offsets.
+    def handle_write_txn_markers_request(self, request) -> None:
+        markers = request.body.markers
+        errors: dict[int, dict[TopicPartition, Errors]] = {}
+        lock = threading.Lock()
+        pending = [len(markers)]
+
+        def send_response() -> None:
+            results = []
+            for producer_id, partition_errors in errors.items():
+                by_topic: dict[str, list] = {}
+                for tp, error in partition_errors.items():
+                    by_topic.setdefault(tp.topic, []).append(write_txn_markers.WritableTxnMarkerPartitionResult(
+                        partition_index=tp.partition, error_code=error.code))
+                results.append(write_txn_markers.WritableTxnMarkerResult(producer_id=producer_id, topics=[
+                    write_txn_markers.WritableTxnMarkerTopicResult(name=t, partitions=ps) for t, ps in by_topic.items()]))
+            self.send_response(request, write_txn_markers.WriteTxnMarkersResponse(markers=results))
+
+        # Kafka: KafkaApis.updateErrors
+        def update_errors(producer_id: int, current_errors: dict) -> None:
+            with lock:
+                errors.setdefault(producer_id, {}).update(current_errors)
+
+        # Kafka: KafkaApis.maybeSendResponseCallback
+        def maybe_send_response_callback(producer_id: int, result: TransactionResult, response_status: dict) -> None:
+            update_errors(producer_id, {tp: status.error for tp, status in response_status.items()})
+            successful_offsets_partitions = [tp.partition for tp, status in response_status.items()
+                                             if tp.topic == Topic.GROUP_METADATA_TOPIC_NAME
+                                             and status.error is Errors.NONE]
+            if successful_offsets_partitions:
+                try:
+                    self.group_coordinator.schedule_handle_txn_completion(producer_id, successful_offsets_partitions,
+                                                                          result)
+                except Exception as e:  # noqa: BLE001
+                    self.error(f"Received an exception while trying to update the offsets cache on transaction "
+                               f"marker append: {e}", exc_info=True)
+                    update_errors(producer_id, {TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME, p):
+                                                Errors.UNKNOWN_SERVER_ERROR for p in successful_offsets_partitions})
+            one_marker_done()
+
+        def one_marker_done() -> None:
+            with lock:
+                pending[0] -= 1
+                done = pending[0] == 0
+            if done:
+                send_response()
+
+        if not markers:
+            send_response()
+            return
+        for marker in markers:
+            producer_id = marker.producer_id
+            result = TransactionResult.for_id(marker.transaction_result)
+            control_type = ControlRecordType.COMMIT if result is TransactionResult.COMMIT else ControlRecordType.ABORT
+            current_errors = {}
+            entries = {}
+            for topic in marker.topics:
+                for index in topic.partition_indexes:
+                    tp = TopicPartition(topic.name, index)
+                    if self.replica_manager.local_log(tp) is None:   # Kafka: ReplicaManager.getMagic is None
+                        current_errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    else:
+                        entries[tp] = MemoryRecords.with_end_transaction_marker(
+                            producer_id, marker.producer_epoch, EndTransactionMarker(control_type, marker.coordinator_epoch))
+            if current_errors:
+                update_errors(producer_id, current_errors)
+            if not entries:
+                # nothing to append for this marker (2.4 counts it as skipped); whichever marker finishes
+                # last answers -- also when an earlier marker's append already answered synchronously
+                one_marker_done()
+                continue
+            self.replica_manager.append_records(
+                self.config.get("request.timeout.ms"), -1, True, AppendOrigin.COORDINATOR, entries,
+                lambda status, pid=producer_id, res=result: maybe_send_response_callback(pid, res, status))
+
+    # ------------------------------------------------------------------ DescribeProducers
+    # KIP-664 (Kafka 3.0, not in 2.4) KafkaApis.handleDescribeProducersRequest -> ReplicaManager.activeProducerState:
+    # per partition, each producer the leader's log knows (epoch, last sequence and timestamp, coordinator epoch,
+    # the first offset of its open transaction)
+    def handle_describe_producers_request(self, request) -> None:
+        topics = []
+        for topic in request.body.topics:
+            parts = []
+            for index in topic.partition_indexes:
+                tp = TopicPartition(topic.name, index)
+                if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                    error, producers = Errors.UNKNOWN_TOPIC_OR_PARTITION, []
+                else:
+                    error, producers = self.replica_manager.active_producer_state(tp)
+                parts.append(describe_producers.PartitionResponse(
+                    partition_index=index, error_code=error.code, error_message=None,
+                    active_producers=[describe_producers.ProducerState(
+                        producer_id=pid, producer_epoch=e.producer_epoch, last_sequence=e.last_seq,
+                        last_timestamp=e.last_timestamp, coordinator_epoch=e.coordinator_epoch,
+                        current_txn_start_offset=-1 if e.current_txn_first_offset is None
+                        else e.current_txn_first_offset) for pid, e in producers]))
+            topics.append(describe_producers.TopicResponse(name=topic.name, partitions=parts))
+        self.send_response(request, describe_producers.DescribeProducersResponse(topics=topics))
 
     # ------------------------------------------------------------------ OffsetForLeaderEpoch
     # Kafka: KafkaApis.handleOffsetForLeaderEpochRequest -> ReplicaManager.lastOffsetForLeaderEpoch
@@ -726,20 +888,141 @@ class KafkaApis(Logging):
             topics.append(offset_for_leader_epoch.OffsetForLeaderTopicResult(topic=topic.topic, partitions=parts))
         self.send_response(request, offset_for_leader_epoch.OffsetForLeaderEpochResponse(topics=topics))
 
-    # ------------------------------------------------------------------ InitProducerId
-    # Kafka: KafkaApis.handleInitProducerIdRequest -> TransactionCoordinator.handleInitProducerId:
-    # an idempotent (non-transactional) producer gets a fresh producer id with epoch 0 each time.
+    # ================================================================== transactions
+    # Kafka 2.7: KafkaApis maps PRODUCER_FENCED to INVALID_PRODUCER_EPOCH for clients too old to know it
+    @staticmethod
+    def _fenced_for_version(error: Errors, version: int, first_version_with_fenced: int) -> Errors:
+        if error is Errors.PRODUCER_FENCED and version < first_version_with_fenced:
+            return Errors.INVALID_PRODUCER_EPOCH
+        return error
+
+    # Kafka: KafkaApis.handleInitProducerIdRequest -> TransactionCoordinator.handleInitProducerId: without a
+    # transactional id a fresh producer id with epoch 0; with one, the coordinator bumps (and fences) its epoch.
+    # v3+ (KIP-360) may name the producer's current id and epoch; both or neither.
     def handle_init_producer_id_request(self, request) -> None:
         body = request.body
-        if body.transactional_id is not None:
-            self.info(f"InitProducerId with transactional.id {body.transactional_id!r} refused: transactions are not "
-                      f"supported by kafkalite yet")
+        version = request.header.api_version
+
+        # Kafka: handleInitProducerIdRequest.sendResponseCallback
+        def send_response_callback(result) -> None:
+            error = self._fenced_for_version(result.error, version, 4)
+            self.trace(f"Completed {body.transactional_id}'s InitProducerIdRequest with result {result} from client "
+                       f"{request.header.client_id}")
             self.send_response(request, init_producer_id.InitProducerIdResponse(
-                error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, producer_id=-1, producer_epoch=-1))
+                error_code=error.code, producer_id=result.producer_id, producer_epoch=result.producer_epoch))
+
+        pid, epoch = (body.producer_id, body.producer_epoch) if version >= 3 else (-1, -1)
+        if pid == -1 and epoch == -1:
+            expected = None
+        elif pid != -1 and epoch != -1:
+            expected = (pid, epoch)
+        else:
+            self.send_response(request, init_producer_id.InitProducerIdResponse(
+                error_code=Errors.INVALID_REQUEST.code, producer_id=-1, producer_epoch=-1))
             return
-        pid = self.producer_id_manager.generate_producer_id()
-        self.send_response(request, init_producer_id.InitProducerIdResponse(error_code=0, producer_id=pid,
-                                                                            producer_epoch=0))
+        self.txn_coordinator.handle_init_producer_id(body.transactional_id, body.transaction_timeout_ms, expected,
+                                                     send_response_callback)
+
+    # Kafka: KafkaApis.handleEndTxnRequest
+    def handle_end_txn_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+
+        # Kafka: handleEndTxnRequest.sendResponseCallback
+        def send_response_callback(error: Errors) -> None:
+            error = self._fenced_for_version(error, version, 2)
+            self.trace(f"Completed {body.transactional_id}'s EndTxnRequest with command: "
+                       f"{'COMMIT' if body.committed else 'ABORT'}, errors: {error.name} from client "
+                       f"{request.header.client_id}.")
+            self.send_response(request, end_txn.EndTxnResponse(error_code=error.code))
+
+        self.txn_coordinator.handle_end_transaction(body.transactional_id, body.producer_id, body.producer_epoch,
+                                                    TransactionResult.for_id(body.committed), send_response_callback)
+
+    # Kafka: KafkaApis.handleAddPartitionToTxnRequest -- internal topics are refused (TOPIC_AUTHORIZATION_FAILED), an
+    # unknown partition fails the whole request (the others get OPERATION_NOT_ATTEMPTED)
+    def handle_add_partition_to_txn_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        partitions_to_add = [TopicPartition(t.name, p) for t in body.topics for p in t.partitions]
+
+        def respond(errors: dict) -> None:
+            by_topic: dict[str, list] = {}
+            for tp, error in errors.items():
+                by_topic.setdefault(tp.topic, []).append(add_partitions_to_txn.AddPartitionsToTxnPartitionResult(
+                    partition_index=tp.partition, error_code=error.code))
+            self.send_response(request, add_partitions_to_txn.AddPartitionsToTxnResponse(results=[
+                add_partitions_to_txn.AddPartitionsToTxnTopicResult(name=t, results=rs) for t, rs in by_topic.items()]))
+
+        unauthorized, non_existing, authorized = {}, {}, []
+        for tp in partitions_to_add:
+            if Topic.is_internal(tp.topic):
+                unauthorized[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+            elif self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                non_existing[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                authorized.append(tp)
+        if unauthorized or non_existing:
+            respond({**unauthorized, **non_existing, **{tp: Errors.OPERATION_NOT_ATTEMPTED for tp in authorized}})
+            return
+
+        # Kafka: handleAddPartitionToTxnRequest.sendResponseCallback -- one error for every partition
+        def send_response_callback(error: Errors) -> None:
+            error = self._fenced_for_version(error, version, 2)
+            self.trace(f"Completed {body.transactional_id}'s AddPartitionsToTxnRequest with partitions "
+                       f"{partitions_to_add}: errors: {error.name} from client {request.header.client_id}")
+            respond({tp: error for tp in partitions_to_add})
+
+        self.txn_coordinator.handle_add_partitions_to_transaction(body.transactional_id, body.producer_id,
+                                                                  body.producer_epoch, set(authorized),
+                                                                  send_response_callback)
+
+    # Kafka: KafkaApis.handleAddOffsetsToTxnRequest -- the group's __consumer_offsets partition joins the
+    # transaction
+    def handle_add_offsets_to_txn_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        offset_topic_partition = TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME,
+                                                self.group_coordinator.partition_for(body.group_id))
+
+        # Kafka: handleAddOffsetsToTxnRequest.sendResponseCallback
+        def send_response_callback(error: Errors) -> None:
+            error = self._fenced_for_version(error, version, 2)
+            self.trace(f"Completed {body.transactional_id}'s AddOffsetsToTxnRequest for group {body.group_id} on "
+                       f"partition {offset_topic_partition}: errors: {error.name} from client "
+                       f"{request.header.client_id}")
+            self.send_response(request, add_offsets_to_txn.AddOffsetsToTxnResponse(error_code=error.code))
+
+        self.txn_coordinator.handle_add_partitions_to_transaction(body.transactional_id, body.producer_id,
+                                                                  body.producer_epoch, {offset_topic_partition},
+                                                                  send_response_callback)
+
+    # Kafka 3.0: KafkaApis.handleDescribeTransactionsRequest (KIP-664)
+    def handle_describe_transactions_request(self, request) -> None:
+        states = []
+        for transactional_id in request.body.transactional_ids:
+            d = self.txn_coordinator.handle_describe_transactions(transactional_id)
+            by_topic: dict[str, list[int]] = {}
+            for tp in d.topic_partitions:
+                by_topic.setdefault(tp.topic, []).append(tp.partition)
+            states.append(describe_transactions.TransactionState(
+                error_code=d.error.code, transactional_id=d.transactional_id, transaction_state=d.state,
+                transaction_timeout_ms=d.txn_timeout_ms, transaction_start_time_ms=d.txn_start_timestamp,
+                producer_id=d.producer_id, producer_epoch=d.producer_epoch,
+                topics=[describe_transactions.TopicData(topic=t, partitions=ps) for t, ps in by_topic.items()]))
+        self.send_response(request, describe_transactions.DescribeTransactionsResponse(transaction_states=states))
+
+    # Kafka 3.0: KafkaApis.handleListTransactionsRequest (KIP-664; the v1 duration filter is KIP-994's)
+    def handle_list_transactions_request(self, request) -> None:
+        body = request.body
+        duration = body.duration_filter if request.header.api_version >= 1 else -1
+        result = self.txn_coordinator.handle_list_transactions(set(body.producer_id_filters), set(body.state_filters),
+                                                               duration)
+        self.send_response(request, list_transactions.ListTransactionsResponse(
+            error_code=result.error.code, unknown_state_filters=list(result.unknown_state_filters),
+            transaction_states=[list_transactions.TransactionState(transactional_id=t, producer_id=p,
+                                                                   transaction_state=s)
+                                for t, p, s in result.transactions]))
 
     # ------------------------------------------------------------------ DeleteRecords
     # Kafka: KafkaApis.handleDeleteRecordsRequest -> ReplicaManager.deleteRecords (one replica: no waiting)
@@ -810,8 +1093,7 @@ class KafkaApis(Logging):
             partition = self.group_coordinator.partition_for(body.key)
         elif key_type == TRANSACTION_KEY_TYPE:
             topic = Topic.TRANSACTION_STATE_TOPIC_NAME
-            # Kafka: TransactionStateManager.partitionFor (no transaction coordinator yet: its hashing alone)
-            partition = utils_abs(java_string_hashcode(body.key)) % self.config.get("transaction.state.log.num.partitions")
+            partition = self.txn_coordinator.partition_for(body.key)
         else:
             respond(Errors.INVALID_REQUEST)
             return
@@ -958,7 +1240,8 @@ class KafkaApis(Logging):
 
         partitions = None if body.topics is None else [
             TopicPartition(t.name, i) for t in body.topics for i in t.partition_indexes]
-        error, data = self.group_coordinator.handle_fetch_offsets(body.group_id, partitions)
+        require_stable = version >= 7 and body.require_stable
+        error, data = self.group_coordinator.handle_fetch_offsets(body.group_id, partitions, require_stable)
         if error is not Errors.NONE:
             self.send_response(request, error_response(error))
             return
@@ -971,6 +1254,49 @@ class KafkaApis(Logging):
         self.send_response(request, offset_fetch.OffsetFetchResponse(
             topics=[offset_fetch.OffsetFetchResponseTopic(name=name, partitions=parts)
                     for name, parts in by_topic.items()], error_code=Errors.NONE.code))
+
+    # Kafka: KafkaApis.handleTxnOffsetCommitRequest -- a transactional producer's consumer offsets, which
+    # become visible only when its transaction commits
+    def handle_txn_offset_commit_request(self, request) -> None:
+        body = request.body
+        version = request.header.api_version
+        now = self.time.milliseconds()
+        non_existing_topic_errors: dict[TopicPartition, Errors] = {}
+        to_commit: dict[TopicPartition, OffsetAndMetadata] = {}
+        for t in body.topics:
+            for p in t.partitions:
+                tp = TopicPartition(t.name, p.partition_index)
+                if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                    non_existing_topic_errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    continue
+                # Kafka: KafkaApis.convertTxnOffsets
+                leader_epoch = p.committed_leader_epoch if version >= 2 and p.committed_leader_epoch >= 0 else None
+                to_commit[tp] = OffsetAndMetadata(
+                    offset=p.committed_offset, leader_epoch=leader_epoch,
+                    metadata=p.committed_metadata if p.committed_metadata is not None else NO_METADATA,
+                    commit_timestamp=now, expire_timestamp=None)
+
+        # Kafka: handleTxnOffsetCommitRequest.sendResponseCallback -- in request order
+        def send_response_callback(commit_status: dict[TopicPartition, Errors]) -> None:
+            combined = {**commit_status, **non_existing_topic_errors}
+            for tp, error in combined.items():
+                if error is not Errors.NONE and self.is_debug_enabled():
+                    self.debug(f"TxnOffsetCommit with correlation id {request.header.correlation_id} from client "
+                               f"{request.header.client_id} on partition {tp} failed due to {error.name}")
+            topics = [txn_offset_commit.TxnOffsetCommitResponseTopic(name=t.name, partitions=[
+                txn_offset_commit.TxnOffsetCommitResponsePartition(
+                    partition_index=p.partition_index,
+                    error_code=combined.get(TopicPartition(t.name, p.partition_index), Errors.NONE).code)
+                for p in t.partitions]) for t in body.topics]
+            self.send_response(request, txn_offset_commit.TxnOffsetCommitResponse(topics=topics))
+
+        if not to_commit:
+            send_response_callback({})
+        else:
+            self.group_coordinator.handle_txn_commit_offsets(
+                body.group_id, body.producer_id, body.producer_epoch, to_commit, send_response_callback,
+                member_id=body.member_id, group_instance_id=body.group_instance_id,
+                generation_id=body.generation_id)
 
     # Kafka: KafkaApis.handleListGroupsRequest
     def handle_list_groups_request(self, request) -> None:

@@ -112,6 +112,11 @@ class Defaults:
     TransactionsTopicReplicationFactor = 3
     TransactionsMaxTimeoutMs = 900000
     TransactionalIdExpirationMs = 604800000
+    TransactionsTopicMinISR = 2
+    TransactionsLoadBufferSize = 5 * 1024 * 1024
+    TransactionsTopicSegmentBytes = 100 * 1024 * 1024
+    TransactionsAbortTimedOutTransactionsCleanupIntervalMS = 10000   # Kafka 2.5's default (2.4: 60000)
+    TransactionsRemoveExpiredTransactionsCleanupIntervalMS = 3600000
     ProducerIdExpirationMs = 86400000
     MetricsPort = 0
 
@@ -277,6 +282,13 @@ CONFIG_DEF: dict[str, tuple] = {
     "transaction.state.log.replication.factor": (INT, _D.TransactionsTopicReplicationFactor, _int_range(1)),
     "transaction.max.timeout.ms": (INT, _D.TransactionsMaxTimeoutMs, _int_range(1)),
     "transactional.id.expiration.ms": (INT, _D.TransactionalIdExpirationMs, _int_range(1)),
+    "transaction.state.log.min.isr": (INT, _D.TransactionsTopicMinISR, _int_range(1)),
+    "transaction.state.log.load.buffer.size": (INT, _D.TransactionsLoadBufferSize, _int_range(1)),
+    "transaction.state.log.segment.bytes": (INT, _D.TransactionsTopicSegmentBytes, _int_range(1)),
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": (
+        INT, _D.TransactionsAbortTimedOutTransactionsCleanupIntervalMS, _int_range(1)),
+    "transaction.remove.expired.transaction.cleanup.interval.ms": (
+        INT, _D.TransactionsRemoveExpiredTransactionsCleanupIntervalMS, _int_range(1)),
     "producer.id.expiration.ms": (INT, _D.ProducerIdExpirationMs, _int_range(1)),
     # kafkalite's own: the Prometheus metrics endpoint (0 = off)
     "kafkalite.metrics.port": (INT, _D.MetricsPort, _int_range(0, 65535)),

@@ -4,11 +4,10 @@ Classes: KafkaServer.
 
 ``startup()`` reads as Kafka 2.4's boot order (S28): ZooKeeper client and cluster id, scheduler,
 LogManager, MetadataCache, SocketServer (bound, not yet processing), ReplicaManager, broker
-registration, KafkaController, AdminManager and GroupCoordinator, then KafkaApis and the request
-handler pools, and only at the very end the Processors start reading requests -- control plane
-first (S23). ``shutdown()`` runs the same list backwards.
-Omitted: controlled shutdown (single broker), token/credential caches,
-the transaction coordinator.
+registration, KafkaController, AdminManager, GroupCoordinator and TransactionCoordinator, then KafkaApis
+and the request handler pools, and only at the very end the Processors start reading requests -- control
+plane first (S23). ``shutdown()`` runs the same list backwards.
+Omitted: controlled shutdown (single broker), token/credential caches.
 """
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ import threading
 
 from kafkalite.cluster.broker import EndPoint
 from kafkalite.common.topic_partition import TopicPartition
-from kafkalite.coordinator.transaction.producer_id_manager import ProducerIdManager
+from kafkalite.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkalite.log.log_manager import LogManager
@@ -78,6 +77,7 @@ class KafkaServer(Logging):
         self.kafka_controller = None
         self.admin_manager = None
         self.group_coordinator = None
+        self.transaction_coordinator = None
         self.data_plane_request_processor = None
         self.data_plane_request_handler_pool = None
         self.control_plane_request_processor = None
@@ -144,14 +144,17 @@ class KafkaServer(Logging):
         self.kafka_controller = KafkaController(cfg, self.zk_client, self.time, self.create_broker_info(),
                                                 self.broker_epoch)
         self.kafka_controller.startup()
-        # 9. admin manager and group coordinator
+        # 9. admin manager, group coordinator, transaction coordinator
         self.admin_manager = AdminManager(cfg, self.metadata_cache, self.zk_client, self.log_config_for)
-        # Kafka: TransactionCoordinator.apply builds the ProducerIdManager (blocks of ids from ZooKeeper); with
-        # no transaction coordinator yet, the server builds it for InitProducerId (idempotent producers)
-        self.producer_id_manager = ProducerIdManager(self.broker_id, self.zk_client)
         self.group_coordinator = self.create_group_coordinator()
         if self.group_coordinator is not None:
             self.group_coordinator.startup()
+        # Kafka: TransactionCoordinator(config, replicaManager, new KafkaScheduler(threads = 1,
+        # threadNamePrefix = "transaction-log-manager-"), zkClient, metrics, metadataCache, Time.SYSTEM); it also
+        # builds the ProducerIdManager (blocks of ids from ZooKeeper) that InitProducerId draws from
+        self.transaction_coordinator = TransactionCoordinator.create(cfg, self.replica_manager, self.zk_client,
+                                                                     self.metadata_cache, self.time)
+        self.transaction_coordinator.startup()
         # 10.-11. request processing: KafkaApis + handler pools per plane
         self.data_plane_request_processor = self.create_apis(self.socket_server.data_plane_request_channel)
         self.data_plane_request_handler_pool = KafkaRequestHandlerPool(
@@ -179,11 +182,10 @@ class KafkaServer(Logging):
 
     def create_apis(self, request_channel) -> KafkaApis:
         return KafkaApis(request_channel, self.replica_manager, self.admin_manager, self.group_coordinator,
-                         self.kafka_controller, self.zk_client, self.broker_id, self.config, self.metadata_cache,
-                         self.time, self.cluster_id,
+                         self.transaction_coordinator, self.kafka_controller, self.zk_client, self.broker_id,
+                         self.config, self.metadata_cache, self.time, self.cluster_id,
                          # Kafka: controller.brokerEpoch -- re-registration after a session expiry renews it
-                         broker_epoch_fn=lambda: self.kafka_controller.broker_epoch,
-                         producer_id_manager=self.producer_id_manager)
+                         broker_epoch_fn=lambda: self.kafka_controller.broker_epoch)
 
     def create_group_coordinator(self):
         from kafkalite.coordinator.group.group_coordinator import GroupCoordinator
@@ -304,6 +306,7 @@ class KafkaServer(Logging):
             (self.control_plane_request_handler_pool, "shutdown"),
             (self.kafka_scheduler, "shutdown"),                     # no retention/flush/checkpoint task after this
             (self.metrics_reporter, "stop"),
+            (self.transaction_coordinator, "shutdown"),
             (self.group_coordinator, "shutdown"),
             (self.replica_manager, "shutdown"),
             (self.admin_manager, "shutdown"),

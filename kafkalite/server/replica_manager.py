@@ -19,6 +19,11 @@ The hub between KafkaApis and the partitions (S29–S35):
   swaps them (``Partition.maybe_replace_current_with_future_replica``). A future log found at start-up resumes
   its move with the first LeaderAndIsr that names the partition, and so does a move whose thread a new leader
   epoch fenced (``maybe_add_log_dir_fetchers``, Kafka 2.6).
+Transactions: ``append_records`` takes an ``origin`` (AppendOrigin.CLIENT for producers, COORDINATOR for
+the group coordinator's offsets and WriteTxnMarkers' control batches; 2.4 passes a bool isFromClient,
+which is still accepted). A read_committed consumer fetch (isolation level 1) reads with
+FetchIsolation.FETCH_TXN_COMMITTED: up to the last stable offset, with the aborted transactions.
+``active_producer_state`` (KIP-664, Kafka 3.0) serves DescribeProducers.
 Omitted: quotas, DelayedDeleteRecords.
 """
 from __future__ import annotations
@@ -37,6 +42,7 @@ from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionErro
 from kafkalite.log.checkpoint_file import LazyOffsetCheckpoints, OffsetCheckpointFile
 from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
 from kafkalite.log.log_file_utils import log_dir_name
+from kafkalite.log.log import to_append_origin
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.metrics.kafka_metrics_group import MetricsGroup
@@ -113,6 +119,7 @@ class FetchPartitionData:
     log_start_offset: int
     last_stable_offset: int
     records: object | None
+    aborted_transactions: list | None = None   # [(producer_id, first_offset)] for read_committed fetches
 
 
 class ReplicaManager(Logging):
@@ -525,12 +532,14 @@ class ReplicaManager(Logging):
 
     # ------------------------------------------------------------------ produce (S31, S33, S34)
     # Kafka: ReplicaManager.appendRecords
-    def append_records(self, timeout_ms: int, required_acks: int, internal_topics_allowed: bool, is_from_client: bool,
+    def append_records(self, timeout_ms: int, required_acks: int, internal_topics_allowed: bool, origin,
                        entries_per_partition: dict, response_callback) -> None:
+        """``origin``: AppendOrigin.CLIENT / COORDINATOR (or 2.4's isFromClient: True = CLIENT, False = COORDINATOR)."""
+        origin = to_append_origin(origin)
         if required_acks not in (-1, 0, 1):
             response_callback({tp: PartitionResponse(Errors.INVALID_REQUIRED_ACKS) for tp in entries_per_partition})
             return
-        local_produce_results = self.append_to_local_log(internal_topics_allowed, is_from_client,
+        local_produce_results = self.append_to_local_log(internal_topics_allowed, origin,
                                                          entries_per_partition, required_acks)
         produce_status = {}
         for tp, result in local_produce_results.items():
@@ -556,7 +565,7 @@ class ReplicaManager(Logging):
                 and sum(1 for r in local_produce_results.values() if r.exception is not None) < len(entries_per_partition))
 
     # Kafka: ReplicaManager.appendToLocalLog -- one Partition.append_records_to_leader per partition.
-    def append_to_local_log(self, internal_topics_allowed: bool, is_from_client: bool, entries_per_partition: dict,
+    def append_to_local_log(self, internal_topics_allowed: bool, origin, entries_per_partition: dict,
                             required_acks: int) -> dict:
         results = {}
         for tp, records in entries_per_partition.items():
@@ -566,7 +575,7 @@ class ReplicaManager(Logging):
                 continue
             try:
                 partition = self.get_partition_or_exception(tp, expect_leader=True)
-                info = partition.append_records_to_leader(records, is_from_client, required_acks)
+                info = partition.append_records_to_leader(records, origin, required_acks)
                 # update stats for successfully appended bytes and messages as bytesInRate and messageInRate
                 BROKER_TOPIC_STATS.update_bytes_and_messages_in(tp.topic, records.size_in_bytes(), info.num_messages)
                 if self.is_trace_enabled():
@@ -583,10 +592,17 @@ class ReplicaManager(Logging):
     # ------------------------------------------------------------------ ListOffsets, OffsetForLeaderEpoch
     # Kafka: ReplicaManager.fetchOffsetForTimestamp
     def fetch_offset_for_timestamp(self, tp: TopicPartition, timestamp: int, current_leader_epoch: int,
-                                   fetch_only_from_leader: bool, is_from_consumer: bool):
+                                   fetch_only_from_leader: bool, is_from_consumer: bool, isolation_level: int = 0):
         partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
         return partition.fetch_offset_for_timestamp(timestamp, current_leader_epoch, fetch_only_from_leader,
-                                                    is_from_consumer)
+                                                    is_from_consumer, isolation_level)
+
+    # KIP-664 (Kafka 3.0, not in 2.4) ReplicaManager.activeProducerState -- (error, [(producer id, entry)])
+    def active_producer_state(self, tp: TopicPartition) -> tuple[Errors, list]:
+        try:
+            return Errors.NONE, self.get_partition_or_exception(tp, expect_leader=True).active_producer_state()
+        except ApiException as e:
+            return e.error, []
 
     # Kafka: ReplicaManager.lastOffsetForLeaderEpoch
     def last_offset_for_leader_epoch(self, tp: TopicPartition, current_leader_epoch: int, leader_epoch: int):
@@ -723,7 +739,12 @@ class ReplicaManager(Logging):
         is_from_consumer = not (is_from_follower or replica_id == FUTURE_LOCAL_REPLICA_ID)
         # Kafka: debugging consumers (-2) may read followers, and so may the ReplicaAlterLogDirsThread (-3)
         fetch_only_from_leader = replica_id not in (-2, FUTURE_LOCAL_REPLICA_ID)
-        fetch_isolation = FetchIsolation.FETCH_HIGH_WATERMARK if is_from_consumer else FetchIsolation.FETCH_LOG_END
+        if not is_from_consumer:
+            fetch_isolation = FetchIsolation.FETCH_LOG_END
+        elif isolation_level == 1:   # Kafka: IsolationLevel.READ_COMMITTED
+            fetch_isolation = FetchIsolation.FETCH_TXN_COMMITTED
+        else:
+            fetch_isolation = FetchIsolation.FETCH_HIGH_WATERMARK
         results = self.read_from_local_log(replica_id, fetch_only_from_leader, fetch_isolation, fetch_max_bytes,
                                            hard_max_bytes_limit, fetch_infos)
         if is_from_follower:
@@ -806,7 +827,9 @@ class ReplicaManager(Logging):
     @staticmethod
     def to_fetch_partition_data(results: list) -> list:
         return [(tp, FetchPartitionData(r.error, r.high_watermark, r.leader_log_start_offset, r.last_stable_offset,
-                                        r.info.records if r.info is not None else None)) for tp, r in results]
+                                        r.info.records if r.info is not None else None,
+                                        r.info.aborted_transactions if r.info is not None else None))
+                for tp, r in results]
 
     # Kafka: ReplicaManager.shutdown
     def shutdown(self, checkpoint_hw: bool = True) -> None:

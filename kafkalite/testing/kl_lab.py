@@ -20,7 +20,7 @@ def start(apis=None, **overrides):
     socket_server = SocketServer(config)
     socket_server.startup(start_processing_requests=False)
     channel = socket_server.data_plane_request_channel
-    apis = apis or KafkaApis(channel, None, None, None, None, None, 0, config, None, SYSTEM, "lab")
+    apis = apis or KafkaApis(channel, None, None, None, None, None, None, 0, config, None, SYSTEM, "lab")
     pool = KafkaRequestHandlerPool(0, channel, apis, SYSTEM, config.num_io_threads)
     socket_server.start_processing_requests()
     return socket_server, pool

@@ -1,12 +1,16 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/tools/DumpLogSegments.scala
 
 ``kafka-dump-log --files 00000000000000000000.log[,00000000000000000000.index] [--print-data-log]
-[--deep-iteration]`` prints a segment's batches (and with --deep-iteration its records), or the
-entries of an offset/time index, in the line shapes of Kafka 2.4 (e.g. ``compresscodec: NONE``,
+[--deep-iteration]`` prints a segment's batches (and with --deep-iteration its records; a transaction
+marker's record as ``endTxnMarker: COMMIT coordinatorEpoch: N``), or the entries of an offset, time
+or transaction index (``.txnindex``: ``version: 0 producerId: .. firstOffset: .. lastOffset: ..
+lastStableOffset: ..``) or a producer snapshot (``.snapshot``: ``producerId: .. producerEpoch: ..
+coordinatorEpoch: .. currentTxnFirstOffset: Some(..)|None firstSequence: .. lastSequence: .. lastOffset: ..
+offsetDelta: .. timestamp: ..``, 2.4 printing a Scala Option), in the line shapes of Kafka 2.4 (e.g. ``compresscodec: NONE``,
 ``keysize:``; later Kafka prints ``none`` and ``keySize:``).
 
 Left out: --verify-index-only, --index-sanity-check, custom decoders, the offsets/transaction
-log decoders, producer snapshots and txn indexes. Keys and values print as UTF-8 text.
+log decoders. Keys and values print as UTF-8 text.
 """
 from __future__ import annotations
 
@@ -16,7 +20,12 @@ import sys
 import click
 
 from kafkalite.log.offset_index import OffsetIndex
+from kafkalite.log.producer_state_manager import CorruptSnapshotException, read_snapshot
 from kafkalite.log.time_index import TimeIndex
+from kafkalite.log.transaction_index import TransactionIndex
+from kafkalite.protocol.errors import InvalidRecordException
+from kafkalite.record.control_record_type import ControlRecordType
+from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.file_records import FileRecords
 
 RECORD_INDENT = "|"
@@ -57,6 +66,49 @@ def dump_time_index(path: str, out) -> None:
         index.close_handler()
 
 
+# Kafka: DumpLogSegments.dumpTxnIndex
+def dump_txn_index(path: str, out) -> None:
+    index = TransactionIndex(int(os.path.basename(path).split(".")[0]), path)
+    try:
+        for txn in index.all_aborted_txns():
+            print(f"version: {txn.version} producerId: {txn.producer_id} firstOffset: {txn.first_offset} "
+                  f"lastOffset: {txn.last_offset} lastStableOffset: {txn.last_stable_offset}", file=out)
+    finally:
+        index.close()
+
+
+# Kafka: DumpLogSegments.dumpProducerIdSnapshot
+def dump_producer_id_snapshot(path: str, out) -> None:
+    try:
+        entries = read_snapshot(path)
+    except CorruptSnapshotException as e:
+        print(e, file=sys.stderr)
+        return
+    for entry in entries:
+        first_offset = entry.current_txn_first_offset
+        line = (f"producerId: {entry.producer_id} producerEpoch: {entry.producer_epoch} "
+                f"coordinatorEpoch: {entry.coordinator_epoch} "
+                f"currentTxnFirstOffset: {'None' if first_offset is None else f'Some({first_offset})'} ")
+        if entry.batch_metadata:
+            m = entry.batch_metadata[0]
+            line += (f"firstSequence: {m.first_seq} lastSequence: {m.last_seq} lastOffset: {m.last_offset} "
+                     f"offsetDelta: {m.offset_delta} timestamp: {m.timestamp}")
+        print(line, file=out)
+
+
+def _control_record_text(record) -> str:
+    """What 2.4 prints after a control record: the marker, or the control type and its id."""
+    try:
+        control_type = ControlRecordType.parse(record.key)
+        if control_type in (ControlRecordType.ABORT, ControlRecordType.COMMIT):
+            marker = EndTransactionMarker.deserialize(record.key, record.value)
+            return f" endTxnMarker: {marker.control_type.name} coordinatorEpoch: {marker.coordinator_epoch}"
+        type_id = int.from_bytes(bytes(record.key[2:4]), "big", signed=True)
+        return f" controlType: {control_type.name}({type_id})"
+    except InvalidRecordException as e:
+        return f" invalid control record: {e}"
+
+
 # Kafka: DumpLogSegments.printBatchLevel
 def _print_batch_level(batch, position: int, out) -> None:
     print(f"baseOffset: {batch.base_offset} lastOffset: {batch.last_offset} count: {batch.count} "
@@ -84,7 +136,9 @@ def dump_log(path: str, print_contents: bool, deep: bool, out) -> None:
                     line = (f"{RECORD_INDENT} offset: {record.offset} {batch.timestamp_type}: {record.timestamp} "
                             f"keysize: {record.key_size} valuesize: {record.value_size} sequence: {record.sequence} "
                             f"headerKeys: [{','.join(k for k, _ in record.headers)}]")
-                    if print_contents and not batch.is_control_batch:
+                    if batch.is_control_batch:
+                        line += _control_record_text(record)
+                    elif print_contents:
                         if record.key is not None:
                             line += f" key: {_text(record.key)}"
                         if record.value is not None:
@@ -108,6 +162,10 @@ def dump_files(files: list[str], print_data_log: bool, deep_iteration: bool, out
             dump_index(path, out)
         elif path.endswith(".timeindex"):
             dump_time_index(path, out)
+        elif path.endswith(".txnindex"):
+            dump_txn_index(path, out)
+        elif path.endswith(".snapshot"):
+            dump_producer_id_snapshot(path, out)
         else:
             print(f"Ignoring unknown file {path}", file=sys.stderr)
 

@@ -429,10 +429,11 @@ def read_aiokafka(bootstrap: str, topic: str, partitions, count: int, timeout: f
     return asyncio.run(asyncio.wait_for(run(), timeout))
 
 
-def read_kcat(bootstrap: str, topic: str, count: int) -> list[Consumed]:
-    """``kcat -C -J -o beginning -e``: every partition to its end, as JSON lines."""
+def read_kcat(bootstrap: str, topic: str, count: int, extra: tuple = ()) -> list[Consumed]:
+    """``kcat -C -J -o beginning -e``: every partition to its end, as JSON lines; ``extra`` goes on the
+    command line as given (``("-X", "isolation.level=read_committed")``, say)."""
     proc = subprocess.run(["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-J", "-q",
-                           "-c", str(count), "-X", "check.crcs=true"],
+                           "-c", str(count), "-X", "check.crcs=true", *extra],
                           capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, f"kcat -C exited {proc.returncode}: {proc.stderr[-3000:]}"
     out = []
@@ -522,3 +523,319 @@ def fetched_values(partition_data) -> list[bytes]:
     if not partition_data.records:
         return []
     return [bytes(r.value) for r in MemoryRecords(bytearray(partition_data.records)).records()]
+
+
+# --- issue 15: transactional producers and isolation-aware readers ---------------------------
+#
+# One adapter per client that has a transactional producer. Each has
+#   init(), begin(), send(topic, partition, value, key=None), flush(), send_offsets({(topic, p): offset}, group),
+#   commit(), abort(), close()
+# and lets the client's own exception through; ``is_fenced(exc)`` says whether it names a fenced producer
+# (Kafka 2.4 answers a zombie with INVALID_PRODUCER_EPOCH; 2.7+ with PRODUCER_FENCED; librdkafka turns both
+# into its fatal _FENCED).
+
+
+class ConfluentTxnProducer:
+    name = "confluent-kafka"
+
+    def __init__(self, bootstrap: str, transactional_id: str, transaction_timeout_ms: int | None = None,
+                 config: dict | None = None):
+        from confluent_kafka import Producer
+        self.bootstrap = bootstrap
+        self.errors: list = []
+        self._group_consumers: dict = {}
+        conf = {"bootstrap.servers": bootstrap, "transactional.id": transactional_id, "linger.ms": 5,
+                "socket.timeout.ms": 15000, **(config or {})}
+        if transaction_timeout_ms is not None:   # librdkafka wants socket.timeout.ms <= transaction.timeout.ms + 100
+            conf["transaction.timeout.ms"] = transaction_timeout_ms
+            conf["socket.timeout.ms"] = min(conf["socket.timeout.ms"], transaction_timeout_ms)
+        self.producer = Producer(conf)
+
+    def _delivered(self, err, _msg):
+        if err is not None:
+            self.errors.append(err)
+
+    def init(self, timeout: float = 60):
+        self.producer.init_transactions(timeout)
+
+    def begin(self):
+        self.producer.begin_transaction()
+
+    def send(self, topic: str, partition: int, value: bytes, key: bytes | None = None):
+        self.producer.produce(topic, value=value, key=key, partition=partition, on_delivery=self._delivered)
+        self.producer.poll(0)
+
+    def flush(self, timeout: float = 30):
+        from confluent_kafka import KafkaException
+        left = self.producer.flush(timeout)
+        if self.errors:
+            raise KafkaException(self.errors[0])
+        assert left == 0, f"{left} records undelivered after {timeout} s"
+
+    def send_offsets(self, offsets: dict, group: str, timeout: float = 30):
+        from confluent_kafka import Consumer, TopicPartition
+        if group not in self._group_consumers:   # librdkafka takes the group from a consumer's group metadata
+            self._group_consumers[group] = Consumer({"bootstrap.servers": self.bootstrap, "group.id": group,
+                                                     "enable.auto.commit": False})
+        metadata = self._group_consumers[group].consumer_group_metadata()
+        self.producer.send_offsets_to_transaction(
+            [TopicPartition(t, p, o) for (t, p), o in offsets.items()], metadata, timeout)
+
+    def commit(self, timeout: float = 60):
+        self.producer.commit_transaction(timeout)
+
+    def abort(self, timeout: float = 60):
+        self.producer.abort_transaction(timeout)
+
+    def close(self):
+        for consumer in self._group_consumers.values():
+            consumer.close()
+        self._group_consumers.clear()
+        self.producer = None     # rd_kafka_destroy; a transaction left open stays open on the broker
+
+
+class KafkaPythonTxnProducer:
+    name = "kafka-python"
+
+    def __init__(self, bootstrap: str, transactional_id: str, transaction_timeout_ms: int | None = None,
+                 config: dict | None = None):
+        from kafka import KafkaProducer
+        conf = {"request_timeout_ms": 15000, "max_block_ms": 60000, **(config or {})}
+        if transaction_timeout_ms is not None:
+            conf["transaction_timeout_ms"] = transaction_timeout_ms
+        self.producer = KafkaProducer(bootstrap_servers=bootstrap, transactional_id=transactional_id, **conf)
+        self.futures: list = []
+
+    def init(self):
+        self.producer.init_transactions()
+
+    def begin(self):
+        self.producer.begin_transaction()
+
+    def send(self, topic: str, partition: int, value: bytes, key: bytes | None = None):
+        self.futures.append(self.producer.send(topic, value=value, key=key, partition=partition))
+
+    def flush(self, timeout: float = 30):
+        self.producer.flush(timeout)
+        futures, self.futures = self.futures, []
+        for f in futures:
+            f.get(timeout=1)    # raises the Kafka error a failed batch got
+
+    def send_offsets(self, offsets: dict, group: str):
+        from kafka import OffsetAndMetadata, TopicPartition
+        self.producer.send_offsets_to_transaction(
+            {TopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()}, group)
+
+    def commit(self):
+        self.producer.commit_transaction()
+
+    def abort(self):
+        self.producer.abort_transaction()
+
+    def close(self):
+        self.producer.close(5)
+
+
+class AioKafkaTxnProducer:
+    """aiokafka's producer on a loop of its own; ``start()`` is where aiokafka sends InitProducerId."""
+    name = "aiokafka"
+
+    def __init__(self, bootstrap: str, transactional_id: str, transaction_timeout_ms: int | None = None,
+                 config: dict | None = None):
+        from aiokafka import AIOKafkaProducer
+        self.loop = asyncio.new_event_loop()
+        conf = {"request_timeout_ms": 15000, **(config or {})}
+        if transaction_timeout_ms is not None:
+            conf["transaction_timeout_ms"] = transaction_timeout_ms
+
+        async def make():   # aiokafka objects must be created inside the loop that runs them
+            return AIOKafkaProducer(bootstrap_servers=bootstrap, transactional_id=transactional_id, **conf)
+
+        self.producer = self.run(make())
+        self.futures: list = []
+        self.started = False
+
+    def run(self, coro, timeout: float = 60):
+        return self.loop.run_until_complete(asyncio.wait_for(coro, timeout))
+
+    def init(self):
+        self.started = True      # stop() after a failed start() too: it closes what start() opened
+        self.run(self.producer.start())
+
+    def begin(self):
+        self.run(self.producer.begin_transaction())
+
+    def send(self, topic: str, partition: int, value: bytes, key: bytes | None = None):
+        self.futures.append(self.run(self.producer.send(topic, value=value, key=key, partition=partition)))
+
+    def flush(self, timeout: float = 30):
+        self.run(self.producer.flush(), timeout)
+        futures, self.futures = self.futures, []
+        for f in futures:
+            self.run(f, 1)
+
+    def send_offsets(self, offsets: dict, group: str):
+        from aiokafka import TopicPartition as AioTp
+        self.run(self.producer.send_offsets_to_transaction({AioTp(t, p): o for (t, p), o in offsets.items()}, group))
+
+    def commit(self):
+        self.run(self.producer.commit_transaction())
+
+    def abort(self):
+        self.run(self.producer.abort_transaction())
+
+    def close(self):
+        if self.started:
+            self.run(self.producer.stop(), 20)
+        self.loop.close()
+
+
+TXN_PRODUCERS = [KafkaPythonTxnProducer, ConfluentTxnProducer, AioKafkaTxnProducer]
+
+FENCED_ERRORS = {"INVALID_PRODUCER_EPOCH", "PRODUCER_FENCED", "_FENCED"}
+
+
+def is_fenced(exc: BaseException) -> bool:
+    """Whether a client's exception says the producer was fenced by a newer epoch of its transactional id."""
+    from confluent_kafka import KafkaError, KafkaException
+    if isinstance(exc, SystemError) and exc.__cause__ is not None:
+        # confluent-kafka raises a fatal error from inside a delivery callback's C frame as
+        # "SystemError: ... returned a result with an exception set", the error as its __cause__
+        return is_fenced(exc.__cause__)
+    if isinstance(exc, KafkaException) and isinstance(exc.args[0], KafkaError):
+        return exc.args[0].name() in FENCED_ERRORS
+    names = {type(exc).__name__, getattr(exc, "message", None)}
+    if getattr(exc, "errno", None) in (47, 90):
+        return True
+    return bool(names & {"ProducerFencedError", "InvalidProducerEpochError", "ProducerFenced",
+                         "INVALID_PRODUCER_EPOCH", "PRODUCER_FENCED"})
+
+
+def read_to_end_confluent(bootstrap: str, topic: str, partitions, isolation: str = "read_committed",
+                          timeout: float = 60) -> list[Consumed]:
+    """Every record of ``partitions`` from offset 0 to the end librdkafka reports as partition EOF: the last
+    stable offset under ``read_committed``, the high watermark under ``read_uncommitted``."""
+    import time
+    from confluent_kafka import KafkaError, TopicPartition as CkTp
+    from confluent_kafka import Consumer, TIMESTAMP_CREATE_TIME
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "kafkalite-assign-only-reader",
+                         "enable.auto.commit": False, "enable.partition.eof": True, "isolation.level": isolation})
+    try:
+        consumer.assign([CkTp(topic, p, 0) for p in partitions])
+        out, at_end, deadline = [], set(), time.monotonic() + timeout
+        while at_end != set(partitions):
+            assert time.monotonic() < deadline, \
+                f"{isolation} reader of {topic} reached the end of {sorted(at_end)} only, after {timeout} s"
+            for m in consumer.consume(num_messages=1000, timeout=0.5):
+                if m.error() is not None:
+                    assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
+                    at_end.add(m.partition())
+                    continue
+                ts_type, ts = m.timestamp()
+                out.append(Consumed(m.partition(), m.offset(), m.key(), m.value(), tuple(m.headers() or ()), ts,
+                                    "create" if ts_type == TIMESTAMP_CREATE_TIME else "log_append"))
+        return out
+    finally:
+        consumer.close()
+
+
+def read_to_end_kafka_python(bootstrap: str, topic: str, partitions, isolation: str = "read_committed",
+                             timeout: float = 60) -> list[Consumed]:
+    """Every record of ``partitions`` from offset 0 until the consumer's position reaches the end offset its
+    ListOffsets returned (kafka-python asks with its ``isolation_level``: the LSO under read_committed)."""
+    import time
+    from kafka import KafkaConsumer, TopicPartition as KpTp
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
+                             request_timeout_ms=30000, isolation_level=isolation)
+    try:
+        tps = [KpTp(topic, p) for p in partitions]
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        ends = consumer.end_offsets(tps)
+        out, deadline = [], time.monotonic() + timeout
+        while any(consumer.position(tp) < ends[tp] for tp in tps):
+            assert time.monotonic() < deadline, (f"{isolation} reader of {topic} at "
+                                                 f"{[consumer.position(tp) for tp in tps]}, ends {ends}")
+            for batch in consumer.poll(timeout_ms=500).values():
+                out += [Consumed(m.partition, m.offset, m.key, m.value, tuple(m.headers or ()), m.timestamp,
+                                 "create" if m.timestamp_type == 0 else "log_append") for m in batch]
+        return out
+    finally:
+        consumer.close()
+
+
+def read_to_end_kcat(bootstrap: str, topic: str, isolation: str = "read_committed") -> list[Consumed]:
+    """``kcat -C -e -X isolation.level=...``: every partition of ``topic`` to its end."""
+    return read_kcat(bootstrap, topic, 10 ** 9, extra=("-X", f"isolation.level={isolation}"))
+
+
+def watermarks(bootstrap: str, topic: str, partition: int, isolation: str = "read_uncommitted") -> tuple[int, int]:
+    """(low, high) from ListOffsets as librdkafka sends it: the high one is the last stable offset when
+    ``isolation`` is read_committed, the high watermark when it is read_uncommitted."""
+    from confluent_kafka import Consumer, TopicPartition as CkTp
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "kafkalite-watermarks",
+                         "isolation.level": isolation})
+    try:
+        return consumer.get_watermark_offsets(CkTp(topic, partition), timeout=10, cached=False)
+    finally:
+        consumer.close()
+
+
+def committed_offsets(bootstrap: str, group: str, topic: str, partitions) -> dict[int, int | None]:
+    """{partition: the group's committed offset, None when it has none} (OffsetFetch through librdkafka)."""
+    from confluent_kafka import Consumer, TopicPartition as CkTp
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False})
+    try:
+        got = consumer.committed([CkTp(topic, p) for p in partitions], timeout=15)
+        return {tp.partition: (tp.offset if tp.offset >= 0 else None) for tp in got}
+    finally:
+        consumer.close()
+
+
+def java_string_hash(s: str) -> int:
+    """Java's ``String.hashCode`` (UTF-16 code units, 32-bit wrap-around)."""
+    h = 0
+    data = s.encode("utf-16-be")
+    for i in range(0, len(data), 2):
+        h = (31 * h + int.from_bytes(data[i:i + 2], "big")) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def transaction_state_partition(transactional_id: str, partitions: int = 50) -> int:
+    """The ``__transaction_state`` partition of a transactional id as Kafka computes it
+    (``TransactionStateManager.partitionFor``: ``Utils.abs(id.hashCode) % transactionTopicPartitionCount``)."""
+    return (java_string_hash(transactional_id) & 0x7FFFFFFF) % partitions
+
+
+def wait_stable(bootstrap: str, topic: str, partitions, timeout: float = 30) -> dict[int, int]:
+    """Wait until no transaction is open on any of ``partitions`` of ``topic`` (ListOffsets(read_committed),
+    the last stable offset, equals ListOffsets(read_uncommitted), the high watermark: every marker is
+    written); return {partition: high watermark}."""
+    from support import wait_until
+    last = []
+
+    def stable():
+        hw = {p: watermarks(bootstrap, topic, p, "read_uncommitted")[1] for p in partitions}
+        lso = {p: watermarks(bootstrap, topic, p, "read_committed")[1] for p in partitions}
+        last[:] = [lso, hw]
+        return hw if lso == hw else None
+    try:
+        return wait_until(stable, timeout, f"the last stable offset of {topic} to reach its high watermark",
+                          interval=0.1)
+    except AssertionError as e:
+        raise AssertionError(f"{e}; last [LSO, HW] = {last}") from None
+
+
+def committed_offsets_raw(port: int, group: str, topic: str, partitions, version: int = 5) -> dict[int, int | None]:
+    """{partition: committed offset or None} from a raw OffsetFetch sent to the broker on ``port`` (it must be the
+    group's coordinator: one broker). Version 5 is Kafka 2.4's: it answers the committed offsets and ignores
+    pending transactional ones, where librdkafka's v7 ``require_stable`` waits until they are settled."""
+    from harness import RawConnection
+    from kafkalite.protocol.messages.offset_fetch import OffsetFetchRequest, OffsetFetchRequestTopic
+    with RawConnection(port) as conn:
+        response = raw_request(conn, 9, version, OffsetFetchRequest(
+            group_id=group, topics=[OffsetFetchRequestTopic(name=topic, partition_indexes=list(partitions))]))
+    assert response.error_code == 0, f"OffsetFetch: {error_name(response.error_code)}"
+    [t] = response.topics
+    assert all(p.error_code == 0 for p in t.partitions), [(p.partition_index, p.error_code) for p in t.partitions]
+    return {p.partition_index: (p.committed_offset if p.committed_offset >= 0 else None) for p in t.partitions}

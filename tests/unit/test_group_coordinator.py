@@ -1,13 +1,15 @@
 """Kafka: GroupCoordinatorTest -- joins, rebalances, sync, heartbeats, session expiry, leave,
-static members, offsets and group deletion, driven by MockTime and a synchronous MockTimer."""
+static members, offsets (plain and transactional) and group deletion, driven by MockTime and a
+synchronous MockTimer."""
 import pytest
 
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.group.group_coordinator import GroupConfig, GroupCoordinator
-from kafkalite.coordinator.group.group_metadata import (CompletingRebalance, Empty, OffsetAndMetadata,
+from kafkalite.coordinator.group.group_metadata import (CompletingRebalance, Dead, Empty, OffsetAndMetadata,
                                                         PreparingRebalance, Stable)
 from kafkalite.coordinator.group.group_metadata_manager import GroupMetadataManager, OffsetConfig
 from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.transaction_result import TransactionResult
 from kafkalite.server.delayed_operation import DelayedOperationPurgatory
 from kafkalite.utils.time import MockTime
 
@@ -303,3 +305,98 @@ def test_rejoin_in_stable_with_same_metadata_returns_current_generation(h):
     r = h.join(b)[0]     # follower, same metadata: no rebalance
     assert (r.error, r.generation_id, r.leader_id) == (Errors.NONE, gen, a)
     assert h.group().is_(Stable)
+
+
+# ---------------------------------------------------------------- transactional offset commits
+PRODUCER_ID, PRODUCER_EPOCH = 1000, 2
+
+
+def txn_commit(h, offsets, group_id=GROUP, producer_id=PRODUCER_ID, **member):
+    out = []
+    h.coordinator.handle_txn_commit_offsets(group_id, producer_id, PRODUCER_EPOCH, offsets, out.append, **member)
+    return out[0]
+
+
+def fetched(h, group_id, tps, require_stable=False):
+    error, data = h.coordinator.handle_fetch_offsets(group_id, tps, require_stable)
+    assert error is Errors.NONE
+    return {p: (d.offset, d.error) for p, d in data.items()}
+
+
+def test_basic_fetch_txn_offsets(h):
+    # Kafka: GroupCoordinatorTest.testBasicFetchTxnOffsets
+    assert txn_commit(h, {tp(0): om(25)}) == {tp(0): Errors.NONE}
+    assert fetched(h, GROUP, [tp(0)]) == {tp(0): (-1, Errors.NONE)}
+    assert fetched(h, GROUP, [tp(0)], require_stable=True) == {tp(0): (-1, Errors.UNSTABLE_OFFSET_COMMIT)}
+    h.coordinator.schedule_handle_txn_completion(PRODUCER_ID, [0], TransactionResult.COMMIT)
+    assert fetched(h, GROUP, [tp(0)], require_stable=True) == {tp(0): (25, Errors.NONE)}
+
+
+def test_fetch_txn_offsets_with_abort(h):
+    # Kafka: GroupCoordinatorTest.testFetchTxnOffsetsWithAbort
+    txn_commit(h, {tp(0): om(25)})
+    h.coordinator.schedule_handle_txn_completion(PRODUCER_ID, [0], TransactionResult.ABORT)
+    assert fetched(h, GROUP, [tp(0)], require_stable=True) == {tp(0): (-1, Errors.NONE)}
+
+
+def test_fetch_txn_offsets_ignore_spurious_commit(h):
+    # Kafka: GroupCoordinatorTest.testFetchTxnOffsetsIgnoreSpuriousCommit -- abort, then a stray COMMIT
+    txn_commit(h, {tp(0): om(25)})
+    h.coordinator.schedule_handle_txn_completion(PRODUCER_ID, [0], TransactionResult.ABORT)
+    h.coordinator.schedule_handle_txn_completion(PRODUCER_ID, [0], TransactionResult.COMMIT)
+    assert fetched(h, GROUP, [tp(0)]) == {tp(0): (-1, Errors.NONE)}
+
+
+def test_fetch_txn_offsets_one_producer_multiple_groups():
+    # Kafka: GroupCoordinatorTest.testFetchTxnOffsetsOneProducerMultipleGroups -- markers land per partition
+    h = Harness(num_partitions=2, owned=(0, 1))
+    groups = ["group-a", "group-b"]
+    parts = [h.coordinator.partition_for(g) for g in groups]
+    assert sorted(parts) == [0, 1]
+    for g in groups:
+        txn_commit(h, {tp(0): om(25)}, group_id=g)
+    h.coordinator.schedule_handle_txn_completion(PRODUCER_ID, [parts[0]], TransactionResult.COMMIT)
+    assert fetched(h, groups[0], [tp(0)]) == {tp(0): (25, Errors.NONE)}
+    assert fetched(h, groups[1], [tp(0)]) == {tp(0): (-1, Errors.NONE)}
+    h.coordinator.schedule_handle_txn_completion(PRODUCER_ID, [parts[1]], TransactionResult.ABORT)
+    assert fetched(h, groups[1], [tp(0)], require_stable=True) == {tp(0): (-1, Errors.NONE)}
+
+
+def test_fetch_txn_offsets_multiple_producers_one_group(h):
+    # Kafka: GroupCoordinatorTest.testFetchTxnOffsetsMultipleProducersOneGroup
+    other = PRODUCER_ID + 1
+    txn_commit(h, {tp(0): om(25)})
+    txn_commit(h, {tp(1): om(35)}, producer_id=other)
+    h.coordinator.schedule_handle_txn_completion(PRODUCER_ID, [0], TransactionResult.ABORT)
+    assert fetched(h, GROUP, [tp(0), tp(1)], require_stable=True) == {
+        tp(0): (-1, Errors.NONE), tp(1): (-1, Errors.UNSTABLE_OFFSET_COMMIT)}
+    h.coordinator.schedule_handle_txn_completion(other, [0], TransactionResult.COMMIT)
+    assert fetched(h, GROUP, [tp(0), tp(1)]) == {tp(0): (-1, Errors.NONE), tp(1): (35, Errors.NONE)}
+
+
+def test_txn_commit_offset_member_checks_of_v3(h):
+    # Kafka 2.5: GroupCoordinatorTest.testTxnCommitOffsetWithInvalidMemberId / ...WithKnownMemberId /
+    # ...WithIllegalGeneration / ...WithLegalGeneration / ...WithFencedInstanceId
+    a, gen = h.join_stable_single(instance_id="instance-1")
+    assert txn_commit(h, {tp(0): om(1)}, member_id="nobody") == {tp(0): Errors.UNKNOWN_MEMBER_ID}
+    assert txn_commit(h, {tp(0): om(1)}, member_id=a, generation_id=gen + 1) == {tp(0): Errors.ILLEGAL_GENERATION}
+    assert txn_commit(h, {tp(0): om(1)}, member_id="other", group_instance_id="instance-1") == {
+        tp(0): Errors.FENCED_INSTANCE_ID}
+    assert txn_commit(h, {tp(0): om(1)}, member_id=a, generation_id=gen, group_instance_id="instance-1") == {
+        tp(0): Errors.NONE}
+    # v0-2: no member id, no generation -- nothing to check, as in 2.4
+    assert txn_commit(h, {tp(1): om(2)}) == {tp(1): Errors.NONE}
+
+
+def test_txn_commit_offset_for_group_not_owned(h):
+    assert txn_commit(h, {tp(0): om(1)}, group_id="") == {tp(0): Errors.INVALID_GROUP_ID}
+    h2 = Harness(num_partitions=1, owned=())
+    assert txn_commit(h2, {tp(0): om(1)}) == {tp(0): Errors.NOT_COORDINATOR}
+
+
+def test_pending_txn_offsets_keep_empty_group_alive_in_expiration(h):
+    # GroupMetadata.hasOffsets counts pending transactional offsets: the group is not Dead
+    txn_commit(h, {tp(0): om(1)}, group_id="simple")
+    h.coordinator.group_manager.cleanup_group_metadata([h.group("simple")], lambda g: {})
+    assert h.group("simple") is not None and not h.group("simple").is_(Dead)
+

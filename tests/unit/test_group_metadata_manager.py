@@ -1,5 +1,7 @@
 """Kafka: GroupMetadataManagerTest -- what storeGroup/storeOffsets write to a real __consumer_offsets
-Log loads back as the same groups and offsets; tombstones delete them; partitionFor is Java's."""
+Log loads back as the same groups and offsets; tombstones delete them; partitionFor is Java's.
+Transactional offset commits stay pending until their producer's marker (at run time through
+handle_txn_completion, at load time through the control batches in the log)."""
 import pytest
 
 from kafkalite.common.topic_partition import TopicPartition
@@ -13,9 +15,12 @@ from kafkalite.log.log import Log
 from kafkalite.log.log_config import LogConfig
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import group_metadata_records as R
+from kafkalite.record.control_record_type import ControlRecordType
+from kafkalite.record.end_transaction_marker import EndTransactionMarker
+from kafkalite.record.memory_records import MemoryRecordsBuilder
 from kafkalite.utils.time import MockTime
 
-from group_test_support import ImmediateScheduler, PartitionResponse
+from group_test_support import FakeReplicaManager, ImmediateScheduler, PartitionResponse
 
 OFFSETS_TP = TopicPartition("__consumer_offsets", 0)
 
@@ -196,3 +201,175 @@ def test_offsets_expire_after_retention_in_empty_group(log):
     assert m.get_group("simple") is None
     _, loaded = load(log)
     assert loaded == []
+
+
+# ---------------------------------------------------------------- transactional offset commits
+PRODUCER_ID, PRODUCER_EPOCH = 1000, 2
+FOO0, FOO1 = TopicPartition("foo", 0), TopicPartition("foo", 1)
+
+
+def txn_commit(manager, group, offsets, producer_id=PRODUCER_ID):
+    out = []
+    manager.store_offsets(group, "", offsets, out.append, producer_id, PRODUCER_EPOCH)
+    return out[0]
+
+
+def write_marker(log, producer_id, control_type, epoch=PRODUCER_EPOCH):
+    """What the log's WriteTxnMarkers path appends: one control batch holding an EndTransactionMarker."""
+    marker = EndTransactionMarker(control_type, 0)
+    builder = MemoryRecordsBuilder(producer_id=producer_id, producer_epoch=epoch, is_transactional=True,
+                                   is_control_batch=True)
+    builder.append(1, marker.record_key(), marker.serialize_value())
+    log.append_as_leader(builder.build(), leader_epoch=0, is_from_client=False)
+
+
+def fetch(manager, group_id, tps, require_stable=False):
+    return {tp: (d.offset, d.error) for tp, d in manager.get_offsets(group_id, tps, require_stable).items()}
+
+
+def test_transactional_commit_is_a_transactional_batch_and_invisible_until_commit(log):
+    # Kafka: GroupMetadataManagerTest.testTransactionalCommitOffsetCommitted
+    m = manager_over(log)
+    group = m.add_group(GroupMetadata("g", Empty, MockTime()))
+    assert txn_commit(m, group, {FOO0: OffsetAndMetadata(37, None, "", 1, None)}) == {FOO0: Errors.NONE}
+    batch = next(log.read(0, 10000, None, True).records.batches())
+    assert (batch.is_transactional, batch.producer_id, batch.producer_epoch) == (True, PRODUCER_ID, PRODUCER_EPOCH)
+    assert group.has_pending_offset_commits_from_producer(PRODUCER_ID)
+    assert m.is_group_open_for_producer(PRODUCER_ID, "g")
+    assert fetch(m, "g", [FOO0]) == {FOO0: (-1, Errors.NONE)}
+    assert fetch(m, "g", [FOO0], require_stable=True) == {FOO0: (-1, Errors.UNSTABLE_OFFSET_COMMIT)}
+    m.handle_txn_completion(PRODUCER_ID, {0}, is_commit=True)
+    assert fetch(m, "g", [FOO0], require_stable=True) == {FOO0: (37, Errors.NONE)}
+    assert not group.has_pending_offset_commits_from_producer(PRODUCER_ID)
+    assert not m.is_group_open_for_producer(PRODUCER_ID, "g")
+
+
+def test_transactional_commit_aborted(log):
+    # Kafka: GroupMetadataManagerTest.testTransactionalCommitOffsetAborted
+    m = manager_over(log)
+    group = m.add_group(GroupMetadata("g", Empty, MockTime()))
+    commit(m, group, {FOO0: OffsetAndMetadata(5, None, "", 1, None)})
+    txn_commit(m, group, {FOO0: OffsetAndMetadata(37, None, "", 1, None)})
+    m.handle_txn_completion(PRODUCER_ID, {0}, is_commit=False)
+    assert fetch(m, "g", [FOO0], require_stable=True) == {FOO0: (5, Errors.NONE)}
+    assert not group.has_pending_offset_commits_from_producer(PRODUCER_ID)
+    assert not m.is_group_open_for_producer(PRODUCER_ID, "g")
+
+
+def test_transactional_commit_append_failure():
+    # Kafka: GroupMetadataManagerTest.testTransactionalCommitOffsetAppendFailure
+    rm = FakeReplicaManager(partitions=[0])
+    rm.fail_with = Errors.NOT_ENOUGH_REPLICAS
+    m = GroupMetadataManager(0, OffsetConfig(offsets_topic_num_partitions=1), rm, MockTime(), ImmediateScheduler())
+    group = m.add_group(GroupMetadata("g", Empty, MockTime()))
+    assert txn_commit(m, group, {FOO0: OffsetAndMetadata(37, None, "", 1, None)}) == {FOO0: Errors.COORDINATOR_NOT_AVAILABLE}
+    assert not group.has_pending_offset_commits_from_producer(PRODUCER_ID)
+    assert not m.is_group_open_for_producer(PRODUCER_ID, "g")
+
+
+def test_marker_from_unrelated_producer_or_partition_does_nothing(log):
+    m = manager_over(log)
+    group = m.add_group(GroupMetadata("g", Empty, MockTime()))
+    txn_commit(m, group, {FOO0: OffsetAndMetadata(37, None, "", 1, None)})
+    m.handle_txn_completion(PRODUCER_ID + 1, {0}, is_commit=True)     # another producer's transaction
+    m.handle_txn_completion(PRODUCER_ID, {7}, is_commit=True)         # a partition "g" does not live in
+    assert group.offset(FOO0) is None and group.has_pending_offset_commits_from_producer(PRODUCER_ID)
+    assert m.is_group_open_for_producer(PRODUCER_ID, "g")
+
+
+def test_pending_offsets_of_one_producer_do_not_affect_another(log):
+    m = manager_over(log)
+    group = m.add_group(GroupMetadata("g", Empty, MockTime()))
+    other = PRODUCER_ID + 1
+    txn_commit(m, group, {FOO0: OffsetAndMetadata(10, None, "", 1, None)})
+    txn_commit(m, group, {FOO1: OffsetAndMetadata(20, None, "", 1, None)}, producer_id=other)
+    m.handle_txn_completion(other, {0}, is_commit=True)
+    assert fetch(m, "g", [FOO0, FOO1], require_stable=True) == {
+        FOO0: (-1, Errors.UNSTABLE_OFFSET_COMMIT), FOO1: (20, Errors.NONE)}
+    m.handle_txn_completion(PRODUCER_ID, {0}, is_commit=False)
+    assert fetch(m, "g", [FOO0, FOO1], require_stable=True) == {FOO0: (-1, Errors.NONE), FOO1: (20, Errors.NONE)}
+
+
+def test_load_with_committed_aborted_and_pending_transactional_offset_commits(log):
+    # Kafka: GroupMetadataManagerTest.testLoadWithCommittedAndAbortedAndPendingTransactionalOffsetCommits
+    mock_time = MockTime()
+    m = manager_over(log, mock_time)
+    group = m.add_group(stable_group(mock_time))
+    store(m, group, {"m1": b"", "m2": b""})
+    foo2, foo3 = TopicPartition("foo", 2), TopicPartition("foo", 3)
+    commit(m, group, {FOO0: OffsetAndMetadata(1, None, "", 1, None), FOO1: OffsetAndMetadata(1, None, "", 1, None)})
+    committed, aborted, pending = 2000, 3000, 4000
+    txn_commit(m, group, {FOO0: OffsetAndMetadata(10, None, "", 1, None), foo2: OffsetAndMetadata(12, None, "", 1, None)},
+               committed)
+    txn_commit(m, group, {FOO1: OffsetAndMetadata(21, None, "", 1, None)}, aborted)
+    txn_commit(m, group, {foo3: OffsetAndMetadata(33, None, "", 1, None)}, pending)
+    write_marker(log, committed, ControlRecordType.COMMIT)
+    write_marker(log, aborted, ControlRecordType.ABORT)
+    write_marker(log, 9999, ControlRecordType.COMMIT)        # a marker of a producer with no offsets here
+
+    m2, loaded = load(log)
+    g = m2.get_group("g")
+    assert loaded == [g] and g.is_(Stable)
+    assert fetch(m2, "g", [FOO0, FOO1, foo2, foo3]) == {
+        FOO0: (10, Errors.NONE), FOO1: (1, Errors.NONE), foo2: (12, Errors.NONE), foo3: (-1, Errors.NONE)}
+    # no marker yet for `pending`: its offsets wait, and its marker still completes them
+    assert g.active_producers() == {pending} and m2.is_group_open_for_producer(pending, "g")
+    assert not m2.is_group_open_for_producer(committed, "g") and not m2.is_group_open_for_producer(aborted, "g")
+    m2.handle_txn_completion(pending, {0}, is_commit=True)
+    assert fetch(m2, "g", [foo3]) == {foo3: (33, Errors.NONE)}
+
+
+def test_load_transactional_offsets_without_group(log):
+    # Kafka: GroupMetadataManagerTest.testLoadTransactionalOffsetsWithoutGroup
+    m = manager_over(log)
+    group = m.add_group(GroupMetadata("simple", Empty, MockTime()))
+    txn_commit(m, group, {FOO0: OffsetAndMetadata(10, None, "", 1, None)})
+    write_marker(log, PRODUCER_ID, ControlRecordType.COMMIT)
+    m2, loaded = load(log)
+    assert [g.group_id for g in loaded] == ["simple"] and loaded[0].is_(Empty)
+    assert fetch(m2, "simple", [FOO0]) == {FOO0: (10, Errors.NONE)}
+
+
+def test_load_pending_transactional_offsets_without_group(log):
+    # Kafka: GroupMetadataManagerTest.testGroupLoadedWithPendingCommits
+    m = manager_over(log)
+    txn_commit(m, m.add_group(GroupMetadata("simple", Empty, MockTime())), {FOO0: OffsetAndMetadata(10, None, "", 1, None)})
+    m2, loaded = load(log)
+    assert [g.group_id for g in loaded] == ["simple"]
+    assert loaded[0].has_pending_offset_commits_from_producer(PRODUCER_ID) and loaded[0].offset(FOO0) is None
+    assert fetch(m2, "simple", [FOO0], require_stable=True) == {FOO0: (-1, Errors.UNSTABLE_OFFSET_COMMIT)}
+
+
+def test_load_later_plain_commit_beats_earlier_committed_transaction(log):
+    # Kafka: GroupMetadataManagerTest.testLoadOffsetsWithTombstones' sibling for transactions: the record
+    # later in the log wins, whenever its transaction's marker comes
+    m = manager_over(log)
+    group = m.add_group(GroupMetadata("g", Empty, MockTime()))
+    txn_commit(m, group, {FOO0: OffsetAndMetadata(10, None, "", 1, None)})
+    commit(m, group, {FOO0: OffsetAndMetadata(15, None, "", 1, None)})
+    write_marker(log, PRODUCER_ID, ControlRecordType.COMMIT)
+    m2, _ = load(log)
+    assert fetch(m2, "g", [FOO0]) == {FOO0: (15, Errors.NONE)}
+
+
+def test_unloading_forgets_the_groups_of_producers(log):
+    m = manager_over(log)
+    txn_commit(m, m.add_group(GroupMetadata("g", Empty, MockTime())), {FOO0: OffsetAndMetadata(10, None, "", 1, None)})
+    m.remove_groups_for_partition(0, lambda g: None)
+    assert not m.is_group_open_for_producer(PRODUCER_ID, "g")
+
+
+
+def test_transactional_commit_with_too_large_metadata_leaves_nothing_pending_for_it(log):
+    # Era note: 2.4 staged every requested offset (refused ones stayed pending until the marker); only
+    # written offsets are pending here
+    m = GroupMetadataManager(0, OffsetConfig(offsets_topic_num_partitions=1, max_metadata_size=4),
+                             LogReplicaManager(log), MockTime(), ImmediateScheduler())
+    group = m.add_group(GroupMetadata("g", Empty, MockTime()))
+    result = txn_commit(m, group, {FOO0: OffsetAndMetadata(1, None, "abc", 1, None),
+                                   FOO1: OffsetAndMetadata(2, None, "abcdef", 1, None)})
+    assert result == {FOO0: Errors.NONE, FOO1: Errors.OFFSET_METADATA_TOO_LARGE}
+    assert group.has_pending_offset_commits_for_topic_partition(FOO0)
+    assert not group.has_pending_offset_commits_for_topic_partition(FOO1)
+    m.handle_txn_completion(PRODUCER_ID, {0}, is_commit=True)
+    assert group.all_offsets() == {FOO0: OffsetAndMetadata(1, None, "abc", 1, None)}

@@ -25,8 +25,16 @@ the same lock. ``replica_manager.append_records`` may be called with it held.
 Era notes: ``on_election``/``on_resignation`` are the 2.5 names of 2.4's
 ``handleGroupImmigration``/``handleGroupEmigration`` (both names exist here). JoinGroup v7 and
 SyncGroup v5 (KIP-559: protocol type and name in the responses, checked in SyncGroup) are
-today's wire. ``handle_delete_offsets`` is KIP-496 (2.4).
-Left out: transactional offset commits (``handleTxnCommitOffsets``), metrics.
+today's wire. ``handle_delete_offsets`` is KIP-496 (2.4). TxnOffsetCommit v3 (KIP-447, 2.5) carries the
+producer's consumer group generation and member id: ``handle_txn_commit_offsets`` takes them and checks
+them as 2.5's ``doTxnCommitOffsets`` does (member id only when set, generation only when >= 0, static
+member fencing); with v0-2 they are unset and nothing is checked, as in 2.4. OffsetFetch's
+``require_stable`` is 2.5's too.
+
+Transactional offsets: ``handle_txn_commit_offsets`` stores the offsets as part of the producer's
+transaction (pending, invisible to OffsetFetch); ``schedule_handle_txn_completion`` is called once the
+transaction's markers are on ``__consumer_offsets`` and makes them visible (COMMIT) or drops them (ABORT).
+Left out: metrics.
 """
 from __future__ import annotations
 
@@ -40,12 +48,13 @@ from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.group.delayed_heartbeat import DelayedHeartbeat
 from kafkalite.coordinator.group.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafkalite.coordinator.group.group_metadata import (
-    NO_MEMBER_ID, CompletingRebalance, Dead, Empty, GroupMetadata, GroupSummary, JoinGroupResult,
+    NO_GENERATION, NO_MEMBER_ID, CompletingRebalance, Dead, Empty, GroupMetadata, GroupSummary, JoinGroupResult,
     LeaveGroupResult, LeaveMemberResponse, OffsetAndMetadata, PreparingRebalance, Stable, SyncGroupResult, join_error)
 from kafkalite.coordinator.group.group_metadata_manager import GroupMetadataManager, OffsetConfig
 from kafkalite.coordinator.group.member_metadata import NEW_MEMBER_JOIN_TIMEOUT_MS, MemberMetadata, plain_protocol_set
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.transaction_result import TransactionResult
 from kafkalite.server.delayed_operation import DelayedOperationPurgatory
 from kafkalite.server.delayed_operation_key import GroupKey, MemberKey
 from kafkalite.utils.logging import Logging
@@ -512,12 +521,58 @@ class GroupCoordinator(Logging):
             else:
                 raise RuntimeError(f"Logic error: unexpected group state {group.current_state}")
 
+    # Kafka: GroupCoordinator.handleTxnCommitOffsets -- a transactional producer's offsets (TxnOffsetCommit)
+    def handle_txn_commit_offsets(self, group_id: str, producer_id: int, producer_epoch: int,
+                                  offset_metadata: dict[TopicPartition, OffsetAndMetadata],
+                                  response_callback: Callable[[dict[TopicPartition, Errors]], None], *,
+                                  member_id: str = UNKNOWN_MEMBER_ID, group_instance_id: str | None = None,
+                                  generation_id: int = NO_GENERATION) -> None:
+        error = self.validate_group_status(group_id, ApiKeys.TXN_OFFSET_COMMIT)
+        if error is not None:
+            response_callback({tp: error for tp in offset_metadata})
+            return
+        group = self.group_manager.get_group(group_id)
+        if group is None:
+            group = self.group_manager.add_group(GroupMetadata(group_id, Empty, self.time))
+        self.do_txn_commit_offsets(group, member_id, group_instance_id, generation_id, producer_id, producer_epoch,
+                                   offset_metadata, response_callback)
+
+    # Kafka 2.5: GroupCoordinator.doTxnCommitOffsets (2.4: doCommitOffsets with a producer id, no member checks)
+    def do_txn_commit_offsets(self, group: GroupMetadata, member_id: str, group_instance_id: str | None,
+                              generation_id: int, producer_id: int, producer_epoch: int,
+                              offset_metadata: dict[TopicPartition, OffsetAndMetadata], response_callback) -> None:
+        with group.lock:
+            def fail(error: Errors) -> None:
+                response_callback({tp: error for tp in offset_metadata})
+
+            if group.is_(Dead):
+                # Just removed (perhaps moved to another coordinator): the producer looks it up again.
+                fail(Errors.COORDINATOR_NOT_AVAILABLE)
+            elif group.is_static_member_fenced(member_id, group_instance_id):
+                fail(Errors.FENCED_INSTANCE_ID)
+            elif member_id != UNKNOWN_MEMBER_ID and not group.has(member_id):
+                fail(Errors.UNKNOWN_MEMBER_ID)
+            elif generation_id >= 0 and generation_id != group.generation_id:
+                fail(Errors.ILLEGAL_GENERATION)
+            else:
+                self.group_manager.store_offsets(group, member_id, offset_metadata, response_callback,
+                                                 producer_id, producer_epoch)
+
+    # Kafka: GroupCoordinator.scheduleHandleTxnCompletion -- called once a transaction's markers are on these
+    # __consumer_offsets partitions (given as partition ids); completes the producer's pending offsets there
+    def schedule_handle_txn_completion(self, producer_id: int, offsets_partitions,
+                                       transaction_result: TransactionResult) -> None:
+        partitions = {int(p) for p in offsets_partitions}
+        is_commit = transaction_result is TransactionResult.COMMIT
+        self.group_manager.schedule_handle_txn_completion(producer_id, partitions, is_commit)
+
     # Kafka: GroupCoordinator.handleFetchOffsets -- offsets whatever the group's state
-    def handle_fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None = None):
+    def handle_fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None = None,
+                             require_stable: bool = False):
         error = self.validate_group_status(group_id, ApiKeys.OFFSET_FETCH)
         if error is not None:
             return error, {}
-        return Errors.NONE, self.group_manager.get_offsets(group_id, partitions)
+        return Errors.NONE, self.group_manager.get_offsets(group_id, partitions, require_stable)
 
     # Kafka: GroupCoordinator.handleListGroups
     def handle_list_groups(self):

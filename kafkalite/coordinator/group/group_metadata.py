@@ -2,10 +2,10 @@
 
 Classes: GroupState and its five states (Empty, PreparingRebalance, CompletingRebalance, Stable,
 Dead), GroupOverview (ListGroups), GroupSummary (DescribeGroups), GroupMetadata (one group:
-members, generation, leader, protocol and committed offsets). Also OffsetAndMetadata
-(Kafka: core/src/main/scala/kafka/common/OffsetAndMetadata.scala) and the coordinator's result
-records JoinGroupResult, SyncGroupResult, LeaveMemberResponse, LeaveGroupResult (Kafka declares
-those in GroupCoordinator.scala; they live here so imports flow one way).
+members, generation, leader, protocol, committed and pending offsets), CommitRecordMetadataAndOffset.
+Also OffsetAndMetadata (Kafka: core/src/main/scala/kafka/common/OffsetAndMetadata.scala). The
+coordinator's result records (JoinGroupResult, SyncGroupResult, ...) are in
+group_coordinator_results.py and re-exported here.
 
 The state machine (``transition_to`` checks ``valid_previous_states``)::
 
@@ -21,8 +21,15 @@ DelayedJoin and the DelayedHeartbeat all take it.
 Era notes: ``CompletingRebalance`` is 2.4's name (``AwaitingSync`` before 1.1). Static members
 (``group.instance.id``, KIP-345) and pending members (KIP-394, MEMBER_ID_REQUIRED) are 2.3/2.4.
 ``subscribed_topics`` for OffsetDelete is computed on demand (2.4 had it inline in the coordinator).
-Left out: transactional offset commits (``pendingTransactionalOffsetCommits``) and the
-``CommitRecordMetadataAndOffset`` wrapper that orders them against plain commits.
+Transactional offset commits (TxnOffsetCommit, KIP-98): ``prepare_txn_offset_commit`` stages them
+per producer id in ``pending_transactional_offset_commits``; ``on_txn_offset_commit_append`` records
+where the append landed; ``complete_pending_txn_offset_commit`` makes them the committed offsets when the
+COMMIT marker is written (or drops them on ABORT). Until then OffsetFetch does not see them. Each
+committed offset is kept with the log offset of the batch that wrote it (``CommitRecordMetadataAndOffset``)
+so that a transactional commit completing late never replaces a newer plain commit.
+Era notes: ``has_pending_offset_commits_for_topic_partition`` is 2.5's (OffsetFetch ``require_stable``,
+KIP-447). ``prepare_txn_offset_commit`` stages only the offsets that are written (2.4 staged every
+requested one, including those refused for too-large metadata, which then stayed pending).
 """
 from __future__ import annotations
 
@@ -33,15 +40,14 @@ from typing import Callable
 import attrs
 
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.coordinator.group.group_coordinator_results import (  # noqa: F401  (re-exported)
+    NO_GENERATION, NO_LEADER, NO_MEMBER_ID, NO_PROTOCOL, JoinGroupResult, LeaveGroupResult, LeaveMemberResponse,
+    SyncGroupResult, join_error)
 from kafkalite.coordinator.group.member_metadata import MemberMetadata, MemberSummary
 from kafkalite.protocol.errors import Errors
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
 
-NO_PROTOCOL = ""       # Kafka: GroupCoordinator.NoProtocol
-NO_GENERATION = -1     # Kafka: GroupCoordinator.NoGeneration
-NO_MEMBER_ID = ""      # Kafka: GroupCoordinator.NoMemberId
-NO_LEADER = ""         # Kafka: GroupCoordinator.NoLeader
 MEMBER_ID_DELIMITER = "-"  # Kafka: GroupMetadata.MemberIdDelimiter
 
 
@@ -91,6 +97,20 @@ class OffsetAndMetadata:
 
 
 @attrs.frozen
+class CommitRecordMetadataAndOffset:
+    """Kafka: CommitRecordMetadataAndOffset -- a commit with the log offset of the batch that wrote it
+    (None while the append is in flight), so the newest record in the log wins whatever the order
+    in which plain and transactional commits complete."""
+
+    appended_batch_offset: int | None
+    offset_and_metadata: OffsetAndMetadata
+
+    # Kafka: CommitRecordMetadataAndOffset.olderThan
+    def older_than(self, that: "CommitRecordMetadataAndOffset") -> bool:
+        return self.appended_batch_offset < that.appended_batch_offset
+
+
+@attrs.frozen
 class GroupOverview:
     """Kafka: GroupOverview -- ListGroups' view (2.4 had no state; KIP-518 added it)."""
 
@@ -107,51 +127,6 @@ class GroupSummary:
     protocol_type: str
     protocol: str
     members: list[MemberSummary]
-
-
-@attrs.frozen
-class JoinGroupResult:
-    """Kafka: JoinGroupResult (GroupCoordinator.scala) -- members is [(id, instance id, metadata)] for the leader."""
-
-    members: list
-    member_id: str
-    generation_id: int
-    protocol_type: str | None
-    protocol_name: str | None
-    leader_id: str
-    error: Errors
-
-
-@attrs.frozen
-class SyncGroupResult:
-    """Kafka: SyncGroupResult (GroupCoordinator.scala)."""
-
-    protocol_type: str | None
-    protocol_name: str | None
-    member_assignment: bytes
-    error: Errors
-
-
-@attrs.frozen
-class LeaveMemberResponse:
-    """Kafka: LeaveMemberResponse (GroupCoordinator.scala)."""
-
-    member_id: str
-    group_instance_id: str | None
-    error: Errors
-
-
-@attrs.frozen
-class LeaveGroupResult:
-    """Kafka: LeaveGroupResult (GroupCoordinator.scala)."""
-
-    top_level_error: Errors
-    member_responses: list[LeaveMemberResponse]
-
-
-# Kafka: GroupCoordinator.joinError
-def join_error(member_id: str, error: Errors) -> JoinGroupResult:
-    return JoinGroupResult([], member_id, NO_GENERATION, None, None, NO_LEADER, error)
 
 
 class GroupMetadata(Logging):
@@ -176,8 +151,11 @@ class GroupMetadata(Logging):
         self.num_members_awaiting_join = 0
         # Kafka: supportedProtocols -- protocol name -> number of members supporting it
         self.supported_protocols: dict[str, int] = {}
-        self.offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+        self.offsets: dict[TopicPartition, CommitRecordMetadataAndOffset] = {}
         self.pending_offset_commits: dict[TopicPartition, OffsetAndMetadata] = {}
+        # Kafka: pendingTransactionalOffsetCommits -- producer id -> its offsets awaiting a marker
+        self.pending_transactional_offset_commits: dict[int, dict[TopicPartition, CommitRecordMetadataAndOffset]] = {}
+        self.received_transactional_offset_commits = False
         self.received_consumer_offset_commit = False
         self.new_member_added = False
 
@@ -431,6 +409,7 @@ class GroupMetadata(Logging):
             self.protocol_name = None
             self.transition_to(Empty)
         self.received_consumer_offset_commit = False
+        self.received_transactional_offset_commits = False
 
     # Kafka: GroupMetadata.currentMemberMetadata -- what the leader needs to compute an assignment
     def current_member_metadata(self) -> list[tuple[str, str | None, bytes]]:
@@ -450,16 +429,27 @@ class GroupMetadata(Logging):
     def overview(self) -> GroupOverview:
         return GroupOverview(self.group_id, self.protocol_type or "", str(self.state))
 
-    # Kafka: GroupMetadata.initializeOffsets -- offsets loaded from __consumer_offsets
-    def initialize_offsets(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+    # Kafka: GroupMetadata.initializeOffsets -- offsets (and still-open transactional ones) loaded from the log
+    def initialize_offsets(self, offsets: dict[TopicPartition, CommitRecordMetadataAndOffset],
+                           pending_txn_offsets: dict[int, dict[TopicPartition, CommitRecordMetadataAndOffset]] | None = None
+                           ) -> None:
         self.offsets.update(offsets)
+        for producer_id, producer_offsets in (pending_txn_offsets or {}).items():
+            self.pending_transactional_offset_commits[producer_id] = dict(producer_offsets)
 
     # Kafka: GroupMetadata.onOffsetCommitAppend -- the commit is in the log: make it visible
-    def on_offset_commit_append(self, topic_partition: TopicPartition, offset: OffsetAndMetadata) -> None:
+    def on_offset_commit_append(self, topic_partition: TopicPartition,
+                                offset_with_commit_record_metadata: CommitRecordMetadataAndOffset) -> None:
         if topic_partition in self.pending_offset_commits:
-            self.offsets[topic_partition] = offset
-            if self.pending_offset_commits[topic_partition] == offset:
-                del self.pending_offset_commits[topic_partition]
+            if offset_with_commit_record_metadata.appended_batch_offset is None:
+                raise RuntimeError("Cannot complete offset commit write without providing the metadata of the "
+                                   "record in the log.")
+            current = self.offsets.get(topic_partition)
+            if current is None or current.older_than(offset_with_commit_record_metadata):
+                self.offsets[topic_partition] = offset_with_commit_record_metadata
+        # Absent if the topic was deleted meanwhile (remove_offsets dropped it).
+        if self.pending_offset_commits.get(topic_partition) == offset_with_commit_record_metadata.offset_and_metadata:
+            del self.pending_offset_commits[topic_partition]
 
     # Kafka: GroupMetadata.failPendingOffsetWrite
     def fail_pending_offset_write(self, topic_partition: TopicPartition, offset: OffsetAndMetadata) -> None:
@@ -471,7 +461,75 @@ class GroupMetadata(Logging):
         self.received_consumer_offset_commit = True
         self.pending_offset_commits.update(offsets)
 
-    # Kafka: GroupMetadata.hasPendingOffsetCommitsFromProducer's plain sibling
+    # Kafka: GroupMetadata.prepareTxnOffsetCommit -- staged until the append, then until the marker
+    def prepare_txn_offset_commit(self, producer_id: int, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        self.trace(f"TxnOffsetCommit for producer {producer_id} and group {self.group_id} with offsets {offsets} "
+                   "is pending")
+        self.received_transactional_offset_commits = True
+        producer_offsets = self.pending_transactional_offset_commits.setdefault(producer_id, {})
+        for tp, om in offsets.items():
+            producer_offsets[tp] = CommitRecordMetadataAndOffset(None, om)
+
+    # Kafka: GroupMetadata.hasReceivedConsistentOffsetCommits -- not both consumer and transactional commits
+    def has_received_consistent_offset_commits(self) -> bool:
+        return not self.received_consumer_offset_commit or not self.received_transactional_offset_commits
+
+    # Kafka: GroupMetadata.failPendingTxnOffsetCommit -- the record was not written: forget it
+    def fail_pending_txn_offset_commit(self, producer_id: int, topic_partition: TopicPartition) -> None:
+        pending = self.pending_transactional_offset_commits.get(producer_id)
+        if pending is None:
+            return   # the partition emigrated meanwhile
+        removed = pending.pop(topic_partition, None)
+        self.trace(f"TxnOffsetCommit for producer {producer_id} and group {self.group_id} with offsets {removed} "
+                   "failed to be appended to the log")
+        if not pending:
+            del self.pending_transactional_offset_commits[producer_id]
+
+    # Kafka: GroupMetadata.onTxnOffsetCommitAppend -- remember where the (still invisible) record landed
+    def on_txn_offset_commit_append(self, producer_id: int, topic_partition: TopicPartition,
+                                    commit_record_metadata_and_offset: CommitRecordMetadataAndOffset) -> None:
+        pending = self.pending_transactional_offset_commits.get(producer_id)
+        if pending is None:
+            return   # the partition emigrated meanwhile
+        staged = pending.get(topic_partition)
+        if staged is not None and staged.offset_and_metadata == commit_record_metadata_and_offset.offset_and_metadata:
+            pending[topic_partition] = commit_record_metadata_and_offset
+
+    # Kafka: GroupMetadata.completePendingTxnOffsetCommit -- the marker is written: COMMIT shows, ABORT drops
+    def complete_pending_txn_offset_commit(self, producer_id: int, is_commit: bool) -> None:
+        pending = self.pending_transactional_offset_commits.pop(producer_id, None)
+        if not is_commit:
+            self.trace(f"TxnOffsetCommit for producer {producer_id} and group {self.group_id} with offsets "
+                       f"{pending} aborted")
+            return
+        for tp, commit in (pending or {}).items():
+            if commit.appended_batch_offset is None:
+                raise RuntimeError(f"Trying to complete a transactional offset commit for producerId {producer_id} "
+                                   f"and groupId {self.group_id} even though the offset commit record itself hasn't "
+                                   "been appended to the log.")
+            current = self.offsets.get(tp)
+            if current is None or current.older_than(commit):
+                self.trace(f"TxnOffsetCommit for producer {producer_id} and group {self.group_id} with offset "
+                           f"{commit} committed and loaded into the cache.")
+                self.offsets[tp] = commit
+            else:
+                self.trace(f"TxnOffsetCommit for producer {producer_id} and group {self.group_id} with offset "
+                           f"{commit} committed, but not loaded since its offset is older than current offset {current}.")
+
+    # Kafka: GroupMetadata.activeProducers
+    def active_producers(self) -> set[int]:
+        return set(self.pending_transactional_offset_commits)
+
+    # Kafka: GroupMetadata.hasPendingOffsetCommitsFromProducer
+    def has_pending_offset_commits_from_producer(self, producer_id: int) -> bool:
+        return producer_id in self.pending_transactional_offset_commits
+
+    # Kafka 2.5: GroupMetadata.hasPendingOffsetCommitsForTopicPartition (OffsetFetch require_stable)
+    def has_pending_offset_commits_for_topic_partition(self, topic_partition: TopicPartition) -> bool:
+        return (topic_partition in self.pending_offset_commits
+                or any(topic_partition in p for p in self.pending_transactional_offset_commits.values()))
+
+    # No Kafka counterpart: are plain (non-transactional) commits in flight?
     def has_pending_offset_commits(self) -> bool:
         return bool(self.pending_offset_commits)
 
@@ -479,13 +537,15 @@ class GroupMetadata(Logging):
     def remove_all_offsets(self) -> dict[TopicPartition, OffsetAndMetadata]:
         return self.remove_offsets(list(self.offsets))
 
-    # Kafka: GroupMetadata.removeOffsets
+    # Kafka: GroupMetadata.removeOffsets -- staged commits of those partitions go too, transactional ones included
     def remove_offsets(self, topic_partitions) -> dict[TopicPartition, OffsetAndMetadata]:
         removed = {}
         for tp in topic_partitions:
             self.pending_offset_commits.pop(tp, None)
+            for pending in self.pending_transactional_offset_commits.values():
+                pending.pop(tp, None)
             if tp in self.offsets:
-                removed[tp] = self.offsets.pop(tp)
+                removed[tp] = self.offsets.pop(tp).offset_and_metadata
         return removed
 
     # Kafka: GroupMetadata.removeExpiredOffsets
@@ -495,7 +555,8 @@ class GroupMetadata(Logging):
         commit that carried an explicit expire timestamp keeps the old per-offset rule."""
         def expired(base_timestamp) -> dict[TopicPartition, OffsetAndMetadata]:
             out = {}
-            for tp, om in self.offsets.items():
+            for tp, commit in self.offsets.items():
+                om = commit.offset_and_metadata
                 if tp in self.pending_offset_commits:
                     continue
                 if om.expire_timestamp is None:
@@ -520,16 +581,21 @@ class GroupMetadata(Logging):
 
     # Kafka: GroupMetadata.allOffsets / offset / numOffsets / hasOffsets
     def all_offsets(self) -> dict[TopicPartition, OffsetAndMetadata]:
-        return dict(self.offsets)
+        return {tp: c.offset_and_metadata for tp, c in self.offsets.items()}
 
     def offset(self, topic_partition: TopicPartition) -> OffsetAndMetadata | None:
+        commit = self.offsets.get(topic_partition)
+        return None if commit is None else commit.offset_and_metadata
+
+    # Kafka: GroupMetadata.offsetWithRecordMetadata (visible for testing)
+    def offset_with_record_metadata(self, topic_partition: TopicPartition) -> CommitRecordMetadataAndOffset | None:
         return self.offsets.get(topic_partition)
 
     def num_offsets(self) -> int:
         return len(self.offsets)
 
     def has_offsets(self) -> bool:
-        return bool(self.offsets) or bool(self.pending_offset_commits)
+        return bool(self.offsets or self.pending_offset_commits or self.pending_transactional_offset_commits)
 
     # Kafka: GroupMetadata.assertValidTransition
     def assert_valid_transition(self, target_state: GroupState) -> None:

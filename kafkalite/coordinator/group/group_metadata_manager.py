@@ -1,6 +1,6 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/coordinator/group/GroupMetadataManager.scala
 
-Classes: OffsetConfig (Kafka: OffsetConfig.scala), GroupMetadataManager; functions: the record helpers of
+Classes: GroupMetadataManager (OffsetConfig is in offset_config.py); functions: the record helpers of
 Kafka's companion object
 (offset_commit_key/value, group_metadata_key/value, read_offset_message_value,
 read_group_message_value).
@@ -27,8 +27,21 @@ v1 when the commit carried an expire timestamp, else v3; GroupMetadataValue v3. 
 through ``replica_manager.append_records(timeout, acks, internal_topics_allowed, is_from_client,
 entries, callback)``; the log magic is always 2, so ``getMagic`` is replaced by checking that the
 partition has a local log.
-Left out: transactional offset commits (pending per producer id, control batches while loading),
-the metrics (NumOffsets, NumGroups), offset compression codecs other than none.
+Transactional offset commits (TxnOffsetCommit): ``store_offsets`` with a producer id writes one
+transactional batch (that producer's id and epoch) and keeps the offsets pending in the group, per
+producer; ``open_groups_for_producer`` remembers which groups wait for a marker from which producer.
+When the transaction coordinator's markers have landed on ``__consumer_offsets``,
+``schedule_handle_txn_completion`` runs ``handle_txn_completion`` on this manager's scheduler thread
+(it takes group locks, and its caller may hold one): COMMIT makes the pending offsets the committed
+ones, ABORT drops them. Loading a partition replays the same story: transactional offset records are
+pending per producer until that producer's control batch (COMMIT applies them, ABORT drops them);
+pending offsets without a marker at the end of the log stay pending, waiting for the marker that the
+transaction coordinator will still write.
+
+Era notes: ``get_offsets``' ``require_stable`` (UNSTABLE_OFFSET_COMMIT while a commit is pending) is
+2.5's (KIP-447). After a failed transactional append the producer's group is forgotten only once its
+pending offsets are gone (2.4 checked before failing them, so the group stayed registered).
+Left out: the metrics (NumOffsets, NumGroups), offset compression codecs other than none.
 """
 from __future__ import annotations
 
@@ -40,52 +53,22 @@ import attrs
 from kafkalite.common.topic import GROUP_METADATA_TOPIC_NAME
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.common.utils import java_string_hashcode, utils_abs
-from kafkalite.coordinator.group.group_metadata import (Dead, Empty, GroupMetadata, OffsetAndMetadata, Stable,
-                                                        load_group)
+from kafkalite.coordinator.group.group_metadata import (CommitRecordMetadataAndOffset, Dead, Empty, GroupMetadata,
+                                                        OffsetAndMetadata, Stable, load_group)
 from kafkalite.coordinator.group.member_metadata import MemberMetadata
+from kafkalite.coordinator.group.offset_config import OffsetConfig  # noqa: F401  (re-exported)
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import group_metadata_records as R
+from kafkalite.record.control_record_type import ControlRecordType
+from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.memory_records import MemoryRecordsBuilder
+from kafkalite.record.record_batch import RecordBatch
 from kafkalite.utils.kafka_scheduler import KafkaScheduler
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
 
 INVALID_OFFSET = -1   # Kafka: OffsetFetchResponse.INVALID_OFFSET
 NO_METADATA = ""      # Kafka: OffsetFetchResponse.NO_METADATA
-
-
-@attrs.frozen
-class OffsetConfig:
-    """Kafka: OffsetConfig -- the offsets.* settings the manager needs (Kafka's defaults)."""
-
-    max_metadata_size: int = 4096
-    load_buffer_size: int = 5 * 1024 * 1024
-    offsets_retention_ms: int = 7 * 24 * 60 * 60 * 1000
-    offsets_retention_check_interval_ms: int = 600_000
-    offsets_topic_num_partitions: int = 50
-    offsets_topic_segment_bytes: int = 100 * 1024 * 1024
-    offsets_topic_replication_factor: int = 3
-    offset_commit_timeout_ms: int = 5000
-    offset_commit_required_acks: int = -1
-
-    # Kafka: GroupCoordinator.offsetConfig(config)
-    @classmethod
-    def from_kafka_config(cls, config) -> "OffsetConfig":
-        def get(name, default):
-            try:
-                value = config.get(name)
-            except KeyError:
-                return default
-            return default if value is None else value
-        return cls(max_metadata_size=get("offset.metadata.max.bytes", 4096),
-                   load_buffer_size=get("offsets.load.buffer.size", 5 * 1024 * 1024),
-                   offsets_retention_ms=get("offsets.retention.minutes", 7 * 24 * 60) * 60_000,
-                   offsets_retention_check_interval_ms=get("offsets.retention.check.interval.ms", 600_000),
-                   offsets_topic_num_partitions=get("offsets.topic.num.partitions", 50),
-                   offsets_topic_segment_bytes=get("offsets.topic.segment.bytes", 100 * 1024 * 1024),
-                   offsets_topic_replication_factor=get("offsets.topic.replication.factor", 3),
-                   offset_commit_timeout_ms=get("offsets.commit.timeout.ms", 5000),
-                   offset_commit_required_acks=get("offsets.commit.required.acks", -1))
 
 
 @attrs.frozen
@@ -188,6 +171,9 @@ class GroupMetadataManager(Logging):
         self.group_metadata_topic_partition_count = config.offsets_topic_num_partitions
         # Kafka: new KafkaScheduler(threads = 1, threadNamePrefix = "group-metadata-manager-")
         self.scheduler = scheduler if scheduler is not None else KafkaScheduler(1, "group-metadata-manager-")
+        # Kafka: openGroupsForProducer -- producer id -> groups holding its pending transactional offsets
+        self.open_groups_for_producer: dict[int, set[str]] = {}
+        self._producer_groups_lock = threading.Lock()
 
     # Kafka: GroupMetadataManager.startup
     def startup(self, enable_metadata_expiration: bool = True) -> None:
@@ -265,8 +251,12 @@ class GroupMetadataManager(Logging):
             self.config.offset_commit_timeout_ms, self.config.offset_commit_required_acks,
             True, False, records, callback)
 
-    def _build(self, entries: list[tuple[bytes, bytes | None]]):
-        builder = MemoryRecordsBuilder()
+    def _build(self, entries: list[tuple[bytes, bytes | None]], producer_id: int = RecordBatch.NO_PRODUCER_ID,
+               producer_epoch: int = RecordBatch.NO_PRODUCER_EPOCH):
+        is_txn_offset_commit = producer_id != RecordBatch.NO_PRODUCER_ID
+        builder = MemoryRecordsBuilder(producer_id=producer_id, producer_epoch=producer_epoch,
+                                       base_sequence=0 if is_txn_offset_commit else RecordBatch.NO_SEQUENCE,
+                                       is_transactional=is_txn_offset_commit)
         now = self.time.milliseconds()
         for key, value in entries:
             builder.append(now, key, value)
@@ -309,10 +299,19 @@ class GroupMetadataManager(Logging):
         return metadata is None or len(metadata) <= self.config.max_metadata_size
 
     # Kafka: GroupMetadataManager.storeOffsets -- stage the commit, append it, then make it visible
+    # (a transactional commit -- a producer id is given -- stays invisible until its marker)
     def store_offsets(self, group: GroupMetadata, consumer_id: str,
                       offset_metadata: dict[TopicPartition, OffsetAndMetadata],
-                      response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
+                      response_callback: Callable[[dict[TopicPartition, Errors]], None],
+                      producer_id: int = RecordBatch.NO_PRODUCER_ID,
+                      producer_epoch: int = RecordBatch.NO_PRODUCER_EPOCH) -> None:
         filtered = {tp: om for tp, om in offset_metadata.items() if self.validate_offset_metadata_length(om.metadata)}
+        with group.lock:
+            if not group.has_received_consistent_offset_commits():
+                self.warn(f"group: {group.group_id} with leader: {group.leader_or_null()} has received offset commits "
+                          "from consumers as well as transactional producers. Mixing both types of offset commits "
+                          "will generally result in surprises and should be avoided.")
+        is_txn_offset_commit = producer_id != RecordBatch.NO_PRODUCER_ID
         if not filtered:
             response_callback({tp: Errors.OFFSET_METADATA_TOO_LARGE for tp in offset_metadata})
             return
@@ -321,7 +320,7 @@ class GroupMetadataManager(Logging):
             response_callback({tp: Errors.NOT_COORDINATOR for tp in offset_metadata})
             return
         records = {tp_log: self._build([(offset_commit_key(group.group_id, tp), offset_commit_value(om))
-                                        for tp, om in filtered.items()])}
+                                        for tp, om in filtered.items()], producer_id, producer_epoch)}
 
         # Kafka: storeOffsets.putCacheCallback
         def put_cache_callback(response_status) -> None:
@@ -330,12 +329,21 @@ class GroupMetadataManager(Logging):
                 if status.error is Errors.NONE:
                     if not group.is_(Dead):
                         for tp, om in filtered.items():
-                            group.on_offset_commit_append(tp, om)
+                            commit = CommitRecordMetadataAndOffset(status.base_offset, om)
+                            if is_txn_offset_commit:
+                                group.on_txn_offset_commit_append(producer_id, tp, commit)
+                            else:
+                                group.on_offset_commit_append(tp, commit)
                     error = Errors.NONE
                 else:
                     if not group.is_(Dead):
                         for tp, om in filtered.items():
-                            group.fail_pending_offset_write(tp, om)
+                            if is_txn_offset_commit:
+                                group.fail_pending_txn_offset_commit(producer_id, tp)
+                            else:
+                                group.fail_pending_offset_write(tp, om)
+                        if is_txn_offset_commit and not group.has_pending_offset_commits_from_producer(producer_id):
+                            self.remove_producer_group(producer_id, group.group_id)
                     self.debug(f"Offset commit {filtered} from group {group.group_id}, consumer {consumer_id} "
                                f"with generation {group.generation_id} failed when appending to log due to "
                                f"{status.error.name}")
@@ -351,12 +359,17 @@ class GroupMetadataManager(Logging):
                                for tp in offset_metadata})
 
         with group.lock:
-            group.prepare_offset_commit(filtered)
+            if is_txn_offset_commit:
+                self.add_producer_group(producer_id, group.group_id)
+                group.prepare_txn_offset_commit(producer_id, filtered)
+            else:
+                group.prepare_offset_commit(filtered)
         self.append_for_group(group, records, put_cache_callback)
 
-    # Kafka: GroupMetadataManager.getOffsets -- unknown group or partition -> offset -1, no error
-    def get_offsets(self, group_id: str, topic_partitions: list[TopicPartition] | None
-                    ) -> dict[TopicPartition, OffsetFetchPartitionData]:
+    # Kafka: GroupMetadataManager.getOffsets -- unknown group or partition -> offset -1, no error; with
+    # require_stable (2.5, KIP-447) a partition with a commit still pending answers UNSTABLE_OFFSET_COMMIT
+    def get_offsets(self, group_id: str, topic_partitions: list[TopicPartition] | None,
+                    require_stable: bool = False) -> dict[TopicPartition, OffsetFetchPartitionData]:
         unknown = OffsetFetchPartitionData(INVALID_OFFSET, None, NO_METADATA, Errors.NONE)
         group = self.group_metadata_cache.get(group_id)
         if group is None:
@@ -364,14 +377,15 @@ class GroupMetadataManager(Logging):
         with group.lock:
             if group.is_(Dead):
                 return {tp: unknown for tp in topic_partitions or []}
-            if topic_partitions is None:
-                return {tp: OffsetFetchPartitionData(om.offset, om.leader_epoch, om.metadata, Errors.NONE)
-                        for tp, om in group.all_offsets().items()}
             out = {}
-            for tp in topic_partitions:
+            for tp in (topic_partitions if topic_partitions is not None else list(group.offsets)):
                 om = group.offset(tp)
-                out[tp] = unknown if om is None else OffsetFetchPartitionData(
-                    om.offset, om.leader_epoch, om.metadata, Errors.NONE)
+                if require_stable and group.has_pending_offset_commits_for_topic_partition(tp):
+                    out[tp] = OffsetFetchPartitionData(INVALID_OFFSET, None, NO_METADATA, Errors.UNSTABLE_OFFSET_COMMIT)
+                elif om is None:
+                    out[tp] = unknown
+                else:
+                    out[tp] = OffsetFetchPartitionData(om.offset, om.leader_epoch, om.metadata, Errors.NONE)
             return out
 
     # Kafka: GroupMetadataManager.scheduleLoadGroupAndOffsets
@@ -406,13 +420,16 @@ class GroupMetadataManager(Logging):
                 self.owned_partitions.add(tp.partition)
                 self.loading_partitions.discard(tp.partition)
 
-    # Kafka: GroupMetadataManager.doLoadGroupsAndOffsets -- replay the partition; the last record per key wins
+    # Kafka: GroupMetadataManager.doLoadGroupsAndOffsets -- replay the partition; the last record per key wins,
+    # a transactional offset counts only once its producer's COMMIT marker has been read
     def do_load_groups_and_offsets(self, tp: TopicPartition, on_group_loaded) -> None:
         log = self.replica_manager.get_log(tp)
         if log is None:
             self.warn(f"Attempted to load offsets and group metadata from {tp}, but found no log")
             return
-        loaded_offsets: dict[tuple[str, TopicPartition], OffsetAndMetadata] = {}
+        loaded_offsets: dict[tuple[str, TopicPartition], CommitRecordMetadataAndOffset] = {}
+        # producer id -> (group, partition) -> its offset awaiting the producer's marker
+        pending_offsets: dict[int, dict[tuple[str, TopicPartition], CommitRecordMetadataAndOffset]] = {}
         loaded_groups: dict[str, GroupMetadata] = {}
         removed_groups: set[str] = set()
         curr_offset = log.log_start_offset
@@ -423,18 +440,24 @@ class GroupMetadataManager(Logging):
             for batch in fetch_data_info.records.batches():
                 read_at_least_one = True
                 if batch.is_control_batch:
+                    self._load_control_batch(batch, loaded_offsets, pending_offsets)
                     curr_offset = batch.next_offset
                     continue
+                is_txn_offset_commit = batch.is_transactional
+                if is_txn_offset_commit:
+                    producer_offsets = pending_offsets.setdefault(batch.producer_id, {})
                 for record in batch:
                     if record.key is None:
                         raise RuntimeError("Group metadata/offset entry key should not be null")
                     _, key = R.read_message_key(record.key)
                     if isinstance(key, R.OffsetCommitKey):
+                        target = producer_offsets if is_txn_offset_commit else loaded_offsets
                         group_tp = (key.group, TopicPartition(key.topic, key.partition))
                         if record.value is None:
-                            loaded_offsets.pop(group_tp, None)
+                            target.pop(group_tp, None)
                         else:
-                            loaded_offsets[group_tp] = read_offset_message_value(record.value)
+                            target[group_tp] = CommitRecordMetadataAndOffset(
+                                batch.base_offset, read_offset_message_value(record.value))
                     else:
                         group = read_group_message_value(key.group, record.value, self.time)
                         if group is not None:
@@ -445,27 +468,51 @@ class GroupMetadataManager(Logging):
                             removed_groups.add(key.group)
                 curr_offset = batch.next_offset
 
-        offsets_by_group: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
-        for (group_id, part), om in loaded_offsets.items():
-            offsets_by_group.setdefault(group_id, {})[part] = om
+        offsets_by_group: dict[str, dict[TopicPartition, CommitRecordMetadataAndOffset]] = {}
+        for (group_id, part), commit in loaded_offsets.items():
+            offsets_by_group.setdefault(group_id, {})[part] = commit
+        # Offsets whose marker is not in the log yet stay pending: the marker is still to come.
+        pending_by_group: dict[str, dict[int, dict[TopicPartition, CommitRecordMetadataAndOffset]]] = {}
+        for producer_id, producer_offsets in pending_offsets.items():
+            for (group_id, part), commit in producer_offsets.items():
+                self.add_producer_group(producer_id, group_id)
+                pending_by_group.setdefault(group_id, {}).setdefault(producer_id, {})[part] = commit
         for group in loaded_groups.values():
-            self.load_group(group, offsets_by_group.get(group.group_id, {}))
+            self.load_group(group, offsets_by_group.get(group.group_id, {}), pending_by_group.get(group.group_id, {}))
             on_group_loaded(group)
-        # Groups with offsets but no metadata: "simple" consumers that only commit.
-        for group_id, offsets in offsets_by_group.items():
+        # Groups with offsets but no metadata: "simple" consumers that only commit, or transactional producers.
+        for group_id in list(offsets_by_group) + [g for g in pending_by_group if g not in offsets_by_group]:
             if group_id not in loaded_groups:
                 group = GroupMetadata(group_id, Empty, self.time)
-                self.load_group(group, offsets)
+                self.load_group(group, offsets_by_group.get(group_id, {}), pending_by_group.get(group_id, {}))
                 on_group_loaded(group)
         for group_id in removed_groups:
             # A group deleted in the log must not still be in the cache (unless offsets recreated it).
             if group_id in self.group_metadata_cache and group_id not in offsets_by_group:
                 raise RuntimeError(f"Unexpected unload of active group {group_id} while loading partition {tp}")
 
+    # No Kafka counterpart (inline in doLoadGroupsAndOffsets): a transaction marker read while loading ends the
+    # producer's pending offsets -- applied on COMMIT, dropped otherwise (2.4 drops them for any other type too)
+    @staticmethod
+    def _load_control_batch(batch, loaded_offsets, pending_offsets) -> None:
+        record = next(iter(batch), None)
+        if record is None:
+            return
+        control_type = ControlRecordType.parse(record.key)
+        if control_type in (ControlRecordType.COMMIT, ControlRecordType.ABORT):
+            control_type = EndTransactionMarker.deserialize(record.key, record.value).control_type
+        producer_offsets = pending_offsets.pop(batch.producer_id, {})
+        if control_type is ControlRecordType.COMMIT:
+            for group_tp, commit in producer_offsets.items():
+                current = loaded_offsets.get(group_tp)
+                if current is None or current.older_than(commit):
+                    loaded_offsets[group_tp] = commit
+
     # Kafka: GroupMetadataManager.loadGroup
-    def load_group(self, group: GroupMetadata, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+    def load_group(self, group: GroupMetadata, offsets: dict[TopicPartition, CommitRecordMetadataAndOffset],
+                   pending_transactional_offsets: dict | None = None) -> None:
         self.trace(f"Initialized offsets {offsets} for group {group.group_id}")
-        group.initialize_offsets(offsets)
+        group.initialize_offsets(offsets, pending_transactional_offsets)
         current = self.add_group(group)
         if current is not group:
             self.debug(f"Attempt to load group {group.group_id} from log with generation "
@@ -489,6 +536,7 @@ class GroupMetadataManager(Logging):
                         on_group_unloaded(group)
                         if self.group_metadata_cache.get(group.group_id) is group:
                             del self.group_metadata_cache[group.group_id]
+                        self.remove_group_from_all_producers(group.group_id)
                         num_groups_removed += 1
                         num_offsets_removed += group.num_offsets()
             self.info(f"Finished unloading {tp}. Removed {num_offsets_removed} cached offsets and "
@@ -533,3 +581,54 @@ class GroupMetadataManager(Logging):
             offsets_removed += len(removed_offsets)
         self.info(f"Removed {offsets_removed} expired offsets in {self.time.milliseconds() - start_ms} milliseconds.")
         return offsets_removed
+
+    # Kafka: GroupMetadataManager.scheduleHandleTxnCompletion -- on the scheduler thread: it takes group
+    # locks, and the caller (a marker's append completing) may already hold one
+    def schedule_handle_txn_completion(self, producer_id: int, completed_partitions, is_commit: bool) -> None:
+        partitions = frozenset(completed_partitions)
+        self.scheduler.schedule(f"handleTxnCompletion-{producer_id}",
+                                lambda: self.handle_txn_completion(producer_id, partitions, is_commit))
+
+    # Kafka: GroupMetadataManager.handleTxnCompletion -- the markers are written: complete the pending offsets
+    def handle_txn_completion(self, producer_id: int, completed_partitions, is_commit: bool) -> None:
+        for group_id in self.groups_belonging_to_partitions(producer_id, set(completed_partitions)):
+            group = self.get_group(group_id)
+            if group is None:
+                self.info(f"Group {group_id} has moved away from {self.broker_id} after transaction marker was "
+                          "written but before the cache was updated. The cache on the new group owner will be "
+                          "updated instead.")
+                continue
+            with group.lock:
+                if not group.is_(Dead):
+                    group.complete_pending_txn_offset_commit(producer_id, is_commit)
+                    self.remove_producer_group(producer_id, group_id)
+
+    # Kafka: GroupMetadataManager.isGroupOpenForProducer (visible for testing)
+    def is_group_open_for_producer(self, producer_id: int, group_id: str) -> bool:
+        with self._producer_groups_lock:
+            return group_id in self.open_groups_for_producer.get(producer_id, ())
+
+    # Kafka: GroupMetadataManager.addProducerGroup
+    def add_producer_group(self, producer_id: int, group_id: str) -> None:
+        with self._producer_groups_lock:
+            self.open_groups_for_producer.setdefault(producer_id, set()).add(group_id)
+
+    # Kafka: GroupMetadataManager.removeProducerGroup
+    def remove_producer_group(self, producer_id: int, group_id: str) -> None:
+        with self._producer_groups_lock:
+            groups = self.open_groups_for_producer.get(producer_id)
+            if groups is not None:
+                groups.discard(group_id)
+                if not groups:
+                    del self.open_groups_for_producer[producer_id]
+
+    # Kafka: GroupMetadataManager.groupsBelongingToPartitions -- the producer's groups in those partitions
+    def groups_belonging_to_partitions(self, producer_id: int, partitions: set[int]) -> set[str]:
+        with self._producer_groups_lock:
+            return {g for g in self.open_groups_for_producer.get(producer_id, ()) if self.partition_for(g) in partitions}
+
+    # Kafka: GroupMetadataManager.removeGroupFromAllProducers
+    def remove_group_from_all_producers(self, group_id: str) -> None:
+        with self._producer_groups_lock:
+            for groups in self.open_groups_for_producer.values():
+                groups.discard(group_id)
