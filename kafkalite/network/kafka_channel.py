@@ -72,6 +72,11 @@ class SslAuthenticationException(AuthenticationException):
     """Kafka: org.apache.kafka.common.errors.SslAuthenticationException."""
 
 
+class DelayedResponseAuthenticationException(AuthenticationException):
+    """Kafka: org.apache.kafka.common.network.DelayedResponseAuthenticationException -- the authenticator
+    failed; its failure response goes out, and the channel closes, after the Selector's delay (KIP-306)."""
+
+
 class KafkaChannel:
     """Kafka: KafkaChannel."""
 
@@ -105,19 +110,40 @@ class KafkaChannel:
 
     # Kafka: KafkaChannel.prepare -- one step of the TLS handshake, then of authentication.
     def prepare(self) -> None:
+        authenticating = False
         try:
             if not self.transport_layer.ready():
                 self.transport_layer.handshake()
             if self.transport_layer.ready() and self.authenticator is not None \
                     and not self.authenticator.complete():
+                authenticating = True
                 self.authenticator.authenticate()
         except AuthenticationException as e:
             self.state = ChannelState.AUTHENTICATION_FAILED
             self.authentication_exception = e
+            if authenticating:
+                self.delay_close_on_authentication_failure()
+                raise DelayedResponseAuthenticationException(str(e)) from e
             raise
         if self.ready():
             self.successful_authentications += 1
             self.state = ChannelState.READY
+
+    # Kafka: KafkaChannel.delayCloseOnAuthenticationFailure -- neither read nor write until the close.
+    def delay_close_on_authentication_failure(self) -> None:
+        self.transport_layer.remove_interest_ops(OP_WRITE | OP_READ)
+
+    # Kafka: KafkaChannel.completeCloseOnAuthenticationFailure -- send the authenticator's failure response.
+    def complete_close_on_authentication_failure(self) -> None:
+        self.transport_layer.add_interest_ops(OP_WRITE)
+        if self.authenticator is not None:
+            self.authenticator.handle_authentication_failure()
+
+    # Kafka: KafkaChannel.serverAuthenticationSessionExpired (KIP-368)
+    def server_authentication_session_expired(self, now_nanos: int) -> bool:
+        expiry = getattr(self.authenticator, "server_session_expiration_time_nanos", None)
+        expiry = expiry() if expiry is not None else None
+        return expiry is not None and now_nanos - expiry > 0
 
     # Kafka: KafkaChannel.finishConnect
     def finish_connect(self) -> bool:

@@ -29,7 +29,8 @@ import logging
 import socket
 
 from kafkalite.common.memory.memory_pool import MemoryPool
-from kafkalite.network.kafka_channel import ChannelState, KafkaChannel
+from kafkalite.network.kafka_channel import (AuthenticationException, ChannelState,
+                                            DelayedResponseAuthenticationException, KafkaChannel)
 from kafkalite.network.nio_selector import NioSelector
 from kafkalite.network.network_receive import NetworkReceive
 from kafkalite.network.transport_layer import OP_READ, OP_WRITE, PlaintextTransportLayer
@@ -56,11 +57,18 @@ class Selector:
     """Kafka: org.apache.kafka.common.network.Selector."""
 
     NO_IDLE_TIMEOUT_MS = -1
+    NO_FAILED_AUTHENTICATION_DELAY = 0
 
     def __init__(self, max_receive_size: int = NetworkReceive.UNLIMITED,
                  connection_max_idle_ms: int = NO_IDLE_TIMEOUT_MS, time: Time = SYSTEM,
-                 log_context: str = "", memory_pool: MemoryPool = MemoryPool.NONE):
+                 log_context: str = "", memory_pool: MemoryPool = MemoryPool.NONE, channel_builder=None,
+                 failed_authentication_delay_ms: int = NO_FAILED_AUTHENTICATION_DELAY):
         self.nio_selector = NioSelector()
+        # Kafka: Selector.channelBuilder -- None: plain PLAINTEXT channels without an authenticator
+        self.channel_builder = channel_builder
+        # Kafka: Selector.delayedClosingChannels -- channel id -> (channel, close deadline in nanos) (KIP-306)
+        self.failed_authentication_delay_ms = failed_authentication_delay_ms
+        self.delayed_closing_channels: collections.OrderedDict[str, tuple] = collections.OrderedDict()
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool
         self.out_of_memory = False   # Kafka: Selector.outOfMemory -- some channel is muted for memory
@@ -116,7 +124,7 @@ class Selector:
         self._ensure_not_registered(connection_id)
         channel = self._build_channel(connection_id, sock, OP_READ)
         channel.transport_layer.connected = True
-        channel.state = ChannelState.READY
+        channel.state = ChannelState.READY if channel.ready() else ChannelState.AUTHENTICATE
 
     def _ensure_not_registered(self, connection_id: str) -> None:
         if connection_id in self.channels:
@@ -126,8 +134,13 @@ class Selector:
 
     # Kafka: Selector.buildAndAttachKafkaChannel
     def _build_channel(self, connection_id: str, sock: socket.socket, interest: int) -> KafkaChannel:
-        transport = PlaintextTransportLayer(sock, self.nio_selector)
-        channel = KafkaChannel(connection_id, transport, self.max_receive_size, self.memory_pool)
+        if self.channel_builder is not None:
+            channel = self.channel_builder.build_channel(connection_id, sock, self.nio_selector,
+                                                         self.max_receive_size, self.memory_pool)
+            transport = channel.transport_layer
+        else:
+            transport = PlaintextTransportLayer(sock, self.nio_selector)
+            channel = KafkaChannel(connection_id, transport, self.max_receive_size, self.memory_pool)
         transport.attachment = channel
         if interest:
             transport.add_interest_ops(interest)
@@ -174,6 +187,9 @@ class Selector:
                 if channel.is_in_mutable_state() and channel not in self.explicitly_muted_channels:
                     channel.maybe_unmute()
             self.out_of_memory = False
+        if self.delayed_closing_channels:
+            first_deadline = next(iter(self.delayed_closing_channels.values()))[1]
+            timeout_ms = max(0, min(timeout_ms, (first_deadline - self.time.nanoseconds()) // 1_000_000 + 1))
         start_select = self.time.nanoseconds()
         events = self.nio_selector.select(timeout_ms / 1000.0)
         now = self.time.nanoseconds()
@@ -184,6 +200,7 @@ class Selector:
             keys = [(None, ch) for ch in self.immediately_connected_keys]
             self.immediately_connected_keys.clear()
             self.poll_selection_keys(keys, True, now)
+        self.complete_delayed_channel_close(self.time.nanoseconds())
         self.maybe_close_oldest_connection(now)
         self.add_to_completed_receives()
 
@@ -208,6 +225,12 @@ class Selector:
                     else:
                         continue
                     mask &= ~OP_WRITE
+                # Kafka: "if channel is not ready finish prepare" -- TLS handshake, then authentication
+                if channel.is_connected() and not channel.ready():
+                    channel.prepare()
+                    if channel.ready():
+                        log.debug("%sSuccessfully authenticated with %s", self.log_context,
+                                  channel.socket_description())
                 # read every complete frame into staged_receives, unless some are still staged
                 if channel.ready() and mask & OP_READ and not self.has_staged_receive(channel) \
                         and channel not in self.explicitly_muted_channels:
@@ -221,6 +244,9 @@ class Selector:
                         raise
                     if send is not None:
                         self.completed_sends.append(send)
+            except DelayedResponseAuthenticationException as e:
+                log.info("%sFailed authentication with %s (%s)", self.log_context, channel.socket_description(), e)
+                self.maybe_delay_close_on_authentication_failure(channel)
             except Exception as e:   # noqa: BLE001 -- one bad connection never stops the loop
                 # Kafka: a failed send drops the requests already read from that connection
                 # (NOTIFY_ONLY): their answers could never be delivered, and the client will retry.
@@ -234,6 +260,8 @@ class Selector:
                          self.log_context, desc, channel.id)
             else:
                 log.debug("%sConnection with %s disconnected", self.log_context, desc)
+        elif isinstance(e, AuthenticationException):
+            log.info("%sFailed authentication with %s (%s)", self.log_context, desc, e)
         elif isinstance(e, (ConnectionError, OSError)):
             log.debug("%sConnection with %s disconnected: %s", self.log_context, desc, e)
         else:
@@ -349,6 +377,7 @@ class Selector:
             self._do_close(channel, close_mode.notify_disconnect)
         self.channels.pop(channel.id, None)
         self._lru.pop(channel.id, None)
+        self.delayed_closing_channels.pop(channel.id, None)
 
     # Kafka: Selector.doClose
     def _do_close(self, channel: KafkaChannel, notify_disconnect: bool) -> None:
@@ -370,6 +399,34 @@ class Selector:
         self.nio_selector.close()
         self._wakeup_r.close()
         self._wakeup_w.close()
+
+    # ---------------------------------------------------------------- failed authentication (KIP-306)
+    # Kafka: Selector.maybeDelayCloseOnAuthenticationFailure
+    def maybe_delay_close_on_authentication_failure(self, channel: KafkaChannel) -> None:
+        if self.failed_authentication_delay_ms > self.NO_FAILED_AUTHENTICATION_DELAY:
+            deadline = self.time.nanoseconds() + self.failed_authentication_delay_ms * 1_000_000
+            self.delayed_closing_channels[channel.id] = (channel, deadline)
+        else:
+            self.handle_close_on_authentication_failure(channel)
+
+    # Kafka: Selector.completeDelayedChannelClose -- oldest first, until one is not due yet
+    def complete_delayed_channel_close(self, now_nanos: int) -> None:
+        while self.delayed_closing_channels:
+            channel_id, (channel, deadline) = next(iter(self.delayed_closing_channels.items()))
+            if deadline - now_nanos > 0:
+                return
+            del self.delayed_closing_channels[channel_id]
+            self.handle_close_on_authentication_failure(channel)
+
+    # Kafka: Selector.handleCloseOnAuthenticationFailure -- send the failure response, then close
+    def handle_close_on_authentication_failure(self, channel: KafkaChannel) -> None:
+        try:
+            channel.complete_close_on_authentication_failure()
+        except Exception as e:   # noqa: BLE001
+            log.error("%sException handling close on authentication failure node %s: %s", self.log_context,
+                      channel.id, e)
+        finally:
+            self._close(channel, CloseMode.GRACEFUL)
 
     # ---------------------------------------------------------------- idle connections
     def _update_idle(self, connection_id: str) -> None:

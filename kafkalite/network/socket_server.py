@@ -51,9 +51,12 @@ CONTROL_PLANE_QUEUE_SIZE = 20
 class SocketServer(Logging):
     """Kafka: SocketServer -- owns the acceptors, processors and request channels of both planes."""
 
-    def __init__(self, config, time=SYSTEM):
+    def __init__(self, config, time=SYSTEM, credential_provider=None, api_versions_response=None):
         self.config = config
         self.time = time
+        # Kafka: SocketServer.credentialProvider -- the SCRAM credential cache SASL listeners authenticate with
+        self.credential_provider = credential_provider
+        self.api_versions_response = api_versions_response   # what a SASL listener answers before the handshake
         self.log_ident = f"[SocketServer brokerId={config.broker_id}] "
         self.max_queued_requests = config.queued_max_requests
         # Kafka: SocketServer.memoryPool -- queued.max.request.bytes bounds the bytes of requests read but
@@ -168,7 +171,22 @@ class SocketServer(Logging):
         return Processor(processor_id, self.time, self.config.socket_request_max_bytes, request_channel,
                          self.connection_quotas, self.config.connections_max_idle_ms, listener_name,
                          security_protocol, self.config.broker_id, control_plane,
-                         MemoryPool.NONE if control_plane else self.memory_pool)
+                         MemoryPool.NONE if control_plane else self.memory_pool,
+                         channel_builder=self.sasl_channel_builder(listener_name, security_protocol),
+                         failed_authentication_delay_ms=self.config.get("connection.failed.authentication.delay.ms"))
+
+    # Kafka: ChannelBuilders.serverChannelBuilder, for the SASL protocols (one builder per Processor, as Kafka)
+    def sasl_channel_builder(self, listener_name: str, security_protocol: str):
+        if security_protocol not in ("SASL_PLAINTEXT", "SASL_SSL"):
+            return None
+        from kafkalite.network.sasl_channel_builder import SaslChannelBuilder
+        cache = self.credential_provider.credential_cache if self.credential_provider is not None else None
+        builder = SaslChannelBuilder("SERVER", security_protocol, listener_name,
+                                     listener_name == self.config.inter_broker_listener_name,
+                                     credential_cache=cache, time=self.time,
+                                     api_versions_response=self.api_versions_response)
+        builder.configure(self.config.values_with_prefix_override(f"listener.name.{listener_name.lower()}."))
+        return builder
 
     # Kafka: SocketServer.reconfigurableConfigs / reconfigure (BrokerReconfigurable, S24)
     reconfigurable_configs = frozenset({"max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides"})
@@ -483,7 +501,8 @@ class Processor(AbstractServerThread):
     def __init__(self, processor_id: int, time, max_request_size: int, request_channel: RequestChannel,
                  connection_quotas: "ConnectionQuotas", connections_max_idle_ms: int, listener_name: str,
                  security_protocol: str, broker_id: int = 0, control_plane: bool = False,
-                 memory_pool: MemoryPool = MemoryPool.NONE):
+                 memory_pool: MemoryPool = MemoryPool.NONE, channel_builder=None,
+                 failed_authentication_delay_ms: int = 0):
         super().__init__()
         self.id = processor_id
         self.time = time
@@ -501,7 +520,9 @@ class Processor(AbstractServerThread):
         self.response_queue: collections.deque = collections.deque()
         self._enqueue_lock = threading.Lock()
         self.selector = Selector(max_request_size, connections_max_idle_ms, time,
-                                 log_context=self.log_ident, memory_pool=memory_pool)
+                                 log_context=self.log_ident, memory_pool=memory_pool,
+                                 channel_builder=channel_builder,
+                                 failed_authentication_delay_ms=failed_authentication_delay_ms)
         self._next_connection_index = 0
         self.accept_trace: dict = {}   # the request trace's "accepted" hop, until the connection's first request
         self.started_nanos = time.nanoseconds()
@@ -620,6 +641,12 @@ class Processor(AbstractServerThread):
                 channel = self.open_or_closing_channel(connection_id)
                 if channel is None:
                     raise RuntimeError(f"Channel {connection_id} removed from selector before processing completed receive")
+                # Kafka: a SASL session past connections.max.reauth.ms (KIP-368) is closed at its next request
+                if channel.server_authentication_session_expired(self.time.nanoseconds()):
+                    self.debug(f"Disconnecting expired channel: {channel}")
+                    receive.release()
+                    self.close(connection_id)
+                    continue
                 payload = receive.payload()
                 header, body_offset = self.parse_request_header(payload)
                 context = RequestContext(header, connection_id, ConnectionId.from_string(connection_id).remote_host,

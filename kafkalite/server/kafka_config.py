@@ -8,7 +8,10 @@ row of ``CONFIG_DEF`` (name, type, default, validator); all defaults live in ``D
 Kafka. A bad value stops start-up with one line in Kafka's words:
 ``Invalid value abc for configuration num.io.threads: Not a number of type INT``.
 An unknown key is logged as a warning and ignored, as Kafka does.
-Omitted: dynamic broker config (``DynamicBrokerConfig``) beyond the connection quotas, SSL/SASL keys.
+SASL keys: sasl.enabled.mechanisms, sasl.mechanism.inter.broker.protocol, connections.max.reauth.ms,
+connection.failed.authentication.delay.ms, and per listener ``listener.name.<l>.<key>`` overrides
+(``values_with_prefix_override``), e.g. ``listener.name.sasl_plaintext.plain.sasl.jaas.config``.
+Omitted: dynamic broker config (``DynamicBrokerConfig``) beyond the connection quotas, SSL keys.
 """
 from __future__ import annotations
 
@@ -195,6 +198,12 @@ CONFIG_DEF: dict[str, tuple] = {
     "inter.broker.listener.name": (STRING, None, None),
     "security.inter.broker.protocol": (STRING, "PLAINTEXT", _one_of(*SECURITY_PROTOCOLS)),
     "control.plane.listener.name": (STRING, None, None),
+    # SASL (Kafka: BrokerSecurityConfigs / KafkaConfig's SASL section); the JAAS entries are per listener and
+    # mechanism: listener.name.<listener>.<mechanism>.sasl.jaas.config
+    "sasl.enabled.mechanisms": (LIST, "GSSAPI", None),
+    "sasl.mechanism.inter.broker.protocol": (STRING, "GSSAPI", None),
+    "connections.max.reauth.ms": (LONG, 0, None),                     # KIP-368; 0 = never
+    "connection.failed.authentication.delay.ms": (INT, 100, _int_range(0)),   # KIP-306
     "num.network.threads": (INT, _D.NumNetworkThreads, _int_range(1)),
     "num.io.threads": (INT, _D.NumIoThreads, _int_range(1)),
     "background.threads": (INT, _D.BackgroundThreads, _int_range(1)),
@@ -323,7 +332,7 @@ class KafkaConfig:
         self.originals = dict(props)
         self.values: dict[str, object] = {}
         for name, value in props.items():
-            if name not in CONFIG_DEF and do_log:
+            if name not in CONFIG_DEF and do_log and not name.startswith("listener.name."):
                 log.warning("The configuration '%s' was supplied but isn't a known config.", name)
         for name, (type_, default, validator) in CONFIG_DEF.items():
             raw = props.get(name, default)
@@ -340,6 +349,16 @@ class KafkaConfig:
 
     def get(self, name: str):
         return self.values[name]
+
+    # Kafka: AbstractConfig.valuesWithPrefixOverride -- every value, with ``<prefix><key>`` winning over
+    # ``<key>``; prefixed keys kafkalite does not define (``plain.sasl.jaas.config``) are kept as given.
+    def values_with_prefix_override(self, prefix: str) -> dict:
+        result = dict(self.values)
+        for name, raw in self.originals.items():
+            if prefix and name.startswith(prefix):
+                key = name[len(prefix):]
+                result[key] = parse_type(key, raw, CONFIG_DEF[key][0]) if key in CONFIG_DEF else raw
+        return result
 
     def _derive(self) -> None:
         v = self.values

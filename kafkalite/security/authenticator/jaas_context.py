@@ -108,7 +108,8 @@ class JaasContext:
     @classmethod
     def load_server_context(cls, listener_name: str, mechanism: str, configs) -> "JaasContext":
         key = server_jaas_config_key(listener_name, mechanism)
-        value = configs.get(key)
+        # the listener's values carry it without the prefix (valuesWithPrefixOverride); raw originals with it
+        value = configs.get(f"{mechanism.lower()}.sasl.jaas.config") or configs.get(key)
         if not value:
             raise ValueError(f"Could not find a 'KafkaServer' or '{listener_name.lower()}.KafkaServer' entry in the "
                              f"JAAS configuration: set {key} (kafkalite reads no JAAS files)")

@@ -72,6 +72,10 @@ class PlainSaslServer:
             raise SaslException("Authentication exchange has not completed")
         return self.authorization_id
 
+    # Kafka: PlainSaslServer.getMechanismName
+    def get_mechanism_name(self) -> str:
+        return self.mechanism_name
+
     # Kafka: PlainSaslServer.isComplete
     def is_complete(self) -> bool:
         return self.complete

@@ -20,3 +20,18 @@ class SaslException(Exception):
 # Kafka: the subclasses of org.apache.kafka.common.errors.AuthenticationException that SASL raises
 AUTHENTICATION_EXCEPTIONS = (SaslAuthenticationException, IllegalSaslStateException,
                              UnsupportedSaslMechanismException)
+
+
+def _authentication_exception_base():
+    from kafkalite.network.kafka_channel import AuthenticationException
+    return AuthenticationException
+
+
+class SaslAuthenticationFailure(_authentication_exception_base()):
+    """A failed SASL exchange as the channel sees it (Kafka: the AuthenticationException that
+    KafkaChannel.prepare catches): ``error`` is the protocol error the client was (or will be) told."""
+
+    def __init__(self, message: str, error=None):
+        super().__init__(message)
+        self.error = error
+

@@ -125,6 +125,10 @@ class ScramSaslServer:
             raise IllegalStateError("Authentication exchange has not completed")
         return self.username
 
+    # Kafka: ScramSaslServer.getMechanismName
+    def get_mechanism_name(self) -> str:
+        return self.mechanism_name
+
     # Kafka: ScramSaslServer.isComplete
     def is_complete(self) -> bool:
         return self.state is State.COMPLETE
