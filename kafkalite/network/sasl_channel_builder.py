@@ -86,7 +86,8 @@ class SaslChannelBuilder:
                 self.connections_max_reauth_ms_by_mechanism[mechanism] = int(reauth or 0)
         else:
             mechanism = self.client_sasl_mechanism
-            if self.is_inter_broker_listener:
+            if self.is_inter_broker_listener or self.listener_name is not None:
+                # a broker's own connection: the listener's server entry logs in (Kafka: JaasContext.Type.SERVER)
                 jaas = JaasContext.load_server_context(self.listener_name, mechanism, configs)
             else:
                 jaas = JaasContext.load_client_context(configs)
@@ -147,3 +148,41 @@ class SaslChannelBuilder:
 
     def close(self) -> None:
         pass
+
+
+SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
+
+
+# Kafka: ChannelBuilders.clientChannelBuilder(config.interBrokerSecurityProtocol, JaasContext.Type.SERVER, config,
+#   config.interBrokerListenerName, config.saslMechanismInterBrokerProtocol, time, ...) -- as the controller
+# channel, the replica fetchers, the transaction marker sender and controlled shutdown call it
+def inter_broker_channel_builder(config, listener_name: str | None = None, time=None):
+    """The channel builder of a broker's own connections to ``listener_name`` (the inter-broker listener by
+    default); None for PLAINTEXT, which needs none."""
+    listener = listener_name or config.inter_broker_listener_name
+    protocol = config.listener_security_protocol_map.get(listener, listener).upper()
+    values = config.values_with_prefix_override(f"listener.name.{listener.lower()}.")
+    if protocol not in SASL_PROTOCOLS:
+        if protocol == "PLAINTEXT":
+            return None
+        from kafkalite.network.channel_builders import ChannelBuilders   # SSL: the i16-ssl work
+        return ChannelBuilders.client_channel_builder(protocol, config, listener, None, time)
+    builder = SaslChannelBuilder("CLIENT", protocol, listener, True,
+                                 config.get("sasl.mechanism.inter.broker.protocol"), time=time)
+    builder.configure(values)
+    return builder
+
+
+# Kafka: ClientUtils.createChannelBuilder -- kafkalite's own clients (security.protocol, sasl.mechanism,
+# sasl.jaas.config); None for PLAINTEXT
+def client_channel_builder(config: dict, time=None):
+    protocol = str(config.get("security.protocol") or "PLAINTEXT").upper()
+    if protocol == "PLAINTEXT":
+        return None
+    if protocol not in SASL_PROTOCOLS:
+        from kafkalite.network.channel_builders import ChannelBuilders   # SSL: the i16-ssl work
+        return ChannelBuilders.client_channel_builder(protocol, config, None, None, time)
+    builder = SaslChannelBuilder("CLIENT", protocol, None, False, config.get("sasl.mechanism") or "GSSAPI",
+                                 time=time)
+    builder.configure(dict(config))
+    return builder

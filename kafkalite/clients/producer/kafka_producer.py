@@ -24,8 +24,9 @@ Configs (Kafka's names; ``KafkaProducer({"bootstrap.servers": ...})`` or ``Kafka
 Era notes: ``linger.ms`` is 0 as in Kafka 2.x (Kafka 4.0 made it 5); ``acks`` defaults to ``all`` as in
 Kafka 3.0+ (2.4: 1) while ``enable.idempotence`` keeps 2.4's default false (3.0+: true). Partitioning is the
 3.3 built-in partitioner (DESIGN §2).
-Left out: interceptors, metrics, transactions (``initTransactions`` ...), security protocols other than
-PLAINTEXT, ``partitioner.ignore.keys``.
+Security: ``security.protocol`` SASL_PLAINTEXT / SASL_SSL with ``sasl.mechanism`` PLAIN or SCRAM-SHA-256/512 and
+``sasl.jaas.config`` (the channel builder of ``sasl_channel_builder.client_channel_builder``).
+Left out: interceptors, metrics, transactions (``initTransactions`` ...), ``partitioner.ignore.keys``.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ from kafkalite.clients.producer.producer_record import ProducerRecord
 from kafkalite.clients.producer.record_metadata import UNKNOWN_PARTITION
 from kafkalite.clients.producer.serialization import serializer_for
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.network.sasl_channel_builder import client_channel_builder
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.errors import ApiException, Errors, KafkaException
 from kafkalite.record.compression_type import CompressionType
@@ -82,6 +84,10 @@ DEFAULTS = {
     "metadata.max.age.ms": 300000,
     "reconnect.backoff.ms": 50,
     "reconnect.backoff.max.ms": 1000,
+    # Kafka: CommonClientConfigs / SaslConfigs (issue 16)
+    "security.protocol": "PLAINTEXT",
+    "sasl.mechanism": "GSSAPI",
+    "sasl.jaas.config": None,
     "connections.max.idle.ms": 540000,
 }
 
@@ -166,7 +172,7 @@ class KafkaProducer:
         updater = DefaultMetadataUpdater(self.metadata, int(config["reconnect.backoff.ms"]), request_timeout_ms)
         self.client = NetworkClient(
             Selector(connection_max_idle_ms=int(config["connections.max.idle.ms"]), time=time,
-                     log_context=self.log_context),
+                     log_context=self.log_context, channel_builder=client_channel_builder(config, time)),
             updater, self.client_id, max_in_flight, int(config["reconnect.backoff.ms"]),
             int(config["reconnect.backoff.max.ms"]), request_timeout_ms, time, True, self.log_context)
         updater.client = self.client

@@ -1,0 +1,553 @@
+"""No Kafka counterpart (Kafka's SaslPlainSslEndToEndAuthorizationTest, SaslScramSslEndToEndAuthorizationTest and
+SaslAuthenticatorTest cover the same ground in the JVM): SASL_PLAINTEXT listeners with real clients.
+
+One broker process (module scope) has a PLAINTEXT listener (inter-broker, and how the first SCRAM users are made)
+and a SASL_PLAINTEXT listener with PLAIN (users in its JAAS entry) and SCRAM-SHA-256/512 (users created with
+``kafka-configs --entity-type users``, stored in ``/config/users`` of the broker's embedded ZooKeeper).
+kafka-python, confluent-kafka, aiokafka, kcat, kafkajs and kafkalite's own clients produce and consume with each
+mechanism; a wrong password gets each client's own authentication error while other connections go on; the
+raw-protocol tests check the state machine (a request before the handshake, an unknown mechanism, the
+handshake after authentication, KIP-368's session lifetime); a bounded hypothesis run throws malformed
+handshake frames and SCRAM tokens at the listener; and a 3-broker cluster replicates over a SASL_PLAINTEXT
+inter-broker listener.
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from harness import BrokerProcess, RawConnection, free_port, request_header, run_tool, wait_until
+from clients import JS_DIR
+
+ADMIN_PASSWORD = "admin-secret"
+PLAIN_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
+              f'password="{ADMIN_PASSWORD}" user_admin="{ADMIN_PASSWORD}" user_alice="alice-secret";')
+SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required;'
+MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+PASSWORDS = {"PLAIN": ("alice", "alice-secret"), "SCRAM-SHA-256": ("scram256", "s256-secret"),
+             "SCRAM-SHA-512": ("scram512", "s512-secret")}
+
+
+def sasl_overrides(plain_port: int, sasl_port: int) -> dict:
+    return {
+        "listeners": f"PLAINTEXT://127.0.0.1:{plain_port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        "sasl.enabled.mechanisms": ",".join(MECHANISMS),
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config": PLAIN_JAAS,
+        "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": SCRAM_JAAS,
+        "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": SCRAM_JAAS,
+        "connection.failed.authentication.delay.ms": "50",
+    }
+
+
+@pytest.fixture(scope="module")
+def sasl_broker(tmp_path_factory):
+    plain_port, sasl_port = free_port(), free_port()
+    b = BrokerProcess(tmp_path_factory.mktemp("sasl-broker"), sasl_overrides(plain_port, sasl_port), port=plain_port)
+    b.sasl_bootstrap = f"127.0.0.1:{sasl_port}"
+    b.sasl_port = sasl_port
+    b.start()
+    try:
+        for mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
+            user, password = PASSWORDS[mechanism]
+            run_tool("kafka-configs", "--bootstrap-server", b.bootstrap, "--entity-type", "users",
+                     "--entity-name", user, "--alter", "--add-config", f"{mechanism}=[iterations=8192,password={password}]")
+        yield b
+    finally:
+        b.stop()
+        print(f"--- sasl broker log:\n{b.log_tail(40)}")
+
+
+def topic() -> str:
+    return f"sasl-{uuid.uuid4().hex[:10]}"
+
+
+# ---------------------------------------------------------------- kafka-configs --entity-type users
+
+def test_kafka_configs_describes_the_scram_users_it_created(sasl_broker):
+    out = run_tool("kafka-configs", "--bootstrap-server", sasl_broker.bootstrap, "--entity-type", "users",
+                   "--describe").stdout
+    assert "SCRAM credential configs for user-principal 'scram256' are SCRAM-SHA-256=iterations=8192" in out
+    assert "SCRAM credential configs for user-principal 'scram512' are SCRAM-SHA-512=iterations=8192" in out
+
+
+def test_kafka_configs_over_sasl_with_command_config_adds_and_deletes_a_user(sasl_broker, tmp_path):
+    props = tmp_path / "admin.properties"
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                     f"sasl.jaas.config={PLAIN_JAAS}\n")
+    base = ["--bootstrap-server", sasl_broker.sasl_bootstrap, "--command-config", props, "--entity-type", "users"]
+    out = run_tool("kafka-configs", *base, "--entity-name", "bob", "--alter", "--add-config",
+                   "SCRAM-SHA-256=[password=bob-secret],SCRAM-SHA-512=[iterations=4096,password=bob-secret]").stdout
+    assert out.strip() == "Completed updating config for user bob."
+    out = run_tool("kafka-configs", *base, "--entity-name", "bob", "--describe").stdout
+    assert out.strip() == ("SCRAM credential configs for user-principal 'bob' are SCRAM-SHA-256=iterations=4096, "
+                           "SCRAM-SHA-512=iterations=4096")
+    run_tool("kafka-configs", *base, "--entity-name", "bob", "--alter", "--delete-config", "SCRAM-SHA-512")
+    out = run_tool("kafka-configs", *base, "--entity-name", "bob", "--describe").stdout
+    assert out.strip() == "SCRAM credential configs for user-principal 'bob' are SCRAM-SHA-256=iterations=4096"
+    bad = run_tool("kafka-configs", *base, "--entity-name", "bob", "--alter", "--add-config",
+                   "SCRAM-SHA-256=[iterations=100,password=x]", check=False)
+    assert bad.returncode == 1 and "Too few iterations" in bad.stderr
+
+
+# ---------------------------------------------------------------- clients, one per mechanism
+
+def produce_consume_kafka_python(bootstrap, mechanism, user, password, name, n=5):
+    from kafka import KafkaConsumer, KafkaProducer
+    common = dict(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
+                  sasl_plain_username=user, sasl_plain_password=password, request_timeout_ms=15000)
+    producer = KafkaProducer(**common)
+    try:
+        for i in range(n):
+            producer.send(name, f"kafka-python-{i}".encode()).get(timeout=30)
+    finally:
+        producer.close()
+    consumer = KafkaConsumer(name, group_id=f"{name}-g", auto_offset_reset="earliest", consumer_timeout_ms=20000,
+                             **common)
+    try:
+        values = []
+        for message in consumer:
+            values.append(message.value.decode())
+            if len(values) == n:
+                break
+        return values
+    finally:
+        consumer.close()
+
+
+def produce_consume_confluent(bootstrap, mechanism, user, password, name, n=5):
+    from confluent_kafka import Consumer, Producer
+    common = {"bootstrap.servers": bootstrap, "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mechanism,
+              "sasl.username": user, "sasl.password": password}
+    producer = Producer(common)
+    for i in range(n):
+        producer.produce(name, f"confluent-{i}".encode())
+    assert producer.flush(30) == 0
+    consumer = Consumer({**common, "group.id": f"{name}-g", "auto.offset.reset": "earliest"})
+    try:
+        consumer.subscribe([name])
+        values, deadline = [], time.monotonic() + 30
+        while len(values) < n and time.monotonic() < deadline:
+            m = consumer.poll(0.5)
+            if m is not None and m.error() is None:
+                values.append(m.value().decode())
+        return values
+    finally:
+        consumer.close()
+
+
+def produce_consume_aiokafka(bootstrap, mechanism, user, password, name, n=5):
+    import asyncio
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+    async def go():
+        common = dict(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
+                      sasl_plain_username=user, sasl_plain_password=password)
+        producer = AIOKafkaProducer(**common)
+        await producer.start()
+        try:
+            for i in range(n):
+                await producer.send_and_wait(name, f"aiokafka-{i}".encode())
+        finally:
+            await producer.stop()
+        consumer = AIOKafkaConsumer(name, group_id=f"{name}-g", auto_offset_reset="earliest", **common)
+        await consumer.start()
+        try:
+            values = []
+            async with asyncio.timeout(30):
+                async for m in consumer:
+                    values.append(m.value.decode())
+                    if len(values) == n:
+                        break
+            return values
+        finally:
+            await consumer.stop()
+    return asyncio.run(go())
+
+
+def kcat_args(bootstrap, mechanism, user, password):
+    return ["kcat", "-b", bootstrap, "-X", "security.protocol=SASL_PLAINTEXT", "-X", f"sasl.mechanisms={mechanism}",
+            "-X", f"sasl.username={user}", "-X", f"sasl.password={password}"]
+
+
+def produce_consume_kcat(bootstrap, mechanism, user, password, name, n=5):
+    lines = "".join(f"kcat-{i}\n" for i in range(n))
+    proc = subprocess.run(kcat_args(bootstrap, mechanism, user, password) + ["-P", "-t", name, "-p", "0"],
+                          input=lines, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run(kcat_args(bootstrap, mechanism, user, password) + ["-C", "-t", name, "-p", "0", "-o",
+                                                                             "beginning", "-c", str(n), "-e"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split()
+
+
+def run_kafkajs(bootstrap, mechanism, user, password, name, n=5) -> dict:
+    proc = subprocess.run(["node", str(JS_DIR / "sasl_produce_consume.js"), bootstrap, mechanism.lower(), user,
+                           password, name, str(n)], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def produce_consume_kafkajs(bootstrap, mechanism, user, password, name, n=5):
+    out = run_kafkajs(bootstrap, mechanism, user, password, name, n)
+    assert out["ok"], out
+    return out["result"]["values"]
+
+
+def kafkalite_sasl_configs(bootstrap, mechanism, user, password) -> dict:
+    module = "plain.PlainLoginModule" if mechanism == "PLAIN" else "scram.ScramLoginModule"
+    return {"bootstrap.servers": bootstrap, "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mechanism,
+            "sasl.jaas.config": f'org.apache.kafka.common.security.{module} required username="{user}" '
+                                f'password="{password}";'}
+
+
+def produce_consume_kafkalite(bootstrap, mechanism, user, password, name, n=5):
+    from kafkalite.clients.consumer.kafka_consumer import KafkaConsumer
+    from kafkalite.clients.producer.kafka_producer import KafkaProducer
+    configs = kafkalite_sasl_configs(bootstrap, mechanism, user, password)
+    producer = KafkaProducer(configs)
+    try:
+        for i in range(n):
+            producer.send(name, value=f"kafkalite-{i}".encode()).get(30)
+    finally:
+        producer.close()
+    consumer = KafkaConsumer({**configs, "group.id": f"{name}-g", "auto.offset.reset": "earliest"})
+    try:
+        consumer.subscribe([name])
+        values, deadline = [], time.monotonic() + 30
+        while len(values) < n and time.monotonic() < deadline:
+            for records in consumer.poll(500).values():
+                values += [r.value.decode() for r in records]
+        return values
+    finally:
+        consumer.close()
+
+
+CLIENTS = {"kafka-python": produce_consume_kafka_python, "confluent-kafka": produce_consume_confluent,
+           "aiokafka": produce_consume_aiokafka, "kcat": produce_consume_kcat, "kafkajs": produce_consume_kafkajs,
+           "kafkalite": produce_consume_kafkalite}
+PREFIX = {"kafka-python": "kafka-python", "confluent-kafka": "confluent", "aiokafka": "aiokafka", "kcat": "kcat",
+          "kafkajs": "kafkajs", "kafkalite": "kafkalite"}
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_client_produces_and_consumes_over_sasl_plaintext(sasl_broker, client, mechanism):
+    user, password = PASSWORDS[mechanism]
+    values = CLIENTS[client](sasl_broker.sasl_bootstrap, mechanism, user, password, topic())
+    assert values == [f"{PREFIX[client]}-{i}" for i in range(5)]
+
+
+# ---------------------------------------------------------------- wrong passwords
+
+def wrong_password_error(client, bootstrap, mechanism, user) -> str:
+    """The error each client reports for a wrong password, as text."""
+    if client == "kafka-python":
+        from kafka import KafkaProducer
+        from kafka.errors import NoBrokersAvailable, KafkaError
+        try:
+            KafkaProducer(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
+                          sasl_plain_username=user, sasl_plain_password="wrong", max_block_ms=3000,
+                          request_timeout_ms=3000).close()
+        except (NoBrokersAvailable, KafkaError) as e:
+            return f"{type(e).__name__}: {e}"
+        return ""
+    if client == "confluent-kafka":
+        from confluent_kafka import KafkaError, Producer
+        errors = []
+        p = Producer({"bootstrap.servers": bootstrap, "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mechanism,
+                      "sasl.username": user, "sasl.password": "wrong", "error_cb": errors.append})
+        deadline = time.monotonic() + 20
+        while not errors and time.monotonic() < deadline:
+            p.poll(0.2)
+        assert errors and errors[0].code() == KafkaError._AUTHENTICATION, errors
+        return errors[0].str()
+    if client == "aiokafka":
+        import asyncio
+        from aiokafka import AIOKafkaProducer
+
+        async def go():
+            p = AIOKafkaProducer(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
+                                 sasl_plain_username=user, sasl_plain_password="wrong", request_timeout_ms=5000)
+            try:
+                await p.start()
+            except Exception as e:   # noqa: BLE001
+                return f"{type(e).__name__}: {e}"
+            finally:
+                await p.stop()
+            return ""
+        return asyncio.run(go())
+    if client == "kcat":
+        proc = subprocess.run(kcat_args(bootstrap, mechanism, user, "wrong") + ["-L", "-m", "5"],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode != 0
+        return proc.stderr
+    if client == "kafkajs":
+        out = run_kafkajs(bootstrap, mechanism, user, "wrong", topic(), 1)
+        assert not out["ok"]
+        return f"{out['error']['name']}: {out['error']['message']}"
+    if client == "kafkalite":
+        from kafkalite.clients.admin.admin_client import KafkaAdminClient
+        admin = KafkaAdminClient({**kafkalite_sasl_configs(bootstrap, mechanism, user, "wrong"),
+                                  "default.api.timeout.ms": 3000, "request.timeout.ms": 3000})
+        try:
+            admin.list_topics()
+        except Exception as e:   # noqa: BLE001
+            return f"{type(e).__name__}: {e}"
+        finally:
+            admin.close()
+        return ""
+    raise AssertionError(client)
+
+
+EXPECTED_WRONG_PASSWORD = {
+    # kafka-python: its bootstrap gives up after the broker's SASL_AUTHENTICATION_FAILED
+    "kafka-python": ("NoBrokersAvailable", "KafkaTimeoutError", "AuthenticationFailed"),
+    "confluent-kafka": ("Authentication failed",),
+    "aiokafka": ("Authentication failed", "KafkaConnectionError"),
+    "kcat": ("Authentication failed",),
+    "kafkajs": ("KafkaJSSASLAuthenticationError",),
+    "kafkalite": ("Timeout", "timed out", "Authentication"),
+}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_wrong_password_is_refused_with_the_clients_authentication_error(sasl_broker, client, mechanism):
+    user, _ = PASSWORDS[mechanism]
+    # a connection that authenticated before keeps working through the failures
+    from kafka import KafkaProducer
+    good = KafkaProducer(bootstrap_servers=sasl_broker.sasl_bootstrap, security_protocol="SASL_PLAINTEXT",
+                         sasl_mechanism="PLAIN", sasl_plain_username="alice", sasl_plain_password="alice-secret")
+    try:
+        name = topic()
+        good.send(name, b"before").get(timeout=30)
+        log_offset = sasl_broker.log_size()
+        error = wrong_password_error(client, sasl_broker.sasl_bootstrap, mechanism, user)
+        assert any(word in error for word in EXPECTED_WRONG_PASSWORD[client]), error
+        good.send(name, b"after").get(timeout=30)
+    finally:
+        good.close()
+    wait_until(lambda: "Failed authentication with" in sasl_broker.log_text(log_offset), 10,
+               "the broker to log the failed authentication")
+
+
+# ---------------------------------------------------------------- the state machine, on the wire
+
+def frame(conn: RawConnection, api_key: int, version: int, body: bytes, correlation_id: int = 1) -> bytes:
+    conn.send_frame(request_header(api_key, version, correlation_id, "raw-sasl") + body)
+    return conn.recv_frame()
+
+
+def string(s: str) -> bytes:
+    b = s.encode()
+    return struct.pack(">h", len(b)) + b
+
+
+def handshake(conn: RawConnection, mechanism: str, version: int = 1) -> tuple[int, list[str]]:
+    data = frame(conn, 17, version, string(mechanism))
+    error, n = struct.unpack_from(">hi", data, 4)
+    pos, mechanisms = 10, []
+    for _ in range(n):
+        (length,) = struct.unpack_from(">h", data, pos)
+        mechanisms.append(data[pos + 2:pos + 2 + length].decode())
+        pos += 2 + length
+    return error, mechanisms
+
+
+def authenticate(conn: RawConnection, token: bytes, version: int = 1) -> tuple[int, str | None, bytes, int]:
+    data = frame(conn, 36, version, struct.pack(">i", len(token)) + token, correlation_id=2)
+    error, msg_len = struct.unpack_from(">hh", data, 4)
+    pos = 8
+    message = None
+    if msg_len >= 0:
+        message, pos = data[pos:pos + msg_len].decode(), pos + msg_len
+    (n,) = struct.unpack_from(">i", data, pos)
+    auth_bytes = data[pos + 4:pos + 4 + n]
+    lifetime = struct.unpack_from(">q", data, pos + 4 + n)[0] if version >= 1 else 0
+    return error, message, auth_bytes, lifetime
+
+
+def test_a_request_before_authentication_closes_the_connection(sasl_broker):
+    with RawConnection(sasl_broker.sasl_port) as conn:
+        conn.send_frame(request_header(3, 4, 1, "raw-sasl") + struct.pack(">i", -1) + b"\x00")   # Metadata v4
+        assert conn.closed_by_peer()
+
+
+def test_api_versions_then_handshake_then_plain(sasl_broker):
+    with RawConnection(sasl_broker.sasl_port) as conn:
+        data = frame(conn, 18, 0, b"")   # ApiVersions before the handshake is allowed
+        assert struct.unpack_from(">h", data, 4)[0] == 0
+        error, mechanisms = handshake(conn, "PLAIN")
+        assert (error, mechanisms) == (0, list(MECHANISMS))
+        error, message, _, _ = authenticate(conn, b"\x00alice\x00alice-secret")
+        assert (error, message) == (0, None)
+        # authenticated: requests now reach KafkaApis, which refuses a second handshake
+        error, _ = handshake(conn, "PLAIN")
+        assert error == 34   # ILLEGAL_SASL_STATE
+
+
+def test_unknown_mechanism_is_answered_then_closed(sasl_broker):
+    with RawConnection(sasl_broker.sasl_port) as conn:
+        error, mechanisms = handshake(conn, "GSSAPI")
+        assert (error, mechanisms) == (33, list(MECHANISMS))   # UNSUPPORTED_SASL_MECHANISM
+        assert conn.closed_by_peer()
+
+
+def test_wrong_plain_password_is_error_58_with_a_message_then_closed(sasl_broker):
+    with RawConnection(sasl_broker.sasl_port) as conn:
+        assert handshake(conn, "PLAIN")[0] == 0
+        error, message, _, _ = authenticate(conn, b"\x00alice\x00nope")
+        assert (error, message) == (58, "Authentication failed: Invalid username or password")
+        assert conn.closed_by_peer()
+
+
+def test_scram_unknown_user_gets_the_same_message_as_a_wrong_password(sasl_broker):
+    with RawConnection(sasl_broker.sasl_port) as conn:
+        assert handshake(conn, "SCRAM-SHA-256")[0] == 0
+        error, message, _, _ = authenticate(conn, b"n,,n=nobody,r=abcdefgh")
+        assert error == 58
+        assert message == ("Authentication failed during authentication due to invalid credentials with SASL "
+                           "mechanism SCRAM-SHA-256")
+        assert conn.closed_by_peer()
+
+
+def test_legacy_v0_handshake_with_raw_plain_token(sasl_broker):
+    with RawConnection(sasl_broker.sasl_port) as conn:
+        assert handshake(conn, "PLAIN", version=0)[0] == 0
+        conn.send_frame(b"\x00alice\x00alice-secret")
+        assert conn.recv_frame() == b""   # PLAIN's empty answer, as a raw frame
+        data = frame(conn, 18, 0, b"", correlation_id=7)
+        assert struct.unpack_from(">ih", data, 0) == (7, 0)
+
+
+def test_session_lifetime_and_expiry_kip_368(broker_factory):
+    plain_port, sasl_port = free_port(), free_port()
+    b = broker_factory({**sasl_overrides(plain_port, sasl_port), "connections.max.reauth.ms": "1000"},
+                       port=plain_port)
+    with RawConnection(sasl_port) as conn:
+        assert handshake(conn, "PLAIN")[0] == 0
+        error, _, _, lifetime = authenticate(conn, b"\x00alice\x00alice-secret", version=1)
+        assert (error, lifetime) == (0, 1000)
+        data = frame(conn, 18, 0, b"", correlation_id=3)
+        assert struct.unpack_from(">h", data, 4)[0] == 0   # within the session
+        time.sleep(1.2)   # not synchronisation: the session must be older than connections.max.reauth.ms
+        conn.send_frame(request_header(18, 0, 4, "raw-sasl"))
+        assert conn.closed_by_peer()
+    assert b.running
+
+
+# ---------------------------------------------------------------- fuzz: malformed handshakes and tokens
+
+def rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.timeout(240)
+def test_fuzzed_handshakes_and_tokens_close_only_their_connection(sasl_broker):
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    pid = sasl_broker.proc.pid
+    rss_start = rss(pid)
+    with RawConnection(sasl_broker.sasl_port) as bystander:   # an authenticated connection that must survive
+        assert handshake(bystander, "PLAIN")[0] == 0
+        assert authenticate(bystander, b"\x00alice\x00alice-secret")[0] == 0
+        mechanisms = st.sampled_from(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "", "X" * 300])
+        scram_first = st.builds(lambda n, r, extra: f"n,,n={n},r={r}{extra}".encode(),
+                                st.text(max_size=20), st.text(max_size=40),
+                                st.sampled_from(["", ",tokenauth=true", ",m=x", ",="]))
+        tokens = st.one_of(st.binary(max_size=300), scram_first,
+                           st.builds(lambda t: t[:len(t) // 2], scram_first),
+                           st.just(b"c=biws,r=wrongnonce,p=AAAA"), st.just(b"\x00" * 2))
+
+        @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        @given(mechanism=mechanisms, version=st.sampled_from([0, 1, 2, 7]), token=tokens,
+               mode=st.sampled_from(["token", "raw", "truncated-frame", "huge-size", "second-final"]))
+        def one(mechanism, version, token, mode):
+            with RawConnection(sasl_broker.sasl_port, timeout=5) as conn:
+                try:
+                    if mode == "huge-size":
+                        conn.send_raw(struct.pack(">i", 0x7FFFFFF0) + b"\x00" * 64)
+                        assert conn.closed_by_peer(5)
+                        return
+                    conn.send_frame(request_header(17, version, 1, "fuzz") + string(mechanism))
+                    if mode == "truncated-frame":
+                        conn.send_raw(struct.pack(">i", 100) + token[:50])
+                        conn.close()
+                        return
+                    if mode == "raw":
+                        conn.send_frame(token)
+                    else:
+                        body = struct.pack(">i", len(token)) + token if version < 2 else b"\x00"
+                        conn.send_frame(request_header(36, min(version, 2), 2, "fuzz") + body)
+                        if mode == "second-final":
+                            conn.send_frame(request_header(36, 1, 3, "fuzz") + struct.pack(">i", 4) + b"c=,p")
+                    deadline = time.monotonic() + 5
+                    while time.monotonic() < deadline:   # read answers until the broker closes or goes quiet
+                        conn.sock.settimeout(1)
+                        try:
+                            if not conn.sock.recv(65536):
+                                return
+                        except TimeoutError:
+                            return
+                except (ConnectionError, OSError):
+                    return   # closed by the broker: the expected outcome for most inputs
+        one()
+        # the bystander is untouched, and so is a new client
+        data = frame(bystander, 18, 0, b"", correlation_id=99)
+        assert struct.unpack_from(">ih", data, 0) == (99, 0)
+    assert produce_consume_kafka_python(sasl_broker.sasl_bootstrap, "PLAIN", "alice", "alice-secret", topic(), 1) \
+        == ["kafka-python-0"]
+    assert rss(pid) - rss_start < 100 * 1024 * 1024
+    assert sasl_broker.running
+    assert "Processor got uncaught exception" not in sasl_broker.log_text()
+
+
+# ---------------------------------------------------------------- three brokers, SASL between them
+
+@pytest.mark.timeout(240)
+def test_three_brokers_replicate_over_a_sasl_plaintext_inter_broker_listener(tmp_path, monkeypatch):
+    import cluster_harness
+    if not cluster_harness.zookeeper_available():
+        pytest.skip("Debian's zookeeper package is not installed")
+    plain_ports = [free_port() for _ in range(3)]
+    sasl_ports = [free_port() for _ in range(3)]
+    ports = iter(plain_ports)
+    monkeypatch.setattr(cluster_harness, "free_port", lambda: next(ports))
+
+    def overrides(i):
+        return {**sasl_overrides(plain_ports[i], sasl_ports[i]),
+                "sasl.enabled.mechanisms": "PLAIN",
+                "inter.broker.listener.name": "SASL_PLAINTEXT",
+                "sasl.mechanism.inter.broker.protocol": "PLAIN"}
+    cluster = cluster_harness.ClusterProcesses(tmp_path, 3, broker_overrides=overrides)
+    cluster.start()
+    try:
+        name = topic()
+        cluster.create_topic(name, [0, 1, 2], {"min.insync.replicas": "2"})
+        bootstrap = ",".join(f"127.0.0.1:{p}" for p in sasl_ports)
+        values = produce_consume_kafka_python(bootstrap, "PLAIN", "alice", "alice-secret", name, 5)
+        assert values == [f"kafka-python-{i}" for i in range(5)]
+        for i in range(3):
+            wait_until(lambda i=i: cluster.log_end_offset(i, name, 0) == 5, 30, f"broker {i} to hold 5 records")
+        # the replicas fetched through SASL: every broker authenticated its peers on the SASL listener
+        assert all("Failed authentication" not in b.log_text() for b in cluster.brokers)
+    except BaseException:
+        print(cluster.log_tails(40))
+        raise
+    finally:
+        cluster.stop()
