@@ -224,8 +224,7 @@ def produce_consume_kafkalite(bootstrap, mechanism, user, password, name, n=5):
         consumer.subscribe([name])
         values, deadline = [], time.monotonic() + 30
         while len(values) < n and time.monotonic() < deadline:
-            for records in consumer.poll(500).values():
-                values += [r.value.decode() for r in records]
+            values += [r.value.decode() for r in consumer.poll(500)]
         return values
     finally:
         consumer.close()

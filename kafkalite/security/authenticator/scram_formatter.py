@@ -100,10 +100,15 @@ class ScramFormatter:
     def server_signature(self, server_key: bytes, client_first, server_first, client_final) -> bytes:
         return self.hmac(server_key, self.auth_message(client_first, server_first, client_final))
 
-    # Kafka: ScramFormatter.secureRandomString -- a nonce: printable, no comma
+    # Kafka: ScramFormatter.secureRandomString -- a nonce: a 130-bit random number in base 36, as Kafka's
+    # (letters and digits only; librdkafka 2.0 mangles nonces with other characters)
     @staticmethod
     def secure_random_string() -> str:
-        return secrets.token_urlsafe(24)
+        n, digits = secrets.randbits(130), []
+        while n:
+            n, d = divmod(n, 36)
+            digits.append("0123456789abcdefghijklmnopqrstuvwxyz"[d])
+        return "".join(reversed(digits)) or "0"
 
     # Kafka: ScramFormatter.secureRandomBytes
     @staticmethod

@@ -10,6 +10,9 @@ the server signature) -> COMPLETE. Any failure goes to FAILED.
 Unknown users and wrong proofs raise SaslException, which the authenticator answers with a generic message
 (a client must not learn whether a user exists); a different authorization id raises
 SaslAuthenticationException, whose message the client sees.
+Era notes: Kafka 2.4 never compared the client-final nonce with the server-first one (CVE-2024-56128);
+kafkalite requires it to end with the server-first nonce, as Kafka 3.8.1-3.9 do (4.0 requires equality, which
+librdkafka before 2.6.1 -- Debian's kcat -- fails, because it sends the client nonce twice).
 Left out: delegation-token authentication (the ``tokenauth`` extension is refused).
 """
 from __future__ import annotations
@@ -98,7 +101,9 @@ class ScramSaslServer:
 
     def _receive_client_final(self, response: bytes) -> bytes:
         final = ClientFinalMessage.parse(response)
-        if final.nonce != self.server_first_message.nonce:
+        # Kafka 3.8.1-3.9 (CVE-2024-56128): the nonce must end with ours; 2.4 did not look at it, and librdkafka
+        # before 2.6.1 sends the client nonce twice (kcat 2.0 does), which a strict equality would refuse
+        if not final.nonce.endswith(self.server_first_message.nonce):
             raise SaslException("Invalid client nonce in the final client message.")
         if final.channel_binding != self.client_first_message.gs2_header().encode("utf-8"):
             raise SaslException("Invalid channel binding in the final client message.")
