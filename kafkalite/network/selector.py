@@ -416,16 +416,26 @@ class Selector:
             if deadline - now_nanos > 0:
                 return
             del self.delayed_closing_channels[channel_id]
-            self.handle_close_on_authentication_failure(channel)
+            if channel.state is ChannelState.AUTHENTICATION_FAILED and getattr(channel, "_failure_response_sent",
+                                                                               False):
+                self._close(channel, CloseMode.GRACEFUL)
+            else:
+                self.handle_close_on_authentication_failure(channel, now_nanos)
 
-    # Kafka: Selector.handleCloseOnAuthenticationFailure -- send the failure response, then close
-    def handle_close_on_authentication_failure(self, channel: KafkaChannel) -> None:
+    # Kafka: Selector.handleCloseOnAuthenticationFailure -- send the failure response, then close. Kafka closes
+    # in the same step; kafkalite closes FAILURE_RESPONSE_LINGER_MS later, because a client that reads until
+    # end-of-stream in one go and then reports only the end (kafka-python 3) would otherwise lose the answer.
+    FAILURE_RESPONSE_LINGER_MS = 20
+
+    def handle_close_on_authentication_failure(self, channel: KafkaChannel, now_nanos: int | None = None) -> None:
         try:
             channel.complete_close_on_authentication_failure()
+            channel._failure_response_sent = True
+            now = now_nanos if now_nanos is not None else self.time.nanoseconds()
+            self.delayed_closing_channels[channel.id] = (channel, now + self.FAILURE_RESPONSE_LINGER_MS * 1_000_000)
         except Exception as e:   # noqa: BLE001
             log.error("%sException handling close on authentication failure node %s: %s", self.log_context,
                       channel.id, e)
-        finally:
             self._close(channel, CloseMode.GRACEFUL)
 
     # ---------------------------------------------------------------- idle connections
