@@ -69,6 +69,8 @@ class Selector:
         # Kafka: Selector.delayedClosingChannels -- channel id -> (channel, close deadline in nanos) (KIP-306)
         self.failed_authentication_delay_ms = failed_authentication_delay_ms
         self.delayed_closing_channels: collections.OrderedDict[str, tuple] = collections.OrderedDict()
+        # Kafka: the exception a ChannelState(AUTHENTICATION_FAILED, ...) carries, by connection id
+        self.authentication_exceptions: dict[str, Exception] = {}
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool
         self.out_of_memory = False   # Kafka: Selector.outOfMemory -- some channel is muted for memory
@@ -388,6 +390,8 @@ class Selector:
         self.immediately_connected_keys.discard(channel)
         if notify_disconnect:
             self.disconnected[channel.id] = channel.state
+            if channel.state is ChannelState.AUTHENTICATION_FAILED:   # Kafka: ChannelState.exception()
+                self.authentication_exceptions[channel.id] = channel.authentication_exception
 
     # Kafka: Selector.close() -- everything, then the selector itself.
     def close(self) -> None:

@@ -262,6 +262,7 @@ def wrong_password_error(client, bootstrap, mechanism, user) -> str:
         try:
             KafkaProducer(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
                           sasl_plain_username=user, sasl_plain_password="wrong", max_block_ms=3000,
+                          bootstrap_timeout_ms=3000,
                           request_timeout_ms=3000).close()
         except KafkaError as e:
             return f"{type(e).__name__}: {e} / " + " / ".join(m for m in seen if "uthentication" in m)
@@ -322,7 +323,7 @@ EXPECTED_WRONG_PASSWORD = {
     "aiokafka": ("Authentication failed", "KafkaConnectionError"),
     "kcat": ("Authentication failed",),
     "kafkajs": ("KafkaJSSASLAuthenticationError",),
-    "kafkalite": ("Timeout", "timed out", "Authentication"),
+    "kafkalite": ("SaslAuthenticationException: Authentication failed",),
 }
 
 

@@ -104,6 +104,9 @@ class KafkaAdminClient:
         """Kafka: KafkaAdminClient.Call -- send one request and wait for its response."""
         future = self.client.send(node, api_key, request, version)
         if not self.client.poll_future(future, self.timeout_ms):
+            auth_failure = self.client.client.authentication_exception(node)
+            if auth_failure is not None:   # Kafka: the call fails with the AuthenticationException
+                raise Errors.SASL_AUTHENTICATION_FAILED.exception(str(auth_failure))
             raise Errors.REQUEST_TIMED_OUT.exception(
                 f"Timed out waiting for a node assignment. Call: {api_key.api_name}")
         if future.failed():
@@ -121,8 +124,12 @@ class KafkaAdminClient:
                                   allow_auto_topic_creation=False)
         deadline = self.time.milliseconds() + self.timeout_ms
         while True:
-            future = self.client.send(self._least_loaded_node(), ApiKeys.METADATA, request)
+            node = self._least_loaded_node()
+            future = self.client.send(node, ApiKeys.METADATA, request)
             self.client.poll_future(future, max(0, deadline - self.time.milliseconds()))
+            auth_failure = self.client.client.authentication_exception(node)
+            if auth_failure is not None and not future.succeeded():   # Kafka: fatal, not retried
+                raise Errors.SASL_AUTHENTICATION_FAILED.exception(str(auth_failure))
             if future.succeeded():
                 response = future.value()
                 if response.brokers:   # Kafka ignores an empty answer (DefaultMetadataUpdater does the same)
