@@ -1,0 +1,185 @@
+"""Mirrors Kafka 2.4's SaslServerAuthenticatorTest, PlainSaslServerTest and JaasContextTest
+(clients/src/test/java/org/apache/kafka/common/security/): the broker's SASL state machine over an in-memory
+transport, the PLAIN server, and the parsing of ``sasl.jaas.config`` values."""
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from kafkalite.network.network_receive import InvalidReceiveException
+from kafkalite.network.sasl_channel_builder import SaslChannelBuilder
+from kafkalite.protocol import schema
+from kafkalite.protocol.errors import SaslAuthenticationException
+from kafkalite.protocol.messages.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from kafkalite.protocol.messages.metadata import MetadataRequest
+from kafkalite.protocol.messages.sasl_authenticate import SaslAuthenticateRequest, SaslAuthenticateResponse
+from kafkalite.protocol.messages.sasl_handshake import SaslHandshakeRequest, SaslHandshakeResponse
+from kafkalite.protocol.request_header import RequestHeader
+from kafkalite.protocol.requests import parse_response
+from kafkalite.security.authenticator.jaas_context import JaasContext, parse_jaas_config
+from kafkalite.security.authenticator.plain_sasl_server import PlainSaslServer, PlainServerCallbackHandler
+from kafkalite.security.authenticator.sasl_exception import SaslAuthenticationFailure
+from kafkalite.security.authenticator.sasl_server_authenticator import MAX_RECEIVE_SIZE, SaslState
+from kafkalite.utils.time import SYSTEM
+
+JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="a-s" '
+        'user_admin="a-s" user_alice="alice-secret";')
+
+
+class MemoryTransport:
+    """A transport whose peer is this test: ``inbound`` is what the client sent, ``outbound`` what we wrote."""
+
+    def __init__(self):
+        self.inbound = bytearray()
+        self.outbound = bytearray()
+        self.interest_ops = 0
+        self.socket_channel = None
+
+    def read(self, dst) -> int:
+        n = min(len(dst), len(self.inbound))
+        dst[:n] = self.inbound[:n]
+        del self.inbound[:n]
+        return n
+
+    def write(self, srcs) -> int:
+        n = 0
+        for s in srcs:
+            self.outbound += bytes(s)
+            n += len(s)
+        return n
+
+    def add_interest_ops(self, ops):
+        self.interest_ops |= ops
+
+    def remove_interest_ops(self, ops):
+        self.interest_ops &= ~ops
+
+    def send(self, payload: bytes) -> None:
+        self.inbound += struct.pack(">i", len(payload)) + payload
+
+    def frame(self) -> bytes:
+        size = struct.unpack(">i", self.outbound[:4])[0]
+        data = bytes(self.outbound[4:4 + size])
+        del self.outbound[:4 + size]
+        return data
+
+
+def authenticator(mechanisms=("PLAIN",)):
+    builder = SaslChannelBuilder("SERVER", "SASL_PLAINTEXT", "SASL_PLAINTEXT", credential_cache=None, time=SYSTEM)
+    builder.configure({"sasl.enabled.mechanisms": list(mechanisms), "plain.sasl.jaas.config": JAAS,
+                       "connections.max.reauth.ms": 0})
+    transport = MemoryTransport()
+    return builder.build_server_authenticator("conn-1", transport), transport
+
+
+def request(api_key, version, body, correlation_id=1) -> bytes:
+    header = RequestHeader(api_key=api_key, api_version=version, correlation_id=correlation_id, client_id="t")
+    return header.to_bytes() + schema.write(body, version)
+
+
+def test_api_versions_handshake_and_plain_authenticate():
+    auth, t = authenticator()
+    t.send(request(18, 3, ApiVersionsRequest(client_software_name="t", client_software_version="1")))
+    auth.authenticate()
+    _, versions = parse_response(18, 3, t.frame())
+    assert isinstance(versions, ApiVersionsResponse) and versions.error_code == 0
+    assert auth.sasl_state is SaslState.HANDSHAKE_REQUEST
+    t.send(request(17, 1, SaslHandshakeRequest(mechanism="PLAIN"), 2))
+    auth.authenticate()
+    assert parse_response(17, 1, t.frame())[1] == SaslHandshakeResponse(error_code=0, mechanisms=["PLAIN"])
+    t.send(request(36, 2, SaslAuthenticateRequest(auth_bytes=b"\x00alice\x00alice-secret"), 3))
+    auth.authenticate()
+    response = parse_response(36, 2, t.frame())[1]
+    assert response.error_code == 0 and auth.complete()
+    assert str(auth.principal()) == "User:alice"
+
+
+def test_unexpected_request_type_before_the_handshake_fails():
+    """SaslServerAuthenticatorTest.testUnexpectedRequestType."""
+    auth, t = authenticator()
+    t.send(request(3, 4, MetadataRequest(topics=[])))
+    with pytest.raises(SaslAuthenticationFailure):
+        auth.authenticate()
+    assert auth.sasl_state is SaslState.FAILED and not auth.complete()
+
+
+def test_oversize_request_is_refused_before_any_allocation():
+    """SaslServerAuthenticatorTest.testOversizeRequest."""
+    auth, t = authenticator()
+    t.inbound += struct.pack(">i", MAX_RECEIVE_SIZE + 1)
+    with pytest.raises(InvalidReceiveException):
+        auth.authenticate()
+
+
+def test_unsupported_mechanism_answers_after_the_failure_delay():
+    auth, t = authenticator()
+    t.send(request(17, 1, SaslHandshakeRequest(mechanism="GSSAPI")))
+    with pytest.raises(SaslAuthenticationFailure):
+        auth.authenticate()
+    assert not t.outbound   # nothing until the Selector's delayed close runs
+    auth.handle_authentication_failure()
+    assert parse_response(17, 1, t.frame())[1] == SaslHandshakeResponse(error_code=33, mechanisms=["PLAIN"])
+
+
+def test_wrong_password_gets_58_with_the_plain_message():
+    auth, t = authenticator()
+    t.send(request(17, 1, SaslHandshakeRequest(mechanism="PLAIN")))
+    auth.authenticate()
+    t.frame()
+    t.send(request(36, 1, SaslAuthenticateRequest(auth_bytes=b"\x00alice\x00nope"), 2))
+    with pytest.raises(SaslAuthenticationFailure):
+        auth.authenticate()
+    auth.handle_authentication_failure()
+    response = parse_response(36, 1, t.frame())[1]
+    assert (response.error_code, response.error_message) == (58, "Authentication failed: Invalid username or password")
+
+
+def test_legacy_v0_tokens_are_raw_frames():
+    auth, t = authenticator()
+    t.send(request(17, 0, SaslHandshakeRequest(mechanism="PLAIN")))
+    auth.authenticate()
+    t.frame()
+    t.send(b"\x00alice\x00alice-secret")
+    auth.authenticate()
+    assert t.frame() == b"" and auth.complete()
+
+
+@pytest.mark.parametrize("token, message", [
+    (b"alice\x00alice", "expected 3 tokens"),
+    (b"\x00\x00pw", "username not specified"),
+    (b"\x00alice\x00", "password not specified"),
+    (b"bob\x00alice\x00alice-secret", "authorization id that is different"),
+    (b"\x00mallory\x00x", "Invalid username or password"),
+])
+def test_plain_sasl_server_refusals(token, message):
+    """PlainSaslServerTest: noAuthorizationIdSpecified / authorizationIdEqualsAuthenticationId / ... ."""
+    server = PlainSaslServer(PlainServerCallbackHandler(JaasContext.load_client_context({"sasl.jaas.config": JAAS})))
+    with pytest.raises(SaslAuthenticationException, match=message):
+        server.evaluate_response(token)
+    assert not server.is_complete()
+
+
+def test_jaas_config_parsing():
+    """JaasContextTest: options, quoting, flags, errors."""
+    [entry] = parse_jaas_config('a.b.C required k1="v 1" k2=v2 k3="x\\"y";')
+    assert (entry.login_module_name, entry.control_flag, entry.options) == ("a.b.C", "required",
+                                                                           {"k1": "v 1", "k2": "v2", "k3": 'x"y'})
+    assert len(parse_jaas_config("a.B optional; c.D sufficient;")) == 2
+    for bad, message in [("a.B required k1=v1", "semi-colon"), ("a.B k1=v1;", "control flag"),
+                         ("a.B required k1;", "Value not specified"), ('a.B required k="v;', "Unterminated")]:
+        with pytest.raises(ValueError, match=message):
+            parse_jaas_config(bad)
+    with pytest.raises(ValueError, match="should be 1 module"):
+        JaasContext.load_client_context({"sasl.jaas.config": "a.B optional; c.D sufficient;"})
+    with pytest.raises(ValueError, match="listener.name.sasl_plaintext.plain.sasl.jaas.config"):
+        JaasContext.load_server_context("SASL_PLAINTEXT", "PLAIN", {})
+
+
+def test_channel_builder_refuses_unknown_mechanisms_and_missing_jaas():
+    builder = SaslChannelBuilder("SERVER", "SASL_PLAINTEXT", "SASL_PLAINTEXT")
+    with pytest.raises(ValueError, match="GSSAPI"):
+        builder.configure({"sasl.enabled.mechanisms": ["GSSAPI"]})
+    with pytest.raises(ValueError, match="scram-sha-256.sasl.jaas.config"):
+        SaslChannelBuilder("SERVER", "SASL_PLAINTEXT", "SASL_PLAINTEXT").configure(
+            {"sasl.enabled.mechanisms": ["SCRAM-SHA-256"]})
