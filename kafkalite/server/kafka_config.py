@@ -315,6 +315,9 @@ CONFIG_DEF: dict[str, tuple] = {
 }
 
 
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+
+
 def _parse_map(name: str, raw: str) -> dict[str, str]:
     result = {}
     for entry in [e.strip() for e in raw.split(",") if e.strip()]:
@@ -349,6 +352,14 @@ class KafkaConfig:
 
     def get(self, name: str):
         return self.values[name]
+
+    # Kafka: KafkaConfig.saslEnabledMechanisms(listenerName)
+    def sasl_enabled_mechanisms(self, listener_name: str) -> list[str]:
+        raw = self.originals.get(f"listener.name.{listener_name.lower()}.sasl.enabled.mechanisms")
+        return parse_type("sasl.enabled.mechanisms", raw, LIST) if raw is not None else self.get("sasl.enabled.mechanisms")
+
+    def validate_sasl(self) -> None:
+        _validate_sasl(self)
 
     # Kafka: AbstractConfig.valuesWithPrefixOverride -- every value, with ``<prefix><key>`` winning over
     # ``<key>``; prefixed keys kafkalite does not define (``plain.sasl.jaas.config``) are kept as given.
@@ -522,9 +533,39 @@ class KafkaConfig:
                 raise ConfigException("control.plane.listener.name", cp,
                                       "control.plane.listener.name, when defined, should have a different value "
                                       "from the inter broker listener name")
+        self.validate_sasl()
         if v["group.min.session.timeout.ms"] > v["group.max.session.timeout.ms"]:
             raise ConfigException("group.max.session.timeout.ms", v["group.max.session.timeout.ms"],
                                   "must be at least group.min.session.timeout.ms")
+
+
+# Kafka: KafkaConfig.saslEnabledMechanisms(listenerName) and validateValues' SASL checks; kafkalite also
+# checks here what Kafka's SaslChannelBuilder finds out at start-up (a mechanism it lacks, a missing JAAS
+# entry), so a bad server.properties stops with one line naming the key
+def _validate_sasl(config: "KafkaConfig") -> None:
+    for ep in config.listeners:
+        if ep.security_protocol not in ("SASL_PLAINTEXT", "SASL_SSL"):
+            continue
+        prefix = f"listener.name.{ep.listener_name.lower()}."
+        key = prefix + "sasl.enabled.mechanisms" if prefix + "sasl.enabled.mechanisms" in config.originals \
+            else "sasl.enabled.mechanisms"
+        mechanisms = config.sasl_enabled_mechanisms(ep.listener_name)
+        for mechanism in mechanisms:
+            if mechanism not in SASL_MECHANISMS:
+                raise ConfigException(key, ",".join(mechanisms), f"SASL mechanism {mechanism} is not supported by "
+                                      f"kafkalite (listener {ep.listener_name}); supported: {', '.join(SASL_MECHANISMS)}")
+            jaas_key = f"{prefix}{mechanism.lower()}.sasl.jaas.config"
+            if not config.originals.get(jaas_key):
+                raise ConfigException(jaas_key, None, f"listener {ep.listener_name} enables {mechanism}, which needs "
+                                      "a JAAS entry (kafkalite reads no JAAS files)")
+    protocol = config.listener_security_protocol_map.get(config.inter_broker_listener_name,
+                                                         config.inter_broker_listener_name)
+    mechanism = config.get("sasl.mechanism.inter.broker.protocol")
+    if protocol in ("SASL_PLAINTEXT", "SASL_SSL") and \
+            mechanism not in config.sasl_enabled_mechanisms(config.inter_broker_listener_name):
+        raise ConfigException("sasl.mechanism.inter.broker.protocol", mechanism,
+                              "sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms "
+                              "when SASL is used for inter-broker communication")
 
 
 def load_properties(path: str) -> dict[str, str]:

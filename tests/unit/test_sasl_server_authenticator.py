@@ -183,3 +183,25 @@ def test_channel_builder_refuses_unknown_mechanisms_and_missing_jaas():
     with pytest.raises(ValueError, match="scram-sha-256.sasl.jaas.config"):
         SaslChannelBuilder("SERVER", "SASL_PLAINTEXT", "SASL_PLAINTEXT").configure(
             {"sasl.enabled.mechanisms": ["SCRAM-SHA-256"]})
+
+
+def test_kafka_config_sasl_keys_listener_overrides_and_one_line_errors():
+    """KafkaConfigTest's SASL cases: per-listener values, and a bad SASL setup named by its key."""
+    from kafkalite.server.kafka_config import ConfigException, KafkaConfig
+    base = {"listeners": "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0", "log.dirs": "/tmp/x",
+            "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
+            "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
+            "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": "x.ScramLoginModule required;"}
+    config = KafkaConfig.from_props(base)
+    values = config.values_with_prefix_override("listener.name.sasl_plaintext.")
+    assert values["plain.sasl.jaas.config"] == JAAS and values["sasl.enabled.mechanisms"] == ["PLAIN", "SCRAM-SHA-256"]
+    assert values["connection.failed.authentication.delay.ms"] == 100
+    narrowed = KafkaConfig.from_props({**base, "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "PLAIN"})
+    assert narrowed.sasl_enabled_mechanisms("SASL_PLAINTEXT") == ["PLAIN"]
+    with pytest.raises(ConfigException, match="scram-sha-512.sasl.jaas.config"):
+        KafkaConfig.from_props({**base, "sasl.enabled.mechanisms": "SCRAM-SHA-512"})
+    with pytest.raises(ConfigException, match="GSSAPI is not supported"):
+        KafkaConfig.from_props({**base, "sasl.enabled.mechanisms": "GSSAPI"})
+    with pytest.raises(ConfigException, match="must be included in sasl.enabled.mechanisms"):
+        KafkaConfig.from_props({**base, "inter.broker.listener.name": "SASL_PLAINTEXT",
+                                "sasl.mechanism.inter.broker.protocol": "SCRAM-SHA-512"})
