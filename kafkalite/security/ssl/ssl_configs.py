@@ -81,7 +81,9 @@ def ssl_config_values(configs: dict) -> dict:
     strings become None, as ConfigDef parses them."""
     out = {}
     for name, (type_, default, _allowed) in SSL_CONFIG_DEF.items():
-        value = configs.get(name, default)
+        value = configs.get(name)
+        if value is None:
+            value = default
         if isinstance(value, str):
             value = value.strip()
             if type_ == "LIST":
