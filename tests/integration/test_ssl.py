@@ -306,6 +306,20 @@ def test_client_that_does_not_trust_the_broker_is_refused(ssl_broker, certs, uni
 
     with pytest.raises(KafkaConnectionError):
         asyncio.run(asyncio.wait_for(aio(), 60))
+    # kafkalite's own producer: send() times out, and NetworkClient logs why
+    import logging
+    from kafkalite.clients.producer.kafka_producer import KafkaProducer as KlProducer
+    caplog.clear()
+    with caplog.at_level(logging.ERROR, logger="kafka.clients.NetworkClient"):
+        producer = KlProducer({**kafkalite_config(bootstrap, certs, False), "ssl.truststore.location": certs.rogue_ca,
+                               "max.block.ms": 2000})
+        try:
+            with pytest.raises(Exception):
+                producer.send(f"{unique_topic}-kl", b"v").get(5)
+        finally:
+            producer.close()
+    assert any("failed authentication" in r.getMessage() and "CERTIFICATE_VERIFY_FAILED" in r.getMessage()
+               for r in caplog.records), [r.getMessage() for r in caplog.records]
     # kafkajs: node's TLS error
     out = run_kafkajs_script(bootstrap, f"{unique_topic}-js", 1, certs.rogue_ca)
     assert not out["ok"] and "certificate" in out["error"], out
