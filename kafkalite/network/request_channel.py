@@ -14,7 +14,8 @@ subclasses SendResponse / NoOpResponse / CloseConnectionResponse.
 The request trace (kafkalite's, for learners) is one object on each Request, ``request.trace``
 (``kafkalite/network/request_trace.py``): a RequestTrace when ``kafka.request.logger`` is at DEBUG,
 else NO_TRACE, whose hops cost a method call.
-Omitted: principal and SASL session.
+``RequestContext.principal`` is who the connection authenticated as (KafkaChannel.principal()).
+Omitted: the SASL session.
 """
 from __future__ import annotations
 

@@ -17,7 +17,9 @@ Era notes: ``Processor.accept`` puts the socket on ``new_connections``, an unbou
 ConcurrentLinkedQueue-style deque, and wakes the selector (Kafka <= 2.1; 2.2 made it a blocking
 queue of 20, KIP-402). ``startup(start_processing_requests=False)`` + ``start_processing_requests()``
 is the 2.6 spelling of 2.4's ``startup(startupProcessors=false)`` + ``startDataPlaneProcessors()``.
-Omitted: connection-rate quotas, SSL/SASL, dynamic resize of the processor pool, metrics objects.
+Each Processor has its own channel builder for its listener's security protocol (ChannelBuilders.server_channel_builder:
+PLAINTEXT or SSL), and puts the channel's principal into each request's RequestContext.
+Omitted: connection-rate quotas, SASL, dynamic resize of the processor pool, metrics objects.
 """
 from __future__ import annotations
 
