@@ -145,9 +145,11 @@ class Request:
             t = self.timings
             request_logger.debug(
                 "Completed request:%s from %s handler=%s totalTime:%.3f requestQueueTime:%.3f localTime:%.3f "
-                "remoteTime:%.3f responseQueueTime:%.3f sendTime:%.3f", self.request_desc(),
-                self.context.client_address, self.handler_thread, t["TotalTimeMs"], t["RequestQueueTimeMs"],
-                t["LocalTimeMs"], t["RemoteTimeMs"], t["ResponseQueueTimeMs"], t["ResponseSendTimeMs"])
+                "remoteTime:%.3f responseQueueTime:%.3f sendTime:%.3f securityProtocol:%s principal:%s listener:%s",
+                self.request_desc(), self.context.client_address, self.handler_thread, t["TotalTimeMs"],
+                t["RequestQueueTimeMs"], t["LocalTimeMs"], t["RemoteTimeMs"], t["ResponseQueueTimeMs"],
+                t["ResponseSendTimeMs"], self.context.security_protocol, self.context.principal,
+                self.context.listener_name)
 
 
 class ResponseAction(enum.Enum):

@@ -249,6 +249,36 @@ def test_client_produces_and_consumes_over_ssl(ssl_broker, certs, client, listen
     assert got == values
 
 
+def test_request_context_carries_the_client_certificate_principal(tmp_path, certs, caplog):
+    """In-process broker with an SSL listener requiring client certificates: kafka.request.logger's line of
+    each completed request names securityProtocol:SSL and principal:User:<certificate subject>, as Kafka's."""
+    import logging
+    from harness import InProcessBroker
+    from ssl_certs import CLIENT_PRINCIPAL
+    broker = InProcessBroker(tmp_path / "logs", {"listeners": "PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0",
+                                                 **certs.broker_props("required")}).start()
+    try:
+        port = broker.server.bound_port("SSL")
+        topic = "principal-topic"
+        create_topic_at(broker.bootstrap, topic)
+        with caplog.at_level(logging.DEBUG, logger="kafka.request.logger"):
+            assert run_kafka_python(f"127.0.0.1:{port}", topic, ["x"], certs, True, tmp_path) == ["x"]
+        lines = [r.getMessage() for r in caplog.records if r.name == "kafka.request.logger"
+                 and "Completed request" in r.getMessage() and "listener:SSL" in r.getMessage()]
+        assert lines and all(f"principal:{CLIENT_PRINCIPAL}" in line and "securityProtocol:SSL" in line
+                             for line in lines), lines[:3]
+    finally:
+        broker.stop()
+
+
+def create_topic_at(bootstrap: str, name: str) -> None:
+    admin = KafkaPythonAdmin(bootstrap)
+    try:
+        assert admin.create(name, 1) is None
+    finally:
+        admin.close()
+
+
 # --------------------------------------------------------------------------- refused clients
 def assert_good_client_works(ssl_broker, certs, listener, unique_topic, tmp_path):
     topic = f"{unique_topic}-after"
