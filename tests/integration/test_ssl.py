@@ -279,6 +279,30 @@ def create_topic_at(bootstrap: str, name: str) -> None:
         admin.close()
 
 
+def test_large_records_both_ways_over_mutual_tls(ssl_broker, certs, unique_topic):
+    """900 KB records: requests and responses of many TLS records, partial reads and writes on both sides."""
+    from confluent_kafka import Consumer, Producer, TopicPartition
+    create_topic(ssl_broker, unique_topic)
+    bootstrap = ssl_broker.bootstrap("MTLS")
+    config = {"bootstrap.servers": bootstrap, **confluent_config(certs, True)}
+    values = [os.urandom(900_000) for _ in range(12)]
+    producer = Producer({**config, "linger.ms": 50})
+    for v in values:
+        producer.produce(unique_topic, v)
+    assert producer.flush(60) == 0
+    consumer = Consumer({**config, "group.id": f"{unique_topic}-g", "enable.auto.commit": False})
+    try:
+        consumer.assign([TopicPartition(unique_topic, 0, 0)])
+        got, deadline = [], time.monotonic() + 60
+        while len(got) < len(values) and time.monotonic() < deadline:
+            for m in consumer.consume(num_messages=100, timeout=0.5):
+                assert m.error() is None, m.error()
+                got.append(m.value())
+    finally:
+        consumer.close()
+    assert got == values
+
+
 # --------------------------------------------------------------------------- refused clients
 def assert_good_client_works(ssl_broker, certs, listener, unique_topic, tmp_path):
     topic = f"{unique_topic}-after"
