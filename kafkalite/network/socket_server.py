@@ -174,8 +174,8 @@ class SocketServer(Logging):
                          MemoryPool.NONE if control_plane else self.memory_pool,
                          channel_builder=self.create_channel_builder(listener_name, security_protocol))
 
-    # Each Processor gets its own channel builder (Kafka: the ChannelBuilders.serverChannelBuilder call in
-    # Processor, passed to Processor.createSelector).
+    # Each Processor gets its own channel builder (Kafka: the ChannelBuilders.serverChannelBuilder call
+    # in Processor, passed to Processor.createSelector).
     def create_channel_builder(self, listener_name: str, security_protocol: str):
         if not hasattr(self.config, "values_with_prefix_override"):
             return None   # a bare test config: PLAINTEXT
@@ -513,8 +513,8 @@ class Processor(AbstractServerThread):
         # Kafka: LinkedBlockingDeque[RequestChannel.Response] responseQueue -- one per Processor
         self.response_queue: collections.deque = collections.deque()
         self._enqueue_lock = threading.Lock()
-        self.selector = Selector(max_request_size, connections_max_idle_ms, time,
-                                 log_context=self.log_ident, memory_pool=memory_pool, channel_builder=channel_builder)
+        self.selector = Selector(max_request_size, connections_max_idle_ms, time, log_context=self.log_ident,
+                                 memory_pool=memory_pool, channel_builder=channel_builder)
         self._next_connection_index = 0
         self.accept_trace: dict = {}   # the request trace's "accepted" hop, until the connection's first request
         self.started_nanos = time.nanoseconds()
@@ -636,7 +636,8 @@ class Processor(AbstractServerThread):
                 payload = receive.payload()
                 header, body_offset = self.parse_request_header(payload)
                 context = RequestContext(header, connection_id, ConnectionId.from_string(connection_id).remote_host,
-                                         self.listener_name, self.security_protocol, principal=channel.principal())
+                                         self.listener_name, self.security_protocol,
+                                         principal=channel.principal())
                 request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,
                                   from_control_plane=self.control_plane, release=receive.release)
                 if request.trace.enabled:

@@ -520,7 +520,8 @@ def test_three_brokers_replicate_over_an_ssl_inter_broker_listener(tmp_path, cer
         "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SSL",
         "inter.broker.listener.name": "INTERNAL",
         **certs.broker_props("required", pkcs12=False),   # brokers show each other their certificates
-    }, broker_overrides=lambda i: {"listeners": f"PLAINTEXT://127.0.0.1:{{port}},INTERNAL://127.0.0.1:{internal_ports[i]}"})
+    }, broker_overrides=lambda i: {
+        "listeners": f"PLAINTEXT://127.0.0.1:{{port}},INTERNAL://127.0.0.1:{internal_ports[i]}"})
     try:
         cluster.start()
         cluster.create_topic(unique_topic, [0, 1, 2])

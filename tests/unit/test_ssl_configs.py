@@ -48,7 +48,8 @@ def test_bad_values_and_unloadable_stores_are_one_line_config_errors(tmp_path, c
     with pytest.raises(ConfigException, match="ssl.keystore.location.*needs a key store"):
         config(tmp_path, **ssl_listener)
     with pytest.raises(ConfigException) as e:
-        config(tmp_path, **ssl_listener, **{"ssl.keystore.type": "PKCS12", "ssl.keystore.location": f"{certs}/broker.p12",
+        config(tmp_path, **ssl_listener, **{"ssl.keystore.type": "PKCS12",
+                                            "ssl.keystore.location": f"{certs}/broker.p12",
                                             "ssl.keystore.password": "wrong"})
     assert e.value.name == "ssl.keystore.location" and "wrong password" in str(e.value)
     with pytest.raises(ConfigException) as e:
