@@ -414,6 +414,26 @@ def client_hello() -> bytes:
     return outgoing.read()
 
 
+def tls_client_after_handshake(port: int, ca: str):
+    """A TLS client over a plain blocking socket and an SSLObject, so that the test can send raw (broken)
+    TLS records after a real handshake: returns (sock, ssl_object, outgoing BIO)."""
+    ctx = ssl.create_default_context(cafile=ca)
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = ctx.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    while True:
+        try:
+            obj.do_handshake()
+            break
+        except ssl.SSLWantReadError:
+            sock.sendall(outgoing.read())
+            data = sock.recv(65536)
+            assert data, "the broker closed during the handshake"
+            incoming.write(data)
+    sock.sendall(outgoing.read())
+    return sock, obj, outgoing
+
+
 def closed_within(sock: socket.socket, seconds: float) -> bool:
     sock.settimeout(0.2)
     deadline = time.monotonic() + seconds
@@ -446,6 +466,11 @@ def test_hostile_bytes_close_only_their_own_connection(ssl_broker, certs, unique
         s = connect()
         s.sendall(payload)
         quick.append(s)
+    for cut in sorted(rng.sample(range(1, len(hello)), 10)):   # ClientHellos truncated anywhere, then EOF
+        s = connect()
+        s.sendall(hello[:cut])
+        s.shutdown(socket.SHUT_WR)
+        quick.append(s)
     for _ in range(20):
         mangled = bytearray(hello)
         for _ in range(rng.randint(1, 8)):
@@ -455,6 +480,18 @@ def test_hostile_bytes_close_only_their_own_connection(ssl_broker, certs, unique
         s.sendall(bytes(mangled))
         s.shutdown(socket.SHUT_WR)
         quick.append(s)
+    # after a real handshake: a request record cut in half (then EOF), and one whose ciphertext was altered
+    for damage in ("truncate", "corrupt"):
+        sock, obj, outgoing = tls_client_after_handshake(port, certs.ca)
+        obj.write(bytes.fromhex("0000000c00120000000000010000"))   # an ApiVersions v0 request, encrypted
+        record = bytearray(outgoing.read())
+        if damage == "truncate":
+            sock.sendall(bytes(record[:len(record) // 2]))
+            sock.shutdown(socket.SHUT_WR)
+        else:
+            record[-3] ^= 0xFF
+            sock.sendall(bytes(record))
+        quick.append(sock)
     # meanwhile a real client works, over the same listener
     topic = f"{unique_topic}-t"
     create_topic(ssl_broker, topic)
