@@ -190,7 +190,7 @@ class Selector:
         data_in_buffers = bool(self.keys_with_buffered_read)
         if self.has_staged_receives() or self.immediately_connected_keys or \
                 (made_read_progress_last_call and data_in_buffers) or \
-                any(not ch.is_muted() for ch in self.keys_with_buffered_read):
+                (data_in_buffers and any(not ch.is_muted() for ch in self.keys_with_buffered_read)):
             timeout_ms = 0
         if self.out_of_memory and not self.memory_pool.is_out_of_memory():
             # Kafka: "Broker no longer low on memory - unmuting incoming sockets"
