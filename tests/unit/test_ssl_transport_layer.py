@@ -281,3 +281,17 @@ def test_damaged_records_after_the_handshake_close_that_channel(certs, pairs, da
         p.server.poll(0)
         p.server_disconnects.update(p.server.disconnected)
     assert not p.server_receives
+
+
+def test_inline_pem_stores_kip_651(certs, pairs):
+    """ssl.keystore.key + ssl.keystore.certificate.chain and ssl.truststore.certificates given as PEM text."""
+    read = lambda name: open(os.path.join(certs, name)).read()  # noqa: E731
+    server = {"ssl.keystore.type": "PEM", "ssl.keystore.key": read("broker.key"),
+              "ssl.keystore.certificate.chain": read("broker.crt") + read("ca.crt"),
+              "ssl.truststore.type": "PEM", "ssl.truststore.certificates": read("ca.crt"), "ssl.client.auth": "required"}
+    client = {"ssl.truststore.type": "PEM", "ssl.truststore.certificates": read("ca.crt"),
+              "ssl.keystore.type": "PKCS12", "ssl.keystore.location": f"{certs}/client.p12",
+              "ssl.keystore.password": gen_certs.DEFAULT_PASSWORD}
+    p = pairs(server, client)
+    p.handshake()
+    assert p.server.channel("conn").principal() == KafkaPrincipal("User", "CN=client,OU=clients,O=kafkalite-test")
