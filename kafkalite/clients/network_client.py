@@ -377,7 +377,7 @@ class NetworkClient:
             log.warning("%sConnection to node %s could not be established. Broker may not be available.",
                         self.log_context, node_id)
         elif disconnect_state is ChannelState.AUTHENTICATION_FAILED:
-            exception = self.selector.authentication_exceptions.pop(node_id, None)
+            exception = self.selector.authentication_exceptions.pop(node_id, None) or "SSL handshake failed"
             self.authentication_exceptions[node_id] = exception
             log.error("%sConnection to node %s failed authentication due to: %s", self.log_context, node_id,
                       exception)

@@ -36,7 +36,7 @@ from kafkalite.clients.network_client_utils import NetworkClientUtils
 from kafkalite.clients.node import Node
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.controller.controller_context import ControllerContext, PartitionAndReplica
-from kafkalite.network.sasl_channel_builder import inter_broker_channel_builder
+from kafkalite.network.channel_builders import broker_client_channel_builder
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.messages.leader_and_isr import (
@@ -135,7 +135,7 @@ class ControllerChannelManager(Logging):
         broker_node = Node(broker.id, address[0], address[1], broker.rack)
         selector = Selector(max_receive_size=self.config.get("socket.request.max.bytes"), time=self.time,
                             log_context=f"[Controller id={self.config.broker_id}, targetBrokerId={broker.id}] ",
-                            channel_builder=inter_broker_channel_builder(self.config, listener, self.time))
+                            channel_builder=broker_client_channel_builder(self.config, listener, self.time))
         network_client = NetworkClient(
             selector, None, client_id=str(self.config.broker_id), max_in_flight_requests_per_connection=1,
             reconnect_backoff_ms=0, reconnect_backoff_max_ms=0,

@@ -17,7 +17,9 @@ Era notes: ``Processor.accept`` puts the socket on ``new_connections``, an unbou
 ConcurrentLinkedQueue-style deque, and wakes the selector (Kafka <= 2.1; 2.2 made it a blocking
 queue of 20, KIP-402). ``startup(start_processing_requests=False)`` + ``start_processing_requests()``
 is the 2.6 spelling of 2.4's ``startup(startupProcessors=false)`` + ``startDataPlaneProcessors()``.
-Omitted: connection-rate quotas, SSL/SASL, dynamic resize of the processor pool, metrics objects.
+Each Processor has its own channel builder for its listener's security protocol (ChannelBuilders.server_channel_builder:
+PLAINTEXT or SSL), and puts the channel's principal into each request's RequestContext.
+Omitted: connection-rate quotas, SASL, dynamic resize of the processor pool, metrics objects.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from kafkalite.common.memory.memory_pool import MemoryPool, SimpleMemoryPool
 from kafkalite.network.kafka_channel import ChannelMuteEvent
 from kafkalite.network.request_channel import (CloseConnectionAction, NoOpAction, Request, RequestChannel,
                                                RequestContext, SendAction, request_logger)
+from kafkalite.network.channel_builders import ChannelBuilders
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.errors import InvalidRequestException
 from kafkalite.protocol.request_header import RequestHeader
@@ -172,21 +175,27 @@ class SocketServer(Logging):
                          self.connection_quotas, self.config.connections_max_idle_ms, listener_name,
                          security_protocol, self.config.broker_id, control_plane,
                          MemoryPool.NONE if control_plane else self.memory_pool,
-                         channel_builder=self.sasl_channel_builder(listener_name, security_protocol),
-                         failed_authentication_delay_ms=self.config.get("connection.failed.authentication.delay.ms"))
+                         channel_builder=self.create_channel_builder(listener_name, security_protocol),
+                         failed_authentication_delay_ms=self.failed_authentication_delay_ms())
 
-    # Kafka: ChannelBuilders.serverChannelBuilder, for the SASL protocols (one builder per Processor, as Kafka)
-    def sasl_channel_builder(self, listener_name: str, security_protocol: str):
-        if security_protocol not in ("SASL_PLAINTEXT", "SASL_SSL"):
-            return None
-        from kafkalite.network.sasl_channel_builder import SaslChannelBuilder
+    # Each Processor gets its own channel builder (Kafka: the ChannelBuilders.serverChannelBuilder call
+    # in Processor, passed to Processor.createSelector). SASL listeners authenticate SCRAM users against the
+    # broker's credential cache and answer ApiVersions before the handshake with KafkaApis' versions.
+    def create_channel_builder(self, listener_name: str, security_protocol: str):
+        if not hasattr(self.config, "values_with_prefix_override"):
+            return None   # a bare test config: PLAINTEXT
         cache = self.credential_provider.credential_cache if self.credential_provider is not None else None
-        builder = SaslChannelBuilder("SERVER", security_protocol, listener_name,
-                                     listener_name == self.config.inter_broker_listener_name,
-                                     credential_cache=cache, time=self.time,
-                                     api_versions_response=self.api_versions_response)
-        builder.configure(self.config.values_with_prefix_override(f"listener.name.{listener_name.lower()}."))
+        builder = ChannelBuilders.server_channel_builder(
+            listener_name, listener_name == getattr(self.config, "inter_broker_listener_name", None),
+            security_protocol, self.config, credential_cache=cache, time=self.time)
+        if hasattr(builder, "api_versions_response"):
+            builder.api_versions_response = self.api_versions_response
         return builder
+
+    # Kafka: KafkaConfig.failedAuthenticationDelayMs (KIP-306)
+    def failed_authentication_delay_ms(self) -> int:
+        values = getattr(self.config, "values", None)
+        return values.get("connection.failed.authentication.delay.ms", 0) if isinstance(values, dict) else 0
 
     # Kafka: SocketServer.reconfigurableConfigs / reconfigure (BrokerReconfigurable, S24)
     reconfigurable_configs = frozenset({"max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides"})
@@ -650,7 +659,8 @@ class Processor(AbstractServerThread):
                 payload = receive.payload()
                 header, body_offset = self.parse_request_header(payload)
                 context = RequestContext(header, connection_id, ConnectionId.from_string(connection_id).remote_host,
-                                         self.listener_name, self.security_protocol)
+                                         self.listener_name, self.security_protocol,
+                                         principal=channel.principal())
                 request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,
                                   from_control_plane=self.control_plane, release=receive.release)
                 if request.trace.enabled:

@@ -49,6 +49,9 @@ class MemoryTransport:
             n += len(s)
         return n
 
+    def has_pending_writes(self) -> bool:
+        return False
+
     def add_interest_ops(self, ops):
         self.interest_ops |= ops
 

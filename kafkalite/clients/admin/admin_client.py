@@ -34,14 +34,13 @@ from kafkalite.clients.admin.admin_types import (
     TopicDescription, TopicListing, TopicPartitionInfo,
 )
 from kafkalite.clients.client_request import RequestBuilder
-from kafkalite.clients.client_utils import parse_and_validate_addresses
+from kafkalite.clients.client_utils import create_channel_builder, parse_and_validate_addresses
 from kafkalite.clients.consumer.consumer_record import OffsetAndMetadata
 from kafkalite.clients.consumer.internals.consumer_network_client import ConsumerNetworkClient
 from kafkalite.clients.metadata import Metadata
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.clients.node import Node
 from kafkalite.common.topic_partition import TopicPartition
-from kafkalite.network.sasl_channel_builder import client_channel_builder
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
@@ -92,7 +91,7 @@ class KafkaAdminClient:
         self.metadata = Metadata(time=time)    # Kafka: AdminMetadataManager
         self.metadata.bootstrap(parse_and_validate_addresses(config["bootstrap.servers"]))
         network_client = NetworkClient(Selector(time=time, log_context=log_context,
-                                                channel_builder=client_channel_builder(config, time)), None,
+                                                channel_builder=create_channel_builder(config, time)), None,
                                        client_id=config["client.id"],
                                        request_timeout_ms=int(config["request.timeout.ms"]), time=time,
                                        log_context=log_context)

@@ -19,13 +19,14 @@ Configs (Kafka's names; ``KafkaProducer({"bootstrap.servers": ...})`` or ``Kafka
 ``enable.idempotence`` (default false), ``compression.type`` none, ``max.request.size`` 1 MiB,
 ``max.in.flight.requests.per.connection`` 5, ``partitioner.class``, ``partitioner.adaptive.partitioning.enable``,
 ``key.serializer``, ``value.serializer``, ``metadata.max.age.ms`` 300000, ``reconnect.backoff.ms`` 50,
-``reconnect.backoff.max.ms`` 1000, ``connections.max.idle.ms`` 540000.
+``reconnect.backoff.max.ms`` 1000, ``connections.max.idle.ms`` 540000, ``security.protocol`` PLAINTEXT or SSL
+with the ssl.* keys (ClientUtils.create_channel_builder).
 
 Era notes: ``linger.ms`` is 0 as in Kafka 2.x (Kafka 4.0 made it 5); ``acks`` defaults to ``all`` as in
 Kafka 3.0+ (2.4: 1) while ``enable.idempotence`` keeps 2.4's default false (3.0+: true). Partitioning is the
 3.3 built-in partitioner (DESIGN §2).
-Security: ``security.protocol`` SASL_PLAINTEXT / SASL_SSL with ``sasl.mechanism`` PLAIN or SCRAM-SHA-256/512 and
-``sasl.jaas.config`` (the channel builder of ``sasl_channel_builder.client_channel_builder``).
+Security: ``security.protocol`` SSL (ssl.* keys), SASL_PLAINTEXT or SASL_SSL with ``sasl.mechanism`` PLAIN or
+SCRAM-SHA-256/512 and ``sasl.jaas.config`` (``client_utils.create_channel_builder``).
 Left out: interceptors, metrics, transactions (``initTransactions`` ...), ``partitioner.ignore.keys``.
 """
 from __future__ import annotations
@@ -34,7 +35,8 @@ import importlib
 import itertools
 import logging
 
-from kafkalite.clients.client_utils import parse_and_validate_addresses
+from kafkalite.clients.client_utils import (SECURITY_CONFIG_DEFAULTS, create_channel_builder,
+                                            parse_and_validate_addresses)
 from kafkalite.clients.metadata import DefaultMetadataUpdater, Metadata
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.clients.producer.internals.buffer_pool import BufferPool
@@ -50,7 +52,6 @@ from kafkalite.clients.producer.producer_record import ProducerRecord
 from kafkalite.clients.producer.record_metadata import UNKNOWN_PARTITION
 from kafkalite.clients.producer.serialization import serializer_for
 from kafkalite.common.topic_partition import TopicPartition
-from kafkalite.network.sasl_channel_builder import client_channel_builder
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.errors import ApiException, Errors, KafkaException
 from kafkalite.record.compression_type import CompressionType
@@ -84,11 +85,8 @@ DEFAULTS = {
     "metadata.max.age.ms": 300000,
     "reconnect.backoff.ms": 50,
     "reconnect.backoff.max.ms": 1000,
-    # Kafka: CommonClientConfigs / SaslConfigs (issue 16)
-    "security.protocol": "PLAINTEXT",
-    "sasl.mechanism": "GSSAPI",
-    "sasl.jaas.config": None,
     "connections.max.idle.ms": 540000,
+    **SECURITY_CONFIG_DEFAULTS,
 }
 
 _CLIENT_ID_SEQUENCE = itertools.count(1)   # Kafka: KafkaProducer.PRODUCER_CLIENT_ID_SEQUENCE
@@ -172,7 +170,8 @@ class KafkaProducer:
         updater = DefaultMetadataUpdater(self.metadata, int(config["reconnect.backoff.ms"]), request_timeout_ms)
         self.client = NetworkClient(
             Selector(connection_max_idle_ms=int(config["connections.max.idle.ms"]), time=time,
-                     log_context=self.log_context, channel_builder=client_channel_builder(config, time)),
+                     channel_builder=create_channel_builder(config, time),
+                     log_context=self.log_context),
             updater, self.client_id, max_in_flight, int(config["reconnect.backoff.ms"]),
             int(config["reconnect.backoff.max.ms"]), request_timeout_ms, time, True, self.log_context)
         updater.client = self.client
