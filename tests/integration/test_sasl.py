@@ -98,10 +98,11 @@ def test_kafka_configs_over_sasl_with_command_config_adds_and_deletes_a_user(sas
 
 # ---------------------------------------------------------------- clients, one per mechanism
 
-def produce_consume_kafka_python(bootstrap, mechanism, user, password, name, n=5):
+def produce_consume_kafka_python(bootstrap, mechanism, user, password, name, n=5, ca=None):
     from kafka import KafkaConsumer, KafkaProducer
-    common = dict(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
-                  sasl_plain_username=user, sasl_plain_password=password, request_timeout_ms=15000)
+    common = dict(bootstrap_servers=bootstrap, security_protocol="SASL_SSL" if ca else "SASL_PLAINTEXT",
+                  sasl_mechanism=mechanism, sasl_plain_username=user, sasl_plain_password=password,
+                  request_timeout_ms=15000, **({"ssl_cafile": ca} if ca else {}))
     producer = KafkaProducer(**common)
     try:
         for i in range(n):
@@ -121,10 +122,11 @@ def produce_consume_kafka_python(bootstrap, mechanism, user, password, name, n=5
         consumer.close()
 
 
-def produce_consume_confluent(bootstrap, mechanism, user, password, name, n=5):
+def produce_consume_confluent(bootstrap, mechanism, user, password, name, n=5, ca=None):
     from confluent_kafka import Consumer, Producer
-    common = {"bootstrap.servers": bootstrap, "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mechanism,
-              "sasl.username": user, "sasl.password": password}
+    common = {"bootstrap.servers": bootstrap, "security.protocol": "SASL_SSL" if ca else "SASL_PLAINTEXT",
+              "sasl.mechanism": mechanism, "sasl.username": user, "sasl.password": password,
+              **({"ssl.ca.location": ca} if ca else {})}
     producer = Producer(common)
     for i in range(n):
         producer.produce(name, f"confluent-{i}".encode())
@@ -142,13 +144,15 @@ def produce_consume_confluent(bootstrap, mechanism, user, password, name, n=5):
         consumer.close()
 
 
-def produce_consume_aiokafka(bootstrap, mechanism, user, password, name, n=5):
+def produce_consume_aiokafka(bootstrap, mechanism, user, password, name, n=5, ca=None):
     import asyncio
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+    from aiokafka.helpers import create_ssl_context
 
     async def go():
-        common = dict(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
-                      sasl_plain_username=user, sasl_plain_password=password)
+        common = dict(bootstrap_servers=bootstrap, security_protocol="SASL_SSL" if ca else "SASL_PLAINTEXT",
+                      sasl_mechanism=mechanism, sasl_plain_username=user, sasl_plain_password=password,
+                      **({"ssl_context": create_ssl_context(cafile=ca)} if ca else {}))
         producer = AIOKafkaProducer(**common)
         await producer.start()
         try:
@@ -171,48 +175,51 @@ def produce_consume_aiokafka(bootstrap, mechanism, user, password, name, n=5):
     return asyncio.run(go())
 
 
-def kcat_args(bootstrap, mechanism, user, password):
-    return ["kcat", "-b", bootstrap, "-X", "security.protocol=SASL_PLAINTEXT", "-X", f"sasl.mechanisms={mechanism}",
-            "-X", f"sasl.username={user}", "-X", f"sasl.password={password}"]
+def kcat_args(bootstrap, mechanism, user, password, ca=None):
+    return ["kcat", "-b", bootstrap, "-X", f"security.protocol={'SASL_SSL' if ca else 'SASL_PLAINTEXT'}",
+            "-X", f"sasl.mechanisms={mechanism}", "-X", f"sasl.username={user}", "-X", f"sasl.password={password}",
+            *(["-X", f"ssl.ca.location={ca}"] if ca else [])]
 
 
-def produce_consume_kcat(bootstrap, mechanism, user, password, name, n=5):
+def produce_consume_kcat(bootstrap, mechanism, user, password, name, n=5, ca=None):
     lines = "".join(f"kcat-{i}\n" for i in range(n))
-    proc = subprocess.run(kcat_args(bootstrap, mechanism, user, password) + ["-P", "-t", name, "-p", "0"],
+    proc = subprocess.run(kcat_args(bootstrap, mechanism, user, password, ca) + ["-P", "-t", name, "-p", "0"],
                           input=lines, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    proc = subprocess.run(kcat_args(bootstrap, mechanism, user, password) + ["-C", "-t", name, "-p", "0", "-o",
-                                                                             "beginning", "-c", str(n), "-e"],
+    proc = subprocess.run(kcat_args(bootstrap, mechanism, user, password, ca) + ["-C", "-t", name, "-p", "0", "-o",
+                                                                                 "beginning", "-c", str(n), "-e"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split()
 
 
-def run_kafkajs(bootstrap, mechanism, user, password, name, n=5) -> dict:
+def run_kafkajs(bootstrap, mechanism, user, password, name, n=5, ca=None) -> dict:
     proc = subprocess.run(["node", str(JS_DIR / "sasl_produce_consume.js"), bootstrap, mechanism.lower(), user,
-                           password, name, str(n)], capture_output=True, text=True, timeout=120,
+                           password, name, str(n), *([ca] if ca else [])], capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def produce_consume_kafkajs(bootstrap, mechanism, user, password, name, n=5):
-    out = run_kafkajs(bootstrap, mechanism, user, password, name, n)
+def produce_consume_kafkajs(bootstrap, mechanism, user, password, name, n=5, ca=None):
+    out = run_kafkajs(bootstrap, mechanism, user, password, name, n, ca)
     assert out["ok"], out
     return out["result"]["values"]
 
 
-def kafkalite_sasl_configs(bootstrap, mechanism, user, password) -> dict:
+def kafkalite_sasl_configs(bootstrap, mechanism, user, password, ca=None) -> dict:
     module = "plain.PlainLoginModule" if mechanism == "PLAIN" else "scram.ScramLoginModule"
-    return {"bootstrap.servers": bootstrap, "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mechanism,
+    return {"bootstrap.servers": bootstrap, "security.protocol": "SASL_SSL" if ca else "SASL_PLAINTEXT",
+            "sasl.mechanism": mechanism,
             "sasl.jaas.config": f'org.apache.kafka.common.security.{module} required username="{user}" '
-                                f'password="{password}";'}
+                                f'password="{password}";',
+            **({"ssl.truststore.type": "PEM", "ssl.truststore.location": ca} if ca else {})}
 
 
-def produce_consume_kafkalite(bootstrap, mechanism, user, password, name, n=5):
+def produce_consume_kafkalite(bootstrap, mechanism, user, password, name, n=5, ca=None):
     from kafkalite.clients.consumer.kafka_consumer import KafkaConsumer
     from kafkalite.clients.producer.kafka_producer import KafkaProducer
-    configs = kafkalite_sasl_configs(bootstrap, mechanism, user, password)
+    configs = kafkalite_sasl_configs(bootstrap, mechanism, user, password, ca)
     producer = KafkaProducer(configs)
     try:
         for i in range(n):
@@ -244,6 +251,56 @@ def test_client_produces_and_consumes_over_sasl_plaintext(sasl_broker, client, m
     user, password = PASSWORDS[mechanism]
     values = CLIENTS[client](sasl_broker.sasl_bootstrap, mechanism, user, password, topic())
     assert values == [f"{PREFIX[client]}-{i}" for i in range(5)]
+
+
+# ---------------------------------------------------------------- SASL_SSL: the same over TLS (i16-ssl's transport)
+
+@pytest.fixture(scope="module")
+def sasl_ssl_broker(tmp_path_factory):
+    from ssl_certs import make_certs
+    certs = make_certs(str(tmp_path_factory.mktemp("sasl-certs")))
+    plain_port, port = free_port(), free_port()
+    b = BrokerProcess(tmp_path_factory.mktemp("sasl-ssl-broker"), {
+        "listeners": f"PLAINTEXT://127.0.0.1:{plain_port},SASL_SSL://127.0.0.1:{port}",
+        "sasl.enabled.mechanisms": ",".join(MECHANISMS),
+        "listener.name.sasl_ssl.plain.sasl.jaas.config": PLAIN_JAAS,
+        "listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config": SCRAM_JAAS,
+        "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config": SCRAM_JAAS,
+        **certs.broker_props("none"),
+    }, port=plain_port)
+    b.sasl_bootstrap, b.ca = f"127.0.0.1:{port}", certs.ca
+    b.start()
+    try:
+        for mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
+            user, password = PASSWORDS[mechanism]
+            run_tool("kafka-configs", "--bootstrap-server", b.bootstrap, "--entity-type", "users",
+                     "--entity-name", user, "--alter", "--add-config", f"{mechanism}=[password={password}]")
+        yield b
+    finally:
+        b.stop()
+        print(f"--- sasl_ssl broker log:\n{b.log_tail(40)}")
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_client_produces_and_consumes_over_sasl_ssl(sasl_ssl_broker, client, mechanism):
+    user, password = PASSWORDS[mechanism]
+    values = CLIENTS[client](sasl_ssl_broker.sasl_bootstrap, mechanism, user, password, topic(), ca=sasl_ssl_broker.ca)
+    assert values == [f"{PREFIX[client]}-{i}" for i in range(5)]
+
+
+def test_sasl_ssl_wrong_password_is_refused_inside_tls(sasl_ssl_broker):
+    from confluent_kafka import KafkaError, Producer
+    errors = []
+    p = Producer({"bootstrap.servers": sasl_ssl_broker.sasl_bootstrap, "security.protocol": "SASL_SSL",
+                  "ssl.ca.location": sasl_ssl_broker.ca, "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "scram512",
+                  "sasl.password": "wrong", "error_cb": errors.append})
+    deadline = time.monotonic() + 20
+    while not errors and time.monotonic() < deadline:
+        p.poll(0.2)
+    assert errors and errors[0].code() == KafkaError._AUTHENTICATION, errors
+    assert "Authentication failed" in errors[0].str()
 
 
 # ---------------------------------------------------------------- wrong passwords

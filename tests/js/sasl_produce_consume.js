@@ -2,21 +2,24 @@
 // kafkajs over SASL_PLAINTEXT, driven by kafkalite's Python integration tests (tests/integration/test_sasl.py).
 //
 //   node sasl_produce_consume.js <host:port> <mechanism: plain|scram-sha-256|scram-sha-512> <user> <password>
-//        <topic> <count>
+//        <topic> <count> [<ca.pem>]
 //
+// With <ca.pem> the connection is SASL_SSL (TLS, the broker verified against that CA).
 // Produces <count> records "kafkajs-<i>" to partition 0 of <topic>, then reads them back with a consumer
 // group (fromBeginning). Prints one JSON line: {"ok": true, "result": {"values": [...]}} or, on failure,
 // {"ok": false, "error": {name, type, message}} -- a wrong password gives kafkajs's own
 // KafkaJSSASLAuthenticationError. Gives up after 60 seconds.
 'use strict'
 
+const fs = require('fs')
 const { Kafka, logLevel } = require('kafkajs')
 
-async function run(broker, mechanism, username, password, topic, wanted) {
+async function run(broker, mechanism, username, password, topic, wanted, ca) {
   const kafka = new Kafka({
     clientId: 'kafkalite-kafkajs-sasl',
     brokers: [broker],
     sasl: { mechanism, username, password },
+    ssl: ca ? { ca: [fs.readFileSync(ca, 'utf8')] } : false,
     logLevel: logLevel.NOTHING,
     connectionTimeout: 3000,
     requestTimeout: 15000,
@@ -60,10 +63,10 @@ async function run(broker, mechanism, username, password, topic, wanted) {
 }
 
 async function main() {
-  const [broker, mechanism, user, password, topic, count] = process.argv.slice(2)
+  const [broker, mechanism, user, password, topic, count, ca] = process.argv.slice(2)
   let out
   try {
-    out = { ok: true, result: await run(broker, mechanism, user, password, topic, Number(count)) }
+    out = { ok: true, result: await run(broker, mechanism, user, password, topic, Number(count), ca) }
   } catch (e) {
     out = { ok: false, error: { name: e.name, type: e.type || null, message: e.message } }
   }
