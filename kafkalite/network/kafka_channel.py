@@ -143,6 +143,28 @@ class KafkaChannel:
         if self.authenticator is not None:
             self.authenticator.handle_authentication_failure()
 
+    MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS = 1_000_000_000
+
+    # Kafka: KafkaChannel.maybeBeginServerReauthentication (KIP-368) -- a SaslHandshake on a ready SASL channel
+    # whose session has a lifetime starts re-authentication: a new authenticator takes over (the channel is
+    # not ready until it completes) and answers that handshake. False: the request goes on to KafkaApis.
+    def maybe_begin_server_reauthentication(self, sasl_handshake_bytes: bytes, now_nanos: int) -> bool:
+        if not self.ready():
+            raise RuntimeError('KafkaChannel should be "ready" when processing SASL Handshake for potential '
+                               're-authentication')
+        expiry = getattr(self.authenticator, "server_session_expiration_time_nanos", None)
+        if expiry is None or expiry() is None:
+            return False   # re-authentication is not enabled (no session lifetime)
+        last = getattr(self, "last_reauthentication_start_nanos", 0)
+        if last and now_nanos - last < self.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS:
+            return False
+        self.last_reauthentication_start_nanos = now_nanos
+        # Kafka: KafkaChannel.swapAuthenticatorsAndBeginReauthentication
+        previous, self.authenticator = self.authenticator, self.authenticator_creator()
+        self._ready = False
+        self.authenticator.reauthenticate(previous, sasl_handshake_bytes, now_nanos)
+        return True
+
     # Kafka: KafkaChannel.serverAuthenticationSessionExpired (KIP-368)
     def server_authentication_session_expired(self, now_nanos: int) -> bool:
         expiry = getattr(self.authenticator, "server_session_expiration_time_nanos", None)

@@ -650,6 +650,12 @@ class Processor(AbstractServerThread):
                 channel = self.open_or_closing_channel(connection_id)
                 if channel is None:
                     raise RuntimeError(f"Channel {connection_id} removed from selector before processing completed receive")
+                # Kafka: a SaslHandshake on an authenticated SASL connection may begin re-authentication (KIP-368)
+                if receive.payload()[:2] == b"\x00\x11" and \
+                        channel.maybe_begin_server_reauthentication(bytes(receive.payload()), self.time.nanoseconds()):
+                    self.trace(f"Began re-authentication: {channel}")
+                    receive.release()
+                    continue
                 # Kafka: a SASL session past connections.max.reauth.ms (KIP-368) is closed at its next request
                 if channel.server_authentication_session_expired(self.time.nanoseconds()):
                     self.debug(f"Disconnecting expired channel: {channel}")

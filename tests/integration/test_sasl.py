@@ -508,7 +508,59 @@ def test_session_lifetime_and_expiry_kip_368(broker_factory):
         time.sleep(1.2)   # not synchronisation: the session must be older than connections.max.reauth.ms
         conn.send_frame(request_header(18, 0, 4, "raw-sasl"))
         assert conn.closed_by_peer()
+    # re-authentication on the same connection: a new handshake and token renew the session
+    with RawConnection(sasl_port) as conn:
+        assert handshake(conn, "PLAIN")[0] == 0
+        assert authenticate(conn, b"\x00alice\x00alice-secret")[0] == 0
+        assert handshake(conn, "PLAIN") == (0, list(MECHANISMS))   # handled by the new authenticator
+        error, _, _, lifetime = authenticate(conn, b"\x00alice\x00alice-secret")
+        assert (error, lifetime) == (0, 1000)
+        data = frame(conn, 18, 0, b"", correlation_id=5)
+        assert struct.unpack_from(">ih", data, 0) == (5, 0)
+    # ... but not as somebody else, nor with another mechanism
+    with RawConnection(sasl_port) as conn:
+        assert handshake(conn, "PLAIN")[0] == 0
+        assert authenticate(conn, b"\x00alice\x00alice-secret")[0] == 0
+        assert handshake(conn, "PLAIN")[0] == 0
+        error, message, _, _ = authenticate(conn, b"\x00admin\x00admin-secret")
+        assert (error, message) == (58, "Cannot change principals during re-authentication from User.alice: "
+                                        "User.admin")
+        assert conn.closed_by_peer()
+    with RawConnection(sasl_port) as conn:
+        assert handshake(conn, "PLAIN")[0] == 0
+        assert authenticate(conn, b"\x00alice\x00alice-secret")[0] == 0
+        assert handshake(conn, "SCRAM-SHA-256")[0] == 0
+        conn.send_frame(request_header(36, 1, 2, "raw-sasl") + struct.pack(">i", 3) + b"n,,")
+        assert conn.closed_by_peer()
     assert b.running
+
+
+@pytest.mark.timeout(120)
+def test_librdkafka_re_authenticates_within_connections_max_reauth_ms(broker_factory):
+    """KIP-368 with a real client: librdkafka (2.2+) re-authenticates before its session ends; every record is
+    delivered over connections that live longer than the session."""
+    from confluent_kafka import Producer
+    plain_port, sasl_port = free_port(), free_port()
+    b = broker_factory({**sasl_overrides(plain_port, sasl_port), "connections.max.reauth.ms": "1500"},
+                       port=plain_port)
+    errors, delivered = [], []
+    p = Producer({"bootstrap.servers": f"127.0.0.1:{sasl_port}", "security.protocol": "SASL_PLAINTEXT",
+                  "sasl.mechanism": "PLAIN", "sasl.username": "alice", "sasl.password": "alice-secret",
+                  "error_cb": errors.append, "linger.ms": 0})
+    name = topic()
+    deadline = time.monotonic() + 5
+    i = 0
+    while time.monotonic() < deadline:   # 5 s of traffic: three session lifetimes
+        p.produce(name, f"r{i}".encode(), on_delivery=lambda err, m: delivered.append(err))
+        p.poll(0.1)
+        i += 1
+    assert p.flush(30) == 0
+    assert len(delivered) == i and not any(delivered), delivered[:5]
+    # without re-authentication in place, librdkafka's second handshake is refused ("SASL PLAIN mechanism
+    # handshake failed: ... Request not valid in current SASL state") and it reconnects
+    assert not [e.str() for e in errors if "SASL" in e.str() or "down" in e.str()], [e.str() for e in errors]
+    log = b.log_text()
+    assert "Failed authentication" not in log
 
 
 # ---------------------------------------------------------------- fuzz: malformed handshakes and tokens

@@ -21,8 +21,10 @@ passwords), then closed after the same delay.
 
 KIP-368 (``connections.max.reauth.ms``): a v1+ SaslAuthenticate response carries the session lifetime; the
 Processor closes a connection whose session expired (``server_session_expiration_time_nanos``) when its
-next request arrives. Era notes: re-authentication in place (a client's second SaslHandshake on a live
-connection) is left out: such clients reconnect instead, which Kafka 2.4's brokers also accept.
+next request arrives. A client that re-authenticates sends a new SaslHandshake on the live connection: the
+Processor hands it to ``KafkaChannel.maybe_begin_server_reauthentication``, a fresh authenticator takes over
+(REAUTH_PROCESS_HANDSHAKE), the mechanism and the principal must stay the same, and the session gets a new
+lifetime.
 Left out: GSSAPI (the first packet of a 0.9 GSSAPI client is refused as an unsupported mechanism), OAUTHBEARER,
 delegation tokens, authentication metrics.
 """
@@ -63,6 +65,8 @@ class SaslState(enum.Enum):
     AUTHENTICATE = 3
     COMPLETE = 4
     FAILED = 5
+    REAUTH_PROCESS_HANDSHAKE = 6
+    REAUTH_BAD_MECHANISM = 7
 
 
 class SaslServerAuthenticator:
@@ -100,6 +104,11 @@ class SaslServerAuthenticator:
         self.session_expiration_time_nanos: int | None = None
         self.connected_client_supports_reauthentication = False
         self._principal = None
+        # Kafka: SaslServerAuthenticator.ReauthInfo
+        self.previous_sasl_mechanism: str | None = None
+        self.previous_principal = None
+        self.bad_mechanism_error_message: str | None = None
+        self._reauth_token: bytes | None = None
 
     # Kafka: SaslServerAuthenticator.createSaslServer
     def create_sasl_server(self, mechanism: str) -> None:
@@ -108,23 +117,29 @@ class SaslServerAuthenticator:
 
     # Kafka: SaslServerAuthenticator.authenticate -- one step: flush, read one frame, act on it.
     def authenticate(self) -> None:
-        if self.net_out_buffer is not None and not self.flush_net_out_buffer_and_update_interest_ops():
-            return
-        if self.sasl_server is not None and self.sasl_server.is_complete():
-            self.set_sasl_state(SaslState.COMPLETE)
-            return
-        if self.sasl_state is SaslState.FAILED:
-            return   # waiting for the delayed close
-        if self.net_in_buffer is None:
-            self.net_in_buffer = NetworkReceive(MAX_RECEIVE_SIZE, self.connection_id)
-        self.net_in_buffer.read_from(self.transport_layer)
-        if not self.net_in_buffer.complete():
-            return
-        client_token = bytes(self.net_in_buffer.payload())
-        self.net_in_buffer = None
+        if self.sasl_state is SaslState.REAUTH_PROCESS_HANDSHAKE:
+            client_token, self._reauth_token = self._reauth_token, None   # the handshake the Processor handed over
+        else:
+            if self.net_out_buffer is not None and not self.flush_net_out_buffer_and_update_interest_ops():
+                return
+            if self.sasl_server is not None and self.sasl_server.is_complete():
+                self.set_sasl_state(SaslState.COMPLETE)
+                return
+            if self.sasl_state is SaslState.FAILED:
+                return   # waiting for the delayed close
+            if self.net_in_buffer is None:
+                self.net_in_buffer = NetworkReceive(MAX_RECEIVE_SIZE, self.connection_id)
+            self.net_in_buffer.read_from(self.transport_layer)
+            if not self.net_in_buffer.complete():
+                return
+            client_token = bytes(self.net_in_buffer.payload())
+            self.net_in_buffer = None
         try:
             state = self.sasl_state
-            if state in (SaslState.HANDSHAKE_OR_VERSIONS_REQUEST, SaslState.HANDSHAKE_REQUEST):
+            if state is SaslState.REAUTH_BAD_MECHANISM:
+                raise SaslAuthenticationException(self.bad_mechanism_error_message)
+            if state in (SaslState.HANDSHAKE_OR_VERSIONS_REQUEST, SaslState.HANDSHAKE_REQUEST,
+                         SaslState.REAUTH_PROCESS_HANDSHAKE):
                 self.handle_kafka_request(client_token)
             elif state is SaslState.INITIAL_REQUEST:
                 self.handle_kafka_request(client_token)
@@ -163,6 +178,28 @@ class SaslServerAuthenticator:
             self.sasl_server.dispose()
         self.net_in_buffer = None
         self.net_out_buffer = None
+
+    # Kafka: SaslServerAuthenticator.reauthenticate -- take over from ``previous`` with the SaslHandshake that
+    # the Processor found on the authenticated connection (KIP-368)
+    def reauthenticate(self, previous: "SaslServerAuthenticator", sasl_handshake_bytes: bytes, now_nanos: int) -> None:
+        self.previous_sasl_mechanism = previous.sasl_mechanism
+        self.previous_principal = previous.principal()
+        previous.close()
+        log.debug("Beginning re-authentication: %s", self.connection_id)
+        self._reauth_token = bytes(sasl_handshake_bytes)
+        self.set_sasl_state(SaslState.REAUTH_PROCESS_HANDSHAKE)
+        self.authenticate()
+
+    def reauthenticating(self) -> bool:
+        return self.previous_sasl_mechanism is not None
+
+    # Kafka: SaslServerAuthenticator.ReauthInfo.ensurePrincipalUnchanged
+    def ensure_principal_unchanged(self) -> None:
+        principal = self.principal()
+        if principal != self.previous_principal:
+            raise SaslAuthenticationException(
+                f"Cannot change principals during re-authentication from {self.previous_principal.principal_type}."
+                f"{self.previous_principal.name}: {principal.principal_type}.{principal.name}")
 
     # Kafka: SaslServerAuthenticator.serverSessionExpirationTimeNanos
     def server_session_expiration_time_nanos(self) -> int | None:
@@ -223,6 +260,8 @@ class SaslServerAuthenticator:
             self.connected_client_supports_reauthentication = header.api_version > 0
         try:
             response_token = self._evaluate(bytes(request.auth_bytes), header)
+            if self.reauthenticating() and self.sasl_server.is_complete():
+                self.ensure_principal_unchanged()
         except SaslAuthenticationException as e:
             self.build_response_on_authenticate_failure(header, SaslAuthenticateResponse(
                 error_code=Errors.SASL_AUTHENTICATION_FAILED.code, error_message=str(e)))
@@ -270,6 +309,12 @@ class SaslServerAuthenticator:
             return
         request = parse_request_body(header, request_bytes, body_offset)
         mechanism = self.handle_handshake_request(header, request)
+        if self.reauthenticating() and mechanism != self.previous_sasl_mechanism:
+            # Kafka: ReauthInfo.saslMechanismUnchanged -- refused at the next token
+            self.bad_mechanism_error_message = (f"SASL mechanism '{mechanism}' requested by client is not supported "
+                                                f"for re-authentication of mechanism '{self.previous_sasl_mechanism}'")
+            self.set_sasl_state(SaslState.REAUTH_BAD_MECHANISM)
+            return
         self.create_sasl_server(mechanism)
         self.set_sasl_state(SaslState.AUTHENTICATE)
 
