@@ -36,8 +36,11 @@ Transactions, log side: Produce accepts transactional batches; a read_committed 
 1) reads up to the last stable offset and lists the aborted transactions; ListOffsets v2+ with isolation
 level 1 answers the LSO for LATEST; WriteTxnMarkers appends the coordinator's markers; DescribeProducers
 (KIP-664, Kafka 3.0) reports the producer state of each partition.
+SASL: the handshake APIs are the network thread's (SaslServerAuthenticator); one that reaches KafkaApis came
+after authentication and is answered ILLEGAL_SASL_STATE, as Kafka's handlers do. Describe/AlterUserScramCredentials
+(Kafka 2.7, KIP-554) are UserScramCredentialsManager's work.
 Omitted: authorization (every request is allowed, WriteTxnMarkers' ClusterAction included), quotas and
-throttling, SASL, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
+throttling, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
 (multi-group) and FindCoordinator v4+ (batched keys).
 """
 from __future__ import annotations
