@@ -77,7 +77,8 @@ class Selector:
         # Kafka: Selector.keysWithBufferedRead -- channels whose transport holds bytes select cannot see
         self.keys_with_buffered_read: set[KafkaChannel] = set()
         self.made_read_progress_last_poll = True
-        # Kafka: Selector.delayedClosingChannels -- channel id -> (channel, close deadline in nanos) (KIP-306)
+        # Kafka: Selector.delayedClosingChannels -- channel id -> (channel, deadline in nanos, failure response sent)
+        # (KIP-306): first the delay before the failure response, then a short linger before the close
         self.failed_authentication_delay_ms = failed_authentication_delay_ms
         self.delayed_closing_channels: collections.OrderedDict[str, tuple] = collections.OrderedDict()
         # why a channel was reported AUTHENTICATION_FAILED (Kafka keeps it in its ChannelState)
@@ -446,19 +447,18 @@ class Selector:
     def maybe_delay_close_on_authentication_failure(self, channel: KafkaChannel) -> None:
         if self.failed_authentication_delay_ms > self.NO_FAILED_AUTHENTICATION_DELAY:
             deadline = self.time.nanoseconds() + self.failed_authentication_delay_ms * 1_000_000
-            self.delayed_closing_channels[channel.id] = (channel, deadline)
+            self.delayed_closing_channels[channel.id] = (channel, deadline, False)
         else:
             self.handle_close_on_authentication_failure(channel)
 
     # Kafka: Selector.completeDelayedChannelClose -- oldest first, until one is not due yet
     def complete_delayed_channel_close(self, now_nanos: int) -> None:
         while self.delayed_closing_channels:
-            channel_id, (channel, deadline) = next(iter(self.delayed_closing_channels.items()))
+            channel_id, (channel, deadline, response_sent) = next(iter(self.delayed_closing_channels.items()))
             if deadline - now_nanos > 0:
                 return
             del self.delayed_closing_channels[channel_id]
-            if channel.state is ChannelState.AUTHENTICATION_FAILED and getattr(channel, "_failure_response_sent",
-                                                                               False):
+            if response_sent:
                 self._close(channel, CloseMode.GRACEFUL)
             else:
                 self.handle_close_on_authentication_failure(channel, now_nanos)
@@ -471,9 +471,9 @@ class Selector:
     def handle_close_on_authentication_failure(self, channel: KafkaChannel, now_nanos: int | None = None) -> None:
         try:
             channel.complete_close_on_authentication_failure()
-            channel._failure_response_sent = True
             now = now_nanos if now_nanos is not None else self.time.nanoseconds()
-            self.delayed_closing_channels[channel.id] = (channel, now + self.FAILURE_RESPONSE_LINGER_MS * 1_000_000)
+            self.delayed_closing_channels[channel.id] = (channel, now + self.FAILURE_RESPONSE_LINGER_MS * 1_000_000,
+                                                         True)
         except Exception as e:   # noqa: BLE001
             log.error("%sException handling close on authentication failure node %s: %s", self.log_context,
                       channel.id, e)

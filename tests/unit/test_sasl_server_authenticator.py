@@ -208,3 +208,48 @@ def test_kafka_config_sasl_keys_listener_overrides_and_one_line_errors():
     with pytest.raises(ConfigException, match="must be included in sasl.enabled.mechanisms"):
         KafkaConfig.from_props({**base, "inter.broker.listener.name": "SASL_PLAINTEXT",
                                 "sasl.mechanism.inter.broker.protocol": "SCRAM-SHA-512"})
+
+
+def test_selector_answers_a_failed_authentication_after_the_delay_then_closes():
+    """SelectorTest.testCloseOldestConnectionWithMultiplePendingReceives' sibling for KIP-306: the failure
+    response waits connection.failed.authentication.delay.ms, and the close follows it."""
+    import socket
+    import time
+    from kafkalite.network.selector import Selector
+    builder = SaslChannelBuilder("SERVER", "SASL_PLAINTEXT", "SASL_PLAINTEXT", time=SYSTEM)
+    builder.configure({"sasl.enabled.mechanisms": ["PLAIN"], "plain.sasl.jaas.config": JAAS})
+    selector = Selector(channel_builder=builder, failed_authentication_delay_ms=200)
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(listener.getsockname())
+    server_side, _ = listener.accept()
+    listener.close()
+    server_side.setblocking(False)
+    client.settimeout(5)
+    try:
+        selector.register("c1", server_side)
+        for payload in (request(17, 1, SaslHandshakeRequest(mechanism="PLAIN")),
+                        request(36, 1, SaslAuthenticateRequest(auth_bytes=b"\x00alice\x00nope"), 2)):
+            client.sendall(struct.pack(">i", len(payload)) + payload)
+        received, start = bytearray(), time.monotonic()
+        answered_at = closed_at = None
+        client.setblocking(False)
+        while closed_at is None and time.monotonic() - start < 5:
+            selector.poll(50)
+            try:
+                chunk = client.recv(4096)
+            except BlockingIOError:
+                continue
+            if chunk:
+                received += chunk
+                if len(received) > 60 and answered_at is None:
+                    answered_at = time.monotonic()
+            else:
+                closed_at = time.monotonic()
+        handshake_len = struct.unpack(">i", received[:4])[0]
+        auth = bytes(received[8 + handshake_len:])
+        assert parse_response(36, 1, auth)[1].error_code == 58
+        assert answered_at - start >= 0.2 and closed_at >= answered_at
+        assert "c1" in selector.disconnected or "c1" not in selector.channels
+    finally:
+        selector.close()
+        client.close()

@@ -9,6 +9,7 @@ SaslAuthenticationException (protocol error 58) carries a message meant for the 
 """
 from __future__ import annotations
 
+from kafkalite.network.kafka_channel import AuthenticationException
 from kafkalite.protocol.errors import (IllegalSaslStateException, SaslAuthenticationException,
                                        UnsupportedSaslMechanismException)
 
@@ -22,12 +23,7 @@ AUTHENTICATION_EXCEPTIONS = (SaslAuthenticationException, IllegalSaslStateExcept
                              UnsupportedSaslMechanismException)
 
 
-def _authentication_exception_base():
-    from kafkalite.network.kafka_channel import AuthenticationException
-    return AuthenticationException
-
-
-class SaslAuthenticationFailure(_authentication_exception_base()):
+class SaslAuthenticationFailure(AuthenticationException):
     """A failed SASL exchange as the channel sees it (Kafka: the AuthenticationException that
     KafkaChannel.prepare catches): ``error`` is the protocol error the client was (or will be) told."""
 
