@@ -58,10 +58,44 @@ def sasl_broker(tmp_path_factory):
             user, password = PASSWORDS[mechanism]
             run_tool("kafka-configs", "--bootstrap-server", b.bootstrap, "--entity-type", "users",
                      "--entity-name", user, "--alter", "--add-config", f"{mechanism}=[iterations=8192,password={password}]")
+            # the broker learns of the user from /config/changes, a moment after the tool returns
+            wait_until(lambda m=mechanism: scram_user_known(b.sasl_port, m), 15, f"the broker to know {mechanism} user")
         yield b
     finally:
         b.stop()
         print(f"--- sasl broker log:\n{b.log_tail(40)}")
+
+
+def scram_user_known(port: int, mechanism: str) -> bool:
+    """One SCRAM exchange with kafkalite's own SCRAM client: True once the broker accepts the user."""
+    from kafkalite.security.authenticator.scram_mechanism import ScramMechanism
+    from kafkalite.security.authenticator.scram_sasl_client import ScramSaslClient
+    user, password = PASSWORDS[mechanism]
+    client = ScramSaslClient(ScramMechanism.for_mechanism_name(mechanism), user, password)
+    with RawConnection(port) as conn:
+        if handshake(conn, mechanism)[0] != 0:
+            return False
+        token = client.evaluate_challenge(b"")
+        while not client.is_complete():
+            error, _, answer, _ = authenticate(conn, token)
+            if error:
+                return False
+            token = client.evaluate_challenge(answer)
+        return True
+
+
+def kafkalite_admin_authenticates(bootstrap: str, mechanism: str, ca: str) -> bool:
+    from kafkalite.clients.admin.admin_client import KafkaAdminClient
+    user, password = PASSWORDS[mechanism]
+    admin = KafkaAdminClient({**kafkalite_sasl_configs(bootstrap, mechanism, user, password, ca),
+                              "default.api.timeout.ms": 5000})
+    try:
+        admin.list_topics()
+        return True
+    except Exception:   # noqa: BLE001 -- SASL_AUTHENTICATION_FAILED until the user is known
+        return False
+    finally:
+        admin.close()
 
 
 def topic() -> str:
@@ -275,6 +309,8 @@ def sasl_ssl_broker(tmp_path_factory):
             user, password = PASSWORDS[mechanism]
             run_tool("kafka-configs", "--bootstrap-server", b.bootstrap, "--entity-type", "users",
                      "--entity-name", user, "--alter", "--add-config", f"{mechanism}=[password={password}]")
+            wait_until(lambda m=mechanism: kafkalite_admin_authenticates(b.sasl_bootstrap, m, certs.ca), 15,
+                       f"the broker to know the {mechanism} user")
         yield b
     finally:
         b.stop()
