@@ -683,7 +683,7 @@ def test_three_brokers_replicate_over_a_sasl_plaintext_inter_broker_listener(tmp
 
     def overrides(i):
         return {**sasl_overrides(plain_ports[i], sasl_ports[i]),
-                "sasl.enabled.mechanisms": "PLAIN",
+                "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
                 "inter.broker.listener.name": "SASL_PLAINTEXT",
                 "sasl.mechanism.inter.broker.protocol": "PLAIN"}
     cluster = cluster_harness.ClusterProcesses(tmp_path, 3, broker_overrides=overrides)
@@ -698,6 +698,13 @@ def test_three_brokers_replicate_over_a_sasl_plaintext_inter_broker_listener(tmp
             wait_until(lambda i=i: cluster.log_end_offset(i, name, 0) == 5, 30, f"broker {i} to hold 5 records")
         # the replicas fetched through SASL: every broker authenticated its peers on the SASL listener
         assert all("Failed authentication" not in b.log_text() for b in cluster.brokers)
+        # a SCRAM user written through broker 0 reaches every broker through ZooKeeper's /config/changes
+        user, password = PASSWORDS["SCRAM-SHA-256"]
+        run_tool("kafka-configs", "--bootstrap-server", cluster.brokers[0].bootstrap, "--entity-type", "users",
+                 "--entity-name", user, "--alter", "--add-config", f"SCRAM-SHA-256=[password={password}]")
+        for i in (1, 2):
+            wait_until(lambda i=i: scram_user_known(sasl_ports[i], "SCRAM-SHA-256"), 15,
+                       f"broker {i} to learn the SCRAM user")
     except BaseException:
         print(cluster.log_tails(40))
         raise
