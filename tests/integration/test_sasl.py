@@ -710,3 +710,26 @@ def test_three_brokers_replicate_over_a_sasl_plaintext_inter_broker_listener(tmp
         raise
     finally:
         cluster.stop()
+
+
+# ---------------------------------------------------------------- the principal, for the authorizer
+
+def test_request_context_carries_the_sasl_principal(tmp_path, caplog):
+    """In-process broker: kafka.request.logger's line of each completed request on the SASL listener names
+    securityProtocol:SASL_PLAINTEXT and principal:User:<the authenticated user>, as Kafka's does."""
+    import logging
+    from harness import InProcessBroker
+    broker = InProcessBroker(tmp_path / "logs", {**sasl_overrides(0, 0),
+                                                 "listeners": "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0"})
+    broker.start()
+    try:
+        port = broker.server.bound_port("SASL_PLAINTEXT")
+        with caplog.at_level(logging.DEBUG, logger="kafka.request.logger"):
+            assert produce_consume_kafka_python(f"127.0.0.1:{port}", "PLAIN", "alice", "alice-secret", topic(), 1) \
+                == ["kafka-python-0"]
+        lines = [r.getMessage() for r in caplog.records if r.name == "kafka.request.logger"
+                 and "Completed request" in r.getMessage() and "listener:SASL_PLAINTEXT" in r.getMessage()]
+        assert lines and all("principal:User:alice" in line and "securityProtocol:SASL_PLAINTEXT" in line
+                             for line in lines), lines[:3]
+    finally:
+        broker.stop()
