@@ -14,7 +14,9 @@ applied, as Kafka's valuesWithPrefixOverride gives them) and prepares, per enabl
 - client mode: one mechanism (``sasl.mechanism``, or ``sasl.mechanism.inter.broker.protocol`` for a broker's
   own connections) and its login ``username`` / ``password``: from ``sasl.jaas.config`` for a client, and
   from the listener's server JAAS entry for inter-broker traffic, as Kafka does.
-Left out: GSSAPI and OAUTHBEARER, custom callback handler classes, login refresh.
+OAUTHBEARER is served with Kafka's default unsecured-token validator (``oauthbearer_sasl_server``); kafkalite's
+own clients speak PLAIN and SCRAM only.
+Left out: GSSAPI, custom callback handler classes, login refresh.
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ from kafkalite.common.memory.memory_pool import MemoryPool
 from kafkalite.network.kafka_channel import KafkaChannel
 from kafkalite.network.transport_layer import PlaintextTransportLayer
 from kafkalite.security.authenticator.jaas_context import JaasContext
+from kafkalite.security.authenticator.oauthbearer_sasl_server import (OAUTHBEARER_MECHANISM, OAuthBearerSaslServer,
+                                                                      OAuthBearerUnsecuredValidatorCallbackHandler)
 from kafkalite.security.authenticator.plain_sasl_server import (PLAIN_MECHANISM, PlainSaslServer,
                                                                 PlainServerCallbackHandler)
 from kafkalite.security.authenticator.sasl_client_authenticator import SaslClientAuthenticator, create_sasl_client
@@ -30,7 +34,7 @@ from kafkalite.security.authenticator.scram_mechanism import ScramMechanism
 from kafkalite.security.authenticator.scram_sasl_server import ScramSaslServer, ScramServerCallbackHandler
 from kafkalite.utils.time import SYSTEM
 
-SUPPORTED_MECHANISMS = (PLAIN_MECHANISM, *ScramMechanism.mechanism_names())
+SUPPORTED_MECHANISMS = (PLAIN_MECHANISM, *ScramMechanism.mechanism_names(), OAUTHBEARER_MECHANISM)
 
 
 def _mode_name(mode) -> str:
@@ -97,6 +101,9 @@ class SaslChannelBuilder:
             self.ssl_channel_builder = self._ssl_channel_builder(configs)
 
     def _server_factory(self, mechanism: str, jaas: JaasContext):
+        if mechanism == OAUTHBEARER_MECHANISM:   # Kafka's default: the unsecured validator
+            validator = OAuthBearerUnsecuredValidatorCallbackHandler(jaas, self.time)
+            return lambda: OAuthBearerSaslServer(validator)
         if mechanism == PLAIN_MECHANISM:
             handler = PlainServerCallbackHandler(jaas)
             return lambda: PlainSaslServer(handler)

@@ -323,7 +323,7 @@ CONFIG_DEF.update({name: (type_, default, _one_of(*allowed) if allowed else None
 LISTENER_PREFIX = "listener.name."
 
 
-SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
 
 
 def _parse_map(name: str, raw: str) -> dict[str, str]:

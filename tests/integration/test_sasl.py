@@ -30,7 +30,10 @@ ADMIN_PASSWORD = "admin-secret"
 PLAIN_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
               f'password="{ADMIN_PASSWORD}" user_admin="{ADMIN_PASSWORD}" user_alice="alice-secret";')
 SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required;'
+OAUTH_JAAS = ('org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required '
+              'unsecuredLoginStringClaim_sub="admin" unsecuredValidatorAllowableClockSkewMs="1000";')
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+LISTENER_MECHANISMS = [*MECHANISMS, "OAUTHBEARER"]   # what the SASL_PLAINTEXT listener of sasl_overrides offers
 PASSWORDS = {"PLAIN": ("alice", "alice-secret"), "SCRAM-SHA-256": ("scram256", "s256-secret"),
              "SCRAM-SHA-512": ("scram512", "s512-secret")}
 
@@ -43,6 +46,9 @@ def sasl_overrides(plain_port: int, sasl_port: int) -> dict:
         "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": SCRAM_JAAS,
         "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": SCRAM_JAAS,
         "connection.failed.authentication.delay.ms": "50",
+        # OAUTHBEARER with Kafka's default (unsecured) validator, enabled per listener
+        "listener.name.sasl_plaintext.sasl.enabled.mechanisms": ",".join(MECHANISMS) + ",OAUTHBEARER",
+        "listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config": OAUTH_JAAS,
     }
 
 
@@ -489,7 +495,7 @@ def test_api_versions_then_handshake_then_plain(sasl_broker):
         data = frame(conn, 18, 0, b"")   # ApiVersions before the handshake is allowed
         assert struct.unpack_from(">h", data, 4)[0] == 0
         error, mechanisms = handshake(conn, "PLAIN")
-        assert (error, mechanisms) == (0, list(MECHANISMS))
+        assert (error, mechanisms) == (0, LISTENER_MECHANISMS)
         error, message, _, _ = authenticate(conn, b"\x00alice\x00alice-secret")
         assert (error, message) == (0, None)
         # authenticated: requests now reach KafkaApis, which refuses a second handshake
@@ -500,7 +506,7 @@ def test_api_versions_then_handshake_then_plain(sasl_broker):
 def test_unknown_mechanism_is_answered_then_closed(sasl_broker):
     with RawConnection(sasl_broker.sasl_port) as conn:
         error, mechanisms = handshake(conn, "GSSAPI")
-        assert (error, mechanisms) == (33, list(MECHANISMS))   # UNSUPPORTED_SASL_MECHANISM
+        assert (error, mechanisms) == (33, LISTENER_MECHANISMS)   # UNSUPPORTED_SASL_MECHANISM
         assert conn.closed_by_peer()
 
 
@@ -548,7 +554,7 @@ def test_session_lifetime_and_expiry_kip_368(broker_factory):
     with RawConnection(sasl_port) as conn:
         assert handshake(conn, "PLAIN")[0] == 0
         assert authenticate(conn, b"\x00alice\x00alice-secret")[0] == 0
-        assert handshake(conn, "PLAIN") == (0, list(MECHANISMS))   # handled by the new authenticator
+        assert handshake(conn, "PLAIN") == (0, LISTENER_MECHANISMS)   # handled by the new authenticator
         error, _, _, lifetime = authenticate(conn, b"\x00alice\x00alice-secret")
         assert (error, lifetime) == (0, 1000)
         data = frame(conn, 18, 0, b"", correlation_id=5)
@@ -733,3 +739,48 @@ def test_request_context_carries_the_sasl_principal(tmp_path, caplog):
                              for line in lines), lines[:3]
     finally:
         broker.stop()
+
+
+# ---------------------------------------------------------------- OAUTHBEARER, Kafka's unsecured default
+
+def unsecured_jws(claims: dict) -> bytes:
+    import base64
+    enc = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).rstrip(b"=")   # noqa: E731
+    return enc({"alg": "none"}) + b"." + enc(claims) + b"."
+
+
+@pytest.mark.parametrize("client", ["confluent-kafka", "kcat"])
+def test_oauthbearer_unsecured_tokens_with_librdkafka(sasl_broker, client):
+    name = topic()
+    common = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "OAUTHBEARER",
+              "enable.sasl.oauthbearer.unsecure.jwt": "true", "sasl.oauthbearer.config": "principal=alice"}
+    if client == "kcat":
+        args = ["kcat", "-b", sasl_broker.sasl_bootstrap, *sum((["-X", f"{k}={v}"] for k, v in common.items()), [])]
+        proc = subprocess.run(args + ["-P", "-t", name, "-p", "0"], input="oauth-0\n", capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        proc = subprocess.run(args + ["-C", "-t", name, "-p", "0", "-o", "beginning", "-c", "1", "-e"],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and proc.stdout.split() == ["oauth-0"], proc.stderr
+        return
+    from confluent_kafka import Producer
+    producer = Producer({"bootstrap.servers": sasl_broker.sasl_bootstrap, **common})
+    producer.produce(name, b"oauth-0")
+    assert producer.flush(30) == 0
+
+
+def test_oauthbearer_bad_tokens_are_challenged_then_refused(sasl_broker):
+    now = int(time.time())
+    with RawConnection(sasl_broker.sasl_port) as conn:   # a good token
+        assert handshake(conn, "OAUTHBEARER")[0] == 0
+        token = unsecured_jws({"sub": "alice", "iat": now, "exp": now + 60})
+        assert authenticate(conn, b"n,,\x01auth=Bearer " + token + b"\x01\x01")[:2] == (0, None)
+    for claims in ({"sub": "alice", "iat": now - 120, "exp": now - 60}, {"iat": now, "exp": now + 60}):
+        with RawConnection(sasl_broker.sasl_port) as conn:   # expired, no subject: RFC 7628's error dance
+            assert handshake(conn, "OAUTHBEARER")[0] == 0
+            error, _, challenge, _ = authenticate(conn, b"n,,\x01auth=Bearer " + unsecured_jws(claims) + b"\x01\x01")
+            assert (error, json.loads(challenge)) == (0, {"status": "invalid_token"})
+            error, message, _, _ = authenticate(conn, b"\x01")
+            assert (error, message) == (58, '{"status":"invalid_token"}')
+            assert conn.closed_by_peer()
+

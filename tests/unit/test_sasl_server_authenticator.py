@@ -253,3 +253,45 @@ def test_selector_answers_a_failed_authentication_after_the_delay_then_closes():
     finally:
         selector.close()
         client.close()
+
+
+def test_oauthbearer_unsecured_validator():
+    """OAuthBearerSaslServerTest / OAuthBearerUnsecuredValidatorCallbackHandlerTest: claims, scope, authzid."""
+    import base64
+    import json
+    import time
+    from kafkalite.security.authenticator.oauthbearer_sasl_server import (OAuthBearerSaslServer,
+                                                                          OAuthBearerUnsecuredValidatorCallbackHandler,
+                                                                          parse_client_initial_response)
+    from kafkalite.security.authenticator.sasl_exception import SaslException
+
+    def jws(claims, alg="none", signature=b""):
+        enc = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).rstrip(b"=")   # noqa: E731
+        return enc({"alg": alg}) + b"." + enc(claims) + b"." + signature
+
+    jaas = JaasContext.load_client_context({"sasl.jaas.config": 'x.OAuthBearerLoginModule required '
+                                                                 'unsecuredValidatorRequiredScope="write";'})
+    now = int(time.time())
+    good = {"sub": "alice", "iat": now, "exp": now + 60, "scope": "read write"}
+
+    def server():
+        return OAuthBearerSaslServer(OAuthBearerUnsecuredValidatorCallbackHandler(jaas))
+
+    s = server()
+    assert s.evaluate_response(b"n,,\x01auth=Bearer " + jws(good) + b"\x01x=1\x01\x01") == b""
+    assert s.get_authorization_id() == "alice"
+    for bad in ({**good, "exp": now - 5}, {k: v for k, v in good.items() if k != "sub"}, {**good, "iat": now + 99}):
+        s = server()
+        assert json.loads(s.evaluate_response(b"n,,\x01auth=Bearer " + jws(bad) + b"\x01\x01")) == \
+            {"status": "invalid_token"}
+        with pytest.raises(SaslAuthenticationException, match="invalid_token"):
+            s.evaluate_response(b"\x01")
+    assert json.loads(server().evaluate_response(b"n,,\x01auth=Bearer " + jws({**good, "scope": "read"}) +
+                                                 b"\x01\x01"))["status"] == "insufficient_scope"
+    for token in (jws(good, alg="HS256"), jws(good, signature=b"c2ln")):
+        assert server().evaluate_response(b"n,,\x01auth=Bearer " + token + b"\x01\x01") == b'{"status":"invalid_token"}'
+    with pytest.raises(SaslAuthenticationException, match="authorization id"):
+        server().evaluate_response(b"n,a=bob,\x01auth=Bearer " + jws(good) + b"\x01\x01")
+    for malformed in (b"n,,auth=Bearer x\x01\x01", b"n,,\x01auth=Basic abc\x01\x01", b"y,,\x01\x01", b"\xff"):
+        with pytest.raises(SaslException):
+            parse_client_initial_response(malformed)
