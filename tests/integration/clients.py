@@ -269,13 +269,21 @@ def create_topic(bootstrap: str, name: str, partitions: int = 1, config: dict | 
                                             config={k: str(v) for k, v in (config or {}).items()})],
                                   operation_timeout=10, request_timeout=15)
     futures[name].result(timeout=20)
+    wait_for_leaders(bootstrap, name, partitions, admin=admin)
+
+
+def wait_for_leaders(bootstrap: str, name: str, partitions: int, timeout: float = 15, admin=None) -> None:
+    """Until Metadata shows a leader for each of the topic's partitions: a created topic, or one a restarted
+    broker knows again only once the controller's UpdateMetadata has reached it (it follows LeaderAndIsr)."""
+    from confluent_kafka.admin import AdminClient
     from support import wait_until
+    admin = admin or AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 10000})
 
     def every_partition_has_a_leader():
         md = admin.list_topics(topic=name, timeout=10).topics.get(name)
         return md is not None and md.error is None and len(md.partitions) == partitions and \
             all(p.leader >= 0 for p in md.partitions.values())
-    wait_until(every_partition_has_a_leader, 15, f"every partition of {name} to have a leader", interval=0.05)
+    wait_until(every_partition_has_a_leader, timeout, f"every partition of {name} to have a leader", interval=0.05)
 
 
 def produce_kafka_python(bootstrap: str, topic: str, records: list[Produced], **config) -> None:

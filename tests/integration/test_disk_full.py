@@ -83,6 +83,7 @@ class Filler:
 
 def read_all(bootstrap, topic):
     from confluent_kafka import Consumer, TopicPartition
+    clients.wait_for_leaders(bootstrap, topic, 1, timeout=30)   # a restarted broker learns its partitions anew
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "disk-full-check", "enable.auto.commit": False})
     try:
         end = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=15)[1]
