@@ -6,8 +6,11 @@ A KafkaChannel is one connection as the Selector sees it: a transport, the recei
 the send being written. Its mute state machine is what keeps a broker connection to one request in
 flight (S13–S16): the Processor mutes the channel when a request is read (no OP_READ), and unmutes
 it only after the response has been sent. The transitions are a table, checked on every event.
-Omitted: authenticators and re-authentication (PLAINTEXT only), throttling callers (the THROTTLE_*
-states exist so the table is Kafka's, but nothing throttles yet).
+A channel is ready once its transport is ready (the TLS handshake is done, SslTransportLayer) and its
+authenticator is complete; ``prepare()`` drives both, one non-blocking step per poll, and ``principal()``
+is who the authenticator says the peer is (User:ANONYMOUS without an authenticator).
+Omitted: re-authentication (KIP-368), throttling callers (the THROTTLE_* states exist so the table is
+Kafka's, but nothing throttles yet).
 """
 from __future__ import annotations
 
@@ -61,13 +64,31 @@ class ChannelState(enum.Enum):
     LOCAL_CLOSE = 6
 
 
+class AuthenticationException(Exception):
+    """Kafka: org.apache.kafka.common.errors.AuthenticationException -- an SSL handshake or SASL failure."""
+
+
+class SslAuthenticationException(AuthenticationException):
+    """Kafka: org.apache.kafka.common.errors.SslAuthenticationException."""
+
+
+class DelayedResponseAuthenticationException(AuthenticationException):
+    """Kafka: org.apache.kafka.common.network.DelayedResponseAuthenticationException -- the authenticator
+    failed; its failure response goes out, and the channel closes, after the Selector's delay (KIP-306)."""
+
+
 class KafkaChannel:
     """Kafka: KafkaChannel."""
 
     def __init__(self, channel_id: str, transport, max_receive_size: int = NetworkReceive.UNLIMITED,
-                 memory_pool: MemoryPool = MemoryPool.NONE):
+                 memory_pool: MemoryPool = MemoryPool.NONE, authenticator_creator=None):
         self.id = channel_id
         self.transport_layer = transport
+        self.authenticator_creator = authenticator_creator
+        self.authenticator = authenticator_creator() if authenticator_creator is not None else None
+        self.authentication_exception: Exception | None = None
+        self.successful_authentications = 0
+        self._ready = False   # once ready, a channel stays ready (no re-authentication): ready() is on the hot path
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool
         self.receive: NetworkReceive | None = None
@@ -77,16 +98,89 @@ class KafkaChannel:
         self.state = ChannelState.NOT_CONNECTED
         self.last_used_nanos = 0
 
-    # Kafka: KafkaChannel.ready
+    # Kafka: KafkaChannel.ready -- transport ready (handshake done) and authentication complete.
     def ready(self) -> bool:
-        return self.transport_layer.ready()
+        if self._ready:
+            return True
+        self._ready = self.transport_layer.ready() and (self.authenticator is None or self.authenticator.complete())
+        return self._ready
+
+    # Kafka: KafkaChannel.principal -- who the authenticator says the peer is.
+    def principal(self):
+        if self.authenticator is None:
+            from kafkalite.security.auth.kafka_principal import KafkaPrincipal
+            return KafkaPrincipal.ANONYMOUS
+        return self.authenticator.principal()
+
+    # Kafka: KafkaChannel.prepare -- one step of the TLS handshake, then of authentication.
+    def prepare(self) -> None:
+        authenticating = False
+        try:
+            if not self.transport_layer.ready():
+                self.transport_layer.handshake()
+            if self.transport_layer.ready() and self.authenticator is not None \
+                    and not self.authenticator.complete():
+                authenticating = True
+                self.authenticator.authenticate()
+        except AuthenticationException as e:
+            self.state = ChannelState.AUTHENTICATION_FAILED
+            self.authentication_exception = e
+            if authenticating:
+                self.delay_close_on_authentication_failure()
+                raise DelayedResponseAuthenticationException(str(e)) from e
+            raise
+        if self.ready():
+            self.successful_authentications += 1
+            self.state = ChannelState.READY
+
+    # Kafka: KafkaChannel.delayCloseOnAuthenticationFailure -- neither read nor write until the close.
+    def delay_close_on_authentication_failure(self) -> None:
+        self.transport_layer.remove_interest_ops(OP_WRITE | OP_READ)
+
+    # Kafka: KafkaChannel.completeCloseOnAuthenticationFailure -- send the authenticator's failure response.
+    def complete_close_on_authentication_failure(self) -> None:
+        self.transport_layer.add_interest_ops(OP_WRITE)
+        if self.authenticator is not None:
+            self.authenticator.handle_authentication_failure()
+
+    MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS = 1_000_000_000
+
+    # Kafka: KafkaChannel.maybeBeginServerReauthentication (KIP-368) -- a SaslHandshake on a ready SASL channel
+    # whose session has a lifetime starts re-authentication: a new authenticator takes over (the channel is
+    # not ready until it completes) and answers that handshake. False: the request goes on to KafkaApis.
+    def maybe_begin_server_reauthentication(self, sasl_handshake_bytes: bytes, now_nanos: int) -> bool:
+        if not self.ready():
+            raise RuntimeError('KafkaChannel should be "ready" when processing SASL Handshake for potential '
+                               're-authentication')
+        expiry = getattr(self.authenticator, "server_session_expiration_time_nanos", None)
+        if expiry is None or expiry() is None:
+            return False   # re-authentication is not enabled (no session lifetime)
+        last = getattr(self, "last_reauthentication_start_nanos", 0)
+        if last and now_nanos - last < self.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS:
+            return False
+        self.last_reauthentication_start_nanos = now_nanos
+        # Kafka: KafkaChannel.swapAuthenticatorsAndBeginReauthentication
+        previous, self.authenticator = self.authenticator, self.authenticator_creator()
+        self._ready = False
+        self.authenticator.reauthenticate(previous, sasl_handshake_bytes, now_nanos)
+        return True
+
+    # Kafka: KafkaChannel.serverAuthenticationSessionExpired (KIP-368)
+    def server_authentication_session_expired(self, now_nanos: int) -> bool:
+        expiry = getattr(self.authenticator, "server_session_expiration_time_nanos", None)
+        expiry = expiry() if expiry is not None else None
+        return expiry is not None and now_nanos - expiry > 0
 
     # Kafka: KafkaChannel.finishConnect
     def finish_connect(self) -> bool:
         connected = self.transport_layer.finish_connect()
         if connected:
-            self.state = ChannelState.READY
+            self.state = ChannelState.READY if self.ready() else ChannelState.AUTHENTICATE
         return connected
+
+    # Kafka: KafkaChannel.hasBytesBuffered -- the transport holds decrypted bytes not yet read.
+    def has_bytes_buffered(self) -> bool:
+        return self.transport_layer.has_bytes_buffered()
 
     def is_connected(self) -> bool:
         return self.transport_layer.is_connected()
@@ -175,6 +269,8 @@ class KafkaChannel:
     def close(self) -> None:
         self.disconnected = True
         self.transport_layer.close()
+        if self.authenticator is not None:
+            self.authenticator.close()
         # Kafka: Utils.closeAll(transportLayer, authenticator, receive) -- a half-read frame gives its
         # buffer back to the pool now; and no reference cycle (channel <-> transport attachment) keeps a
         # closed channel's buffers alive until the garbage collector happens to run.

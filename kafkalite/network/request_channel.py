@@ -14,7 +14,8 @@ subclasses SendResponse / NoOpResponse / CloseConnectionResponse.
 The request trace (kafkalite's, for learners) is one object on each Request, ``request.trace``
 (``kafkalite/network/request_trace.py``): a RequestTrace when ``kafka.request.logger`` is at DEBUG,
 else NO_TRACE, whose hops cost a method call.
-Omitted: principal and SASL session.
+``RequestContext.principal`` is who the connection authenticated as (KafkaChannel.principal()).
+Omitted: the SASL session.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import attrs
 from kafkalite.metrics.request_metrics import request_metrics
 from kafkalite.network.control_first_queue import ControlFirstQueue
 from kafkalite.network.request_trace import NO_TRACE, RequestTrace
+from kafkalite.security.auth.kafka_principal import KafkaPrincipal
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.request_header import RequestHeader
 from kafkalite.protocol.requests import parse_request_body, serialize_response
@@ -45,6 +47,7 @@ class RequestContext:
     client_address: str
     listener_name: str
     security_protocol: str = "PLAINTEXT"
+    principal: KafkaPrincipal = KafkaPrincipal.ANONYMOUS   # Kafka: RequestContext.principal (KafkaChannel.principal())
     client_software_name: str = "unknown"
     client_software_version: str = "unknown"
 
@@ -142,9 +145,11 @@ class Request:
             t = self.timings
             request_logger.debug(
                 "Completed request:%s from %s handler=%s totalTime:%.3f requestQueueTime:%.3f localTime:%.3f "
-                "remoteTime:%.3f responseQueueTime:%.3f sendTime:%.3f", self.request_desc(),
-                self.context.client_address, self.handler_thread, t["TotalTimeMs"], t["RequestQueueTimeMs"],
-                t["LocalTimeMs"], t["RemoteTimeMs"], t["ResponseQueueTimeMs"], t["ResponseSendTimeMs"])
+                "remoteTime:%.3f responseQueueTime:%.3f sendTime:%.3f securityProtocol:%s principal:%s listener:%s",
+                self.request_desc(), self.context.client_address, self.handler_thread, t["TotalTimeMs"],
+                t["RequestQueueTimeMs"], t["LocalTimeMs"], t["RemoteTimeMs"], t["ResponseQueueTimeMs"],
+                t["ResponseSendTimeMs"], self.context.security_protocol, self.context.principal,
+                self.context.listener_name)
 
 
 class ResponseAction(enum.Enum):

@@ -8,7 +8,13 @@ row of ``CONFIG_DEF`` (name, type, default, validator); all defaults live in ``D
 Kafka. A bad value stops start-up with one line in Kafka's words:
 ``Invalid value abc for configuration num.io.threads: Not a number of type INT``.
 An unknown key is logged as a warning and ignored, as Kafka does.
-Omitted: dynamic broker config (``DynamicBrokerConfig``) beyond the connection quotas, SSL/SASL keys.
+The ssl.* keys are SslConfigs' rows (kafkalite/security/ssl/ssl_configs.py); any of them may be given per
+listener as ``listener.name.<listener>.<key>`` (``values_with_prefix_override``), and every SSL listener's
+key and trust stores are loaded at validation, so a bad store stops start-up with one line.
+SASL keys: sasl.enabled.mechanisms, sasl.mechanism.inter.broker.protocol, connections.max.reauth.ms,
+connection.failed.authentication.delay.ms, and per listener and mechanism the JAAS entry
+``listener.name.<l>.<mechanism>.sasl.jaas.config``; each SASL listener's setup is checked at validation too.
+Omitted: dynamic broker config (``DynamicBrokerConfig``) beyond the connection quotas.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ import logging
 import uuid
 
 from kafkalite.cluster.broker import EndPoint, EndPointParseError
+from kafkalite.security.ssl.ssl_configs import SSL_CONFIG_DEF
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
@@ -195,6 +202,12 @@ CONFIG_DEF: dict[str, tuple] = {
     "inter.broker.listener.name": (STRING, None, None),
     "security.inter.broker.protocol": (STRING, "PLAINTEXT", _one_of(*SECURITY_PROTOCOLS)),
     "control.plane.listener.name": (STRING, None, None),
+    # SASL (Kafka: BrokerSecurityConfigs / KafkaConfig's SASL section); the JAAS entries are per listener and
+    # mechanism: listener.name.<listener>.<mechanism>.sasl.jaas.config
+    "sasl.enabled.mechanisms": (LIST, "GSSAPI", None),
+    "sasl.mechanism.inter.broker.protocol": (STRING, "GSSAPI", None),
+    "connections.max.reauth.ms": (LONG, 0, None),                     # KIP-368; 0 = never
+    "connection.failed.authentication.delay.ms": (INT, 100, _int_range(0)),   # KIP-306
     "num.network.threads": (INT, _D.NumNetworkThreads, _int_range(1)),
     "num.io.threads": (INT, _D.NumIoThreads, _int_range(1)),
     "background.threads": (INT, _D.BackgroundThreads, _int_range(1)),
@@ -304,6 +317,13 @@ CONFIG_DEF: dict[str, tuple] = {
     "kafkalite.test.disable.fixes": (LIST, "", _one_of("KAFKA-1211", "KAFKA-6361", "KAFKA-7128", "KAFKA-7415",
                                                         "KAFKA-9087")),
 }
+# Kafka: KafkaConfig's SslConfigs rows (ssl.keystore.*, ssl.truststore.*, ssl.client.auth, ...)
+CONFIG_DEF.update({name: (type_, default, _one_of(*allowed) if allowed else None)
+                   for name, (type_, default, allowed) in SSL_CONFIG_DEF.items()})
+LISTENER_PREFIX = "listener.name."
+
+
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
 
 
 def _parse_map(name: str, raw: str) -> dict[str, str]:
@@ -323,7 +343,7 @@ class KafkaConfig:
         self.originals = dict(props)
         self.values: dict[str, object] = {}
         for name, value in props.items():
-            if name not in CONFIG_DEF and do_log:
+            if name not in CONFIG_DEF and not self._is_listener_override(name) and do_log:
                 log.warning("The configuration '%s' was supplied but isn't a known config.", name)
         for name, (type_, default, validator) in CONFIG_DEF.items():
             raw = props.get(name, default)
@@ -340,6 +360,55 @@ class KafkaConfig:
 
     def get(self, name: str):
         return self.values[name]
+
+    # Kafka: KafkaConfig.saslEnabledMechanisms(listenerName)
+    def sasl_enabled_mechanisms(self, listener_name: str) -> list[str]:
+        raw = self.originals.get(f"listener.name.{listener_name.lower()}.sasl.enabled.mechanisms")
+        return parse_type("sasl.enabled.mechanisms", raw, LIST) if raw is not None else self.get("sasl.enabled.mechanisms")
+
+    def validate_sasl(self) -> None:
+        _validate_sasl(self)
+
+    @staticmethod
+    def _is_listener_override(name: str) -> bool:
+        # listener.name.<listener>.<key>: the listener name has no dots
+        if not name.startswith(LISTENER_PREFIX):
+            return False
+        rest = name[len(LISTENER_PREFIX):]
+        if "." not in rest:
+            return False
+        key = rest.split(".", 1)[1]
+        # also <mechanism>.sasl.jaas.config and <mechanism>.connections.max.reauth.ms (SASL, per mechanism)
+        return key in CONFIG_DEF or key.endswith((".sasl.jaas.config", ".connections.max.reauth.ms"))
+
+    # Kafka: AbstractConfig.valuesWithPrefixOverride -- every value, with ``prefix``+key winning over key.
+    def values_with_prefix_override(self, prefix: str) -> dict:
+        result = dict(self.values)
+        if not prefix:
+            return result
+        for name, raw in self.originals.items():
+            if name.startswith(prefix):
+                key = name[len(prefix):]
+                if key in CONFIG_DEF:
+                    type_, _default, validator = CONFIG_DEF[key]
+                    value = parse_type(name, raw, type_)
+                    if validator is not None and value is not None:
+                        validator(name, value)
+                    result[key] = value
+                else:   # a mechanism's key (plain.sasl.jaas.config): kept as given, as Kafka keeps originals
+                    result[key] = raw
+        return result
+
+    # Kafka: KafkaConfig.saslMechanismInterBrokerProtocol
+    @property
+    def sasl_mechanism_inter_broker_protocol(self) -> str:
+        return self.get("sasl.mechanism.inter.broker.protocol")
+
+    # Kafka: KafkaConfig.interBrokerSecurityProtocol
+    @property
+    def inter_broker_security_protocol(self) -> str:
+        return self.listener_security_protocol_map.get(self.inter_broker_listener_name,
+                                                       self.inter_broker_listener_name).upper()
 
     def _derive(self) -> None:
         v = self.values
@@ -503,9 +572,55 @@ class KafkaConfig:
                 raise ConfigException("control.plane.listener.name", cp,
                                       "control.plane.listener.name, when defined, should have a different value "
                                       "from the inter broker listener name")
+        self.validate_sasl()
+        self.validate_ssl_listeners()
         if v["group.min.session.timeout.ms"] > v["group.max.session.timeout.ms"]:
             raise ConfigException("group.max.session.timeout.ms", v["group.max.session.timeout.ms"],
                                   "must be at least group.min.session.timeout.ms")
+
+
+    def validate_ssl_listeners(self) -> None:
+        """Load each SSL listener's key and trust stores now (Kafka fails in SocketServer start-up; the
+        error is the same, earlier): a missing file or a wrong password stops start-up with one line."""
+        from kafkalite.security.ssl.ssl_engine_builder import SslConfigError
+        from kafkalite.security.ssl.ssl_factory import Mode, SslFactory
+        for ep in self.listeners:
+            if ep.security_protocol.upper() not in ("SSL", "SASL_SSL"):
+                continue
+            prefix = f"{LISTENER_PREFIX}{ep.listener_name.lower()}."
+            try:
+                SslFactory(Mode.SERVER).configure(self.values_with_prefix_override(prefix))
+            except SslConfigError as e:
+                overridden = prefix + e.name in self.originals
+                raise ConfigException(prefix + e.name if overridden else e.name, e.value,
+                                      f"{e.message} (listener {ep.listener_name})") from None
+# Kafka: KafkaConfig.saslEnabledMechanisms(listenerName) and validateValues' SASL checks; kafkalite also
+# checks here what Kafka's SaslChannelBuilder finds out at start-up (a mechanism it lacks, a missing JAAS
+# entry), so a bad server.properties stops with one line naming the key
+def _validate_sasl(config: "KafkaConfig") -> None:
+    for ep in config.listeners:
+        if ep.security_protocol not in ("SASL_PLAINTEXT", "SASL_SSL"):
+            continue
+        prefix = f"listener.name.{ep.listener_name.lower()}."
+        key = prefix + "sasl.enabled.mechanisms" if prefix + "sasl.enabled.mechanisms" in config.originals \
+            else "sasl.enabled.mechanisms"
+        mechanisms = config.sasl_enabled_mechanisms(ep.listener_name)
+        for mechanism in mechanisms:
+            if mechanism not in SASL_MECHANISMS:
+                raise ConfigException(key, ",".join(mechanisms), f"SASL mechanism {mechanism} is not supported by "
+                                      f"kafkalite (listener {ep.listener_name}); supported: {', '.join(SASL_MECHANISMS)}")
+            jaas_key = f"{prefix}{mechanism.lower()}.sasl.jaas.config"
+            if not config.originals.get(jaas_key):
+                raise ConfigException(jaas_key, None, f"listener {ep.listener_name} enables {mechanism}, which needs "
+                                      "a JAAS entry (kafkalite reads no JAAS files)")
+    protocol = config.listener_security_protocol_map.get(config.inter_broker_listener_name,
+                                                         config.inter_broker_listener_name)
+    mechanism = config.get("sasl.mechanism.inter.broker.protocol")
+    if protocol in ("SASL_PLAINTEXT", "SASL_SSL") and \
+            mechanism not in config.sasl_enabled_mechanisms(config.inter_broker_listener_name):
+        raise ConfigException("sasl.mechanism.inter.broker.protocol", mechanism,
+                              "sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms "
+                              "when SASL is used for inter-broker communication")
 
 
 def load_properties(path: str) -> dict[str, str]:

@@ -6,7 +6,8 @@ a cluster of broker *processes* over a real ZooKeeper, started the way the READM
 config/server-<i>.properties`` with ``--override`` for its port, ``log.dirs`` and the ZooKeeper address
 (a chroot of its own, as ``config/`` uses). ``brokers[i]`` is a ``harness.BrokerProcess``;
 ``bootstrap`` lists every running broker; ``stop()`` stops the brokers, then ZooKeeper, each by PID.
-``broker_overrides(i)`` adds settings for broker ``i`` alone (a metrics port, say); ``control_plane=True`` gives each
+``broker_overrides(i)`` adds settings for broker ``i`` alone (a metrics port, say; ``{port}`` in its ``listeners``
+is the broker's PLAINTEXT port, for extra listeners such as an SSL inter-broker one); ``control_plane=True`` gives each
 broker a second listener, CONTROLLER, named by ``control.plane.listener.name`` (KIP-291), so the controller's
 requests never share a connection with replication or clients (``control_port(i)``). For replication
 tests: ``partition_state(topic, p)`` reads the partition's state znode (leader, ISR) from ZooKeeper,
@@ -59,6 +60,9 @@ class ClusterProcesses:
                     listeners = {"listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{self.control_ports[i]}",
                                  "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
                                  "control.plane.listener.name": "CONTROLLER"}
+                own = dict(self.broker_overrides(i))
+                if "{port}" in str(own.get("listeners", "")):   # the PLAINTEXT port the harness picked
+                    own["listeners"] = own["listeners"].replace("{port}", str(port))
                 broker = BrokerProcess(self.workdir / f"broker-{i}", {
                     "broker.id": str(i),
                     "zookeeper.connect": self.zookeeper.connect_string("kafkalite"),
@@ -66,7 +70,7 @@ class ClusterProcesses:
                     "controlled.shutdown.retry.backoff.ms": 200,
                     **listeners,
                     **self.overrides,
-                    **self.broker_overrides(i),
+                    **own,
                 }, port=port, properties=properties)
                 self.brokers.append(broker)
                 broker.start()
