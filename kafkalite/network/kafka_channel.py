@@ -6,8 +6,11 @@ A KafkaChannel is one connection as the Selector sees it: a transport, the recei
 the send being written. Its mute state machine is what keeps a broker connection to one request in
 flight (S13–S16): the Processor mutes the channel when a request is read (no OP_READ), and unmutes
 it only after the response has been sent. The transitions are a table, checked on every event.
-Omitted: authenticators and re-authentication (PLAINTEXT only), throttling callers (the THROTTLE_*
-states exist so the table is Kafka's, but nothing throttles yet).
+A channel is ready once its transport is ready (the TLS handshake is done, SslTransportLayer) and its
+authenticator is complete; ``prepare()`` drives both, one non-blocking step per poll, and ``principal()``
+is who the authenticator says the peer is (User:ANONYMOUS without an authenticator).
+Omitted: re-authentication (KIP-368), throttling callers (the THROTTLE_* states exist so the table is
+Kafka's, but nothing throttles yet).
 """
 from __future__ import annotations
 
@@ -61,13 +64,25 @@ class ChannelState(enum.Enum):
     LOCAL_CLOSE = 6
 
 
+class AuthenticationException(Exception):
+    """Kafka: org.apache.kafka.common.errors.AuthenticationException -- an SSL handshake or SASL failure."""
+
+
+class SslAuthenticationException(AuthenticationException):
+    """Kafka: org.apache.kafka.common.errors.SslAuthenticationException."""
+
+
 class KafkaChannel:
     """Kafka: KafkaChannel."""
 
     def __init__(self, channel_id: str, transport, max_receive_size: int = NetworkReceive.UNLIMITED,
-                 memory_pool: MemoryPool = MemoryPool.NONE):
+                 memory_pool: MemoryPool = MemoryPool.NONE, authenticator_creator=None):
         self.id = channel_id
         self.transport_layer = transport
+        self.authenticator_creator = authenticator_creator
+        self.authenticator = authenticator_creator() if authenticator_creator is not None else None
+        self.authentication_exception: Exception | None = None
+        self.successful_authentications = 0
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool
         self.receive: NetworkReceive | None = None
@@ -77,16 +92,43 @@ class KafkaChannel:
         self.state = ChannelState.NOT_CONNECTED
         self.last_used_nanos = 0
 
-    # Kafka: KafkaChannel.ready
+    # Kafka: KafkaChannel.ready -- transport ready (handshake done) and authentication complete.
     def ready(self) -> bool:
-        return self.transport_layer.ready()
+        return self.transport_layer.ready() and (self.authenticator is None or self.authenticator.complete())
+
+    # Kafka: KafkaChannel.principal -- who the authenticator says the peer is.
+    def principal(self):
+        if self.authenticator is None:
+            from kafkalite.security.auth.kafka_principal import KafkaPrincipal
+            return KafkaPrincipal.ANONYMOUS
+        return self.authenticator.principal()
+
+    # Kafka: KafkaChannel.prepare -- one step of the TLS handshake, then of authentication.
+    def prepare(self) -> None:
+        try:
+            if not self.transport_layer.ready():
+                self.transport_layer.handshake()
+            if self.transport_layer.ready() and self.authenticator is not None \
+                    and not self.authenticator.complete():
+                self.authenticator.authenticate()
+        except AuthenticationException as e:
+            self.state = ChannelState.AUTHENTICATION_FAILED
+            self.authentication_exception = e
+            raise
+        if self.ready():
+            self.successful_authentications += 1
+            self.state = ChannelState.READY
 
     # Kafka: KafkaChannel.finishConnect
     def finish_connect(self) -> bool:
         connected = self.transport_layer.finish_connect()
         if connected:
-            self.state = ChannelState.READY
+            self.state = ChannelState.READY if self.ready() else ChannelState.AUTHENTICATE
         return connected
+
+    # Kafka: KafkaChannel.hasBytesBuffered -- the transport holds decrypted bytes not yet read.
+    def has_bytes_buffered(self) -> bool:
+        return self.transport_layer.has_bytes_buffered()
 
     def is_connected(self) -> bool:
         return self.transport_layer.is_connected()
@@ -175,6 +217,8 @@ class KafkaChannel:
     def close(self) -> None:
         self.disconnected = True
         self.transport_layer.close()
+        if self.authenticator is not None:
+            self.authenticator.close()
         # Kafka: Utils.closeAll(transportLayer, authenticator, receive) -- a half-read frame gives its
         # buffer back to the pool now; and no reference cycle (channel <-> transport attachment) keeps a
         # closed channel's buffers alive until the garbage collector happens to run.

@@ -34,6 +34,14 @@ class PlaintextTransportLayer(TransportLayer):
     def ready(self) -> bool:
         return True
 
+    # Kafka: PlaintextTransportLayer.handshake -- nothing to do.
+    def handshake(self) -> None:
+        pass
+
+    # Kafka: PlaintextTransportLayer.hasBytesBuffered -- the kernel buffers, the selector sees them.
+    def has_bytes_buffered(self) -> bool:
+        return False
+
     # Kafka: PlaintextTransportLayer.finishConnect
     def finish_connect(self) -> bool:
         err = self.socket_channel.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)

@@ -1,0 +1,1 @@
+"""Kafka's org.apache.kafka.common.security.auth: principals and authentication contexts."""
