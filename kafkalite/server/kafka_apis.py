@@ -73,6 +73,7 @@ from kafkalite.record.control_record_type import ControlRecordType
 from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
+from kafkalite.server.kafka_apis_security import KafkaApisSecurity
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
 
@@ -94,6 +95,7 @@ SERVED_APIS = (
     ApiKeys.LIST_TRANSACTIONS,
     ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
     ApiKeys.TXN_OFFSET_COMMIT,
+    ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS,
 )
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
@@ -113,13 +115,13 @@ def _has_transactional_records(records: MemoryRecords) -> bool:
     return first is not None and len(first.buffer) > 22 and first.is_transactional
 
 
-class KafkaApis(Logging):
+class KafkaApis(KafkaApisSecurity, Logging):
     """Kafka: KafkaApis(requestChannel, replicaManager, adminManager, groupCoordinator, txnCoordinator,
     controller, zkClient, brokerId, config, metadataCache, ...)."""
 
     def __init__(self, request_channel, replica_manager, admin_manager, group_coordinator, txn_coordinator,
                  controller, zk_client, broker_id: int, config, metadata_cache, time, cluster_id: str,
-                 broker_epoch_fn=lambda: -1):
+                 broker_epoch_fn=lambda: -1, authorizer=None):
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -133,6 +135,7 @@ class KafkaApis(Logging):
         self.time = time
         self.cluster_id = cluster_id
         self.broker_epoch_fn = broker_epoch_fn
+        self.authorizer = authorizer   # Kafka: KafkaApis.authorizer (Option[Authorizer]); None allows everything
         self.log_ident = f"[KafkaApi-{broker_id}] "
 
     # ------------------------------------------------------------------ dispatch
@@ -186,6 +189,9 @@ class KafkaApis(Logging):
                 case ApiKeys.LIST_TRANSACTIONS: self.handle_list_transactions_request(request)
                 case ApiKeys.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request(request)
                 case ApiKeys.DESCRIBE_PRODUCERS: self.handle_describe_producers_request(request)
+                case ApiKeys.DESCRIBE_ACLS: self.handle_describe_acls(request)
+                case ApiKeys.CREATE_ACLS: self.handle_create_acls(request)
+                case ApiKeys.DELETE_ACLS: self.handle_delete_acls(request)
                 case _:
                     raise Errors.UNSUPPORTED_VERSION.exception(f"Unsupported api key {request.api_key.name}")
         except Exception as e:  # noqa: BLE001

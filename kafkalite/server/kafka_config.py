@@ -210,6 +210,9 @@ CONFIG_DEF: dict[str, tuple] = {
     "connections.max.idle.ms": (LONG, _D.ConnectionsMaxIdleMs, None),
     "request.timeout.ms": (INT, _D.RequestTimeoutMs, _int_range(0)),
     "zookeeper.connect": (STRING, _D.ZkConnect, None),
+    # Kafka: KafkaConfig.AuthorizerClassNameProp -- empty: no authorizer (super.users and allow.everyone.if.no.acl.found
+    # are the authorizer's own configs, read from the originals)
+    "authorizer.class.name": (STRING, "", None),
     "zookeeper.session.timeout.ms": (INT, _D.ZkSessionTimeoutMs, _int_range(1)),
     "zookeeper.connection.timeout.ms": (INT, _D.ZkConnectionTimeoutMs, None),
     "log.dir": (STRING, _D.LogDir, None),
