@@ -190,7 +190,7 @@ class KafkaServer(Logging):
                          # Kafka: controller.brokerEpoch -- re-registration after a session expiry renews it
                          broker_epoch_fn=lambda: self.kafka_controller.broker_epoch, authorizer=self.authorizer)
 
-    # Kafka: KafkaConfig.authorizer (AuthorizerUtils.createAuthorizer) + authorizer.configure(config.originals) --
+    # Kafka: KafkaServer.startup (config.authorizer, authorizer.configure(config.originals)) --
     # None without authorizer.class.name: every request is allowed
     def create_authorizer(self):
         class_name = (self.config.get("authorizer.class.name") or "").strip()

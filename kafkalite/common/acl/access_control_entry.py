@@ -8,6 +8,8 @@ allow or deny), AccessControlEntryFilter (the same with null / ANY meaning "any"
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import attrs
 
 from kafkalite.common.acl.acl_operation import AclOperation
@@ -48,6 +50,8 @@ class AccessControlEntry:
 @attrs.frozen
 class AccessControlEntryFilter:
     """Kafka: AccessControlEntryFilter."""
+
+    ANY: ClassVar["AccessControlEntryFilter"]
 
     principal: str | None
     host: str | None

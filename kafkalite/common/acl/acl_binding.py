@@ -6,6 +6,8 @@ an entry filter: what DescribeAcls and DeleteAcls select).
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import attrs
 
 from kafkalite.common.acl.access_control_entry import AccessControlEntry, AccessControlEntryFilter
@@ -35,6 +37,8 @@ class AclBinding:
 @attrs.frozen
 class AclBindingFilter:
     """Kafka: AclBindingFilter."""
+
+    ANY: ClassVar["AclBindingFilter"]
 
     pattern_filter: ResourcePatternFilter
     entry_filter: AccessControlEntryFilter

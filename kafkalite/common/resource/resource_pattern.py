@@ -9,6 +9,8 @@ ResourcePatternFilter (the same with ANY / MATCH / a null name, to select patter
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import attrs
 
 from kafkalite.common.resource.pattern_type import PatternType
@@ -50,6 +52,8 @@ class ResourcePattern:
 @attrs.frozen
 class ResourcePatternFilter:
     """Kafka: ResourcePatternFilter."""
+
+    ANY: ClassVar["ResourcePatternFilter"]
 
     resource_type: ResourceType
     name: str | None

@@ -16,6 +16,7 @@ Left out: AuthorizerServerInfo and the per-endpoint start futures (``start`` tak
 from __future__ import annotations
 
 import enum
+from typing import ClassVar
 
 import attrs
 
@@ -48,6 +49,8 @@ class Action:
 class AclCreateResult:
     """Kafka: AclCreateResult -- no exception means created."""
 
+    SUCCESS: ClassVar["AclCreateResult"]
+
     exception: ApiException | None = None
 
 
@@ -73,7 +76,7 @@ class AclDeleteResult:
 class Authorizer:
     """Kafka: Authorizer."""
 
-    # Kafka: Authorizer.configure (Configurable) -- the broker's properties
+    # Kafka: Configurable.configure -- the broker's properties (Authorizer extends Configurable)
     def configure(self, configs: dict) -> None:
         pass
 

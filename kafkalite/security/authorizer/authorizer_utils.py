@@ -32,7 +32,8 @@ KAFKA_AUTHORIZER_CLASS_NAMES = ("kafka.security.authorizer.AclAuthorizer", "kafk
 class AuthorizerUtils:
     """Kafka: AuthorizerUtils."""
 
-    # Kafka: AuthorizerUtils.createAuthorizer (2.4 also wraps old kafka.security.auth.Authorizer classes)
+    # Kafka: KafkaConfig.authorizer -- the instance authorizer.class.name names (2.4 also wraps old
+    # kafka.security.auth.Authorizer classes in an AuthorizerWrapper)
     @staticmethod
     def create_authorizer(class_name: str):
         from kafkalite.security.authorizer.acl_authorizer import AclAuthorizer
