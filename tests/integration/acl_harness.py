@@ -1,0 +1,160 @@
+"""No Kafka counterpart (Kafka's AuthorizerIntegrationTest does the same with its own harness): a broker with
+the AclAuthorizer, an operator who grants ACLs, and connections that authenticate as a principal.
+
+``AclBroker`` is an in-process KafkaServer with ``authorizer.class.name`` set. Before it starts, the operator
+writes the ACLs the cluster itself needs into its (embedded) ZooKeeper -- ClusterAction for the principal its
+own controller and replica fetchers connect as -- just as an operator runs ``kafka-acls --authorizer-properties
+zookeeper.connect=...`` before starting a secured Kafka cluster. During a test the operator grants and revokes
+through the broker's own AclAuthorizer (``grant``, ``revoke``), whose cache is updated before the call returns.
+
+``client_for(principal)`` opens a raw connection authenticated as ``principal``. On a PLAINTEXT listener every
+connection is ``User:ANONYMOUS``; SSL client certificates and SASL credentials give other principals (used by
+the matrix as soon as the broker has those listeners).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from clients import raw_request
+from harness import InProcessBroker, RawConnection
+from support import wait_until
+
+from kafkalite.common.acl.access_control_entry import AccessControlEntry, AccessControlEntryFilter
+from kafkalite.common.acl.acl_binding import AclBinding, AclBindingFilter
+from kafkalite.common.acl.acl_operation import AclOperation
+from kafkalite.common.acl.acl_permission_type import AclPermissionType
+from kafkalite.common.resource.pattern_type import PatternType
+from kafkalite.common.resource.resource_pattern import CLUSTER_NAME, ResourcePattern, ResourcePatternFilter
+from kafkalite.common.resource.resource_type import ResourceType
+from kafkalite.common.topic_partition import TopicPartition
+
+AUTHORIZER = "kafka.security.authorizer.AclAuthorizer"
+ANONYMOUS = "User:ANONYMOUS"
+
+
+def binding(principal: str, resource_type: ResourceType, name: str, operation: AclOperation,
+            pattern: PatternType = PatternType.LITERAL, permission: AclPermissionType = AclPermissionType.ALLOW,
+            host: str = "*") -> AclBinding:
+    return AclBinding(ResourcePattern(resource_type, name, pattern),
+                      AccessControlEntry(principal, host, operation, permission))
+
+
+def cluster_action(principal: str) -> AclBinding:
+    return binding(principal, ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.CLUSTER_ACTION)
+
+
+def write_acls_before_start(log_dir: Path, bindings: list[AclBinding]) -> None:
+    """The operator's ACLs, written to the broker's embedded ZooKeeper before the broker opens it."""
+    from kafkalite.security.authorizer.acl_authorizer import AclAuthorizer
+    from kafkalite.zk.kafka_zk_client import KafkaZkClient
+    log_dir.mkdir(parents=True, exist_ok=True)
+    zk = KafkaZkClient.create("embedded", data_dir=str(log_dir))
+    operator = AclAuthorizer()
+    try:
+        operator.configure({}, zk)
+        results = operator.create_acls(None, bindings)
+        assert all(r.exception is None for r in results), results
+    finally:
+        operator.close()
+        zk.close()
+
+
+class AclBroker:
+    """An in-process broker with the AclAuthorizer, and the operator's hands on its ACLs."""
+
+    def __init__(self, tmp_path: Path, props: dict | None = None, broker_principal: str = ANONYMOUS,
+                 initial_acls: list[AclBinding] | None = None):
+        self.log_dir = tmp_path / "acl-logs"
+        write_acls_before_start(self.log_dir, [cluster_action(broker_principal), *(initial_acls or [])])
+        self.broker = InProcessBroker(self.log_dir, {"authorizer.class.name": AUTHORIZER,
+                                                     "offsets.topic.num.partitions": "1",
+                                                     "transaction.state.log.num.partitions": "1",
+                                                     "group.initial.rebalance.delay.ms": "0", **(props or {})})
+        self.server = self.broker.server
+        self.connections: list[RawConnection] = []
+
+    def start(self) -> "AclBroker":
+        self.broker.start()
+        return self
+
+    def stop(self) -> None:
+        for c in self.connections:
+            c.close()
+        self.broker.stop()
+
+    @property
+    def port(self) -> int:
+        return self.broker.port
+
+    @property
+    def authorizer(self):
+        return self.server.authorizer
+
+    # ------------------------------------------------------------------ the operator
+    def grant(self, *bindings: AclBinding) -> None:
+        results = self.authorizer.create_acls(None, list(bindings))
+        assert all(r.exception is None for r in results), results
+
+    def revoke(self, *bindings: AclBinding) -> None:
+        self.authorizer.delete_acls(None, [b.to_filter() for b in bindings])
+
+    def revoke_all_of(self, principal: str, keep: tuple = ()) -> None:
+        found = self.authorizer.acls(AclBindingFilter(ResourcePatternFilter.ANY, AccessControlEntryFilter(
+            principal, None, AclOperation.ANY, AclPermissionType.ANY)))
+        gone = [b for b in found if b not in keep]
+        if gone:
+            self.revoke(*gone)
+
+    def create_topic(self, name: str, partitions: int = 1) -> str:
+        """As the operator (kafka-topics --zookeeper): straight into ZooKeeper, then wait for the leaders."""
+        self.server.admin_manager.admin_zk_client.create_topic(name, partitions, 1)
+        wait_until(lambda: all((self.server.metadata_cache.get_partition_info(name, p) or None) is not None
+                               for p in range(partitions)) and
+                   self.server.replica_manager.local_log(TopicPartition(name, 0)) is not None,
+                   20, f"topic {name} to have a leader")
+        return name
+
+    # ------------------------------------------------------------------ what changed (or not)
+    def topic_exists(self, name: str) -> bool:
+        return self.server.zk_client.topic_exists(name)
+
+    def partition_count(self, name: str) -> int:
+        return len(self.server.zk_client.get_partition_assignment_for_topic(name))
+
+    def log_end_offset(self, topic: str, partition: int = 0) -> int:
+        return self.server.replica_manager.local_log(TopicPartition(topic, partition)).log_end_offset
+
+    def log_start_offset(self, topic: str, partition: int = 0) -> int:
+        return self.server.replica_manager.local_log(TopicPartition(topic, partition)).log_start_offset
+
+    def committed(self, group: str, topic: str, partition: int = 0) -> int:
+        tp = TopicPartition(topic, partition)
+        error, data = self.server.group_coordinator.handle_fetch_offsets(group, [tp])
+        return data[tp].offset if tp in data else -1
+
+    def topic_config(self, topic: str) -> dict:
+        return self.server.zk_client.get_entity_configs("topics", topic)
+
+    def group_state(self, group: str) -> str:
+        return self.server.group_coordinator.handle_describe_group(group)[1].state
+
+    # ------------------------------------------------------------------ clients
+    def client_for(self, principal: str) -> "AuthenticatedConnection":
+        if principal != ANONYMOUS:
+            raise NotImplementedError(f"{principal}: a PLAINTEXT listener only has {ANONYMOUS}")
+        conn = AuthenticatedConnection(self.port, principal)
+        self.connections.append(conn)
+        return conn
+
+
+class AuthenticatedConnection(RawConnection):
+    """A raw connection that knows which principal it authenticated as."""
+
+    def __init__(self, port: int, principal: str):
+        super().__init__(port)
+        self.principal = principal
+        self._correlation = 0
+
+    def request(self, api_key: int, version: int, body):
+        self._correlation += 1
+        return raw_request(self, api_key, version, body, correlation_id=self._correlation)

@@ -1,0 +1,345 @@
+"""Kafka's AuthorizerIntegrationTest (core/src/test/scala/integration/kafka/api/AuthorizerIntegrationTest.scala),
+the ACL matrix: for each API a client may call, a principal without the ACL gets Kafka's error code and nothing
+changes (no record written, no topic created or deleted, no offset committed, no config changed, no group
+joined); the same principal with exactly the ACLs Kafka requires succeeds. Then literal against prefixed
+patterns, deny over allow, super users, and what a real client sees.
+
+Every case runs against ``acl_broker.client_for(PRINCIPAL)``: on the PLAINTEXT listener that is
+``User:ANONYMOUS`` (which also holds ClusterAction, as the broker's own controller connects that way); the
+principal is parameterised so the same matrix runs with SSL or SASL principals where the broker has those
+listeners.
+"""
+from __future__ import annotations
+
+import uuid
+from contextlib import contextmanager
+
+import attrs
+import pytest
+
+from acl_harness import ANONYMOUS, AclBroker, binding
+from clients import build_batch, raw_fetch_body, raw_produce
+
+from kafkalite.common.acl.acl_operation import AclOperation as Op
+from kafkalite.common.acl.acl_permission_type import AclPermissionType as Perm
+from kafkalite.common.resource.pattern_type import PatternType
+from kafkalite.common.resource.resource_pattern import CLUSTER_NAME
+from kafkalite.common.resource.resource_type import ResourceType as RT
+from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.messages import (alter_configs as AC, create_partitions as CP, create_topics as CT,
+                                         delete_groups as DG, delete_records as DR, delete_topics as DT,
+                                         describe_configs as DC, describe_groups as DGR, find_coordinator as FC,
+                                         heartbeat as HB, join_group as JG, leave_group as LG, list_groups as LGS,
+                                         list_offsets as LO, metadata as MD, offset_commit as OC,
+                                         offset_delete as OD, offset_fetch as OF, sync_group as SG)
+
+PRINCIPAL = ANONYMOUS
+TAF, GAF, CAF = Errors.TOPIC_AUTHORIZATION_FAILED, Errors.GROUP_AUTHORIZATION_FAILED, Errors.CLUSTER_AUTHORIZATION_FAILED
+TIAF = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+
+
+@pytest.fixture
+def acl_broker(tmp_path):
+    b = AclBroker(tmp_path).start()
+    yield b
+    b.stop()
+
+
+@attrs.define
+class Ids:
+    topic: str
+    group: str
+    new_topic: str
+    txn: str
+
+
+@pytest.fixture
+def ids():
+    u = uuid.uuid4().hex[:8]
+    return Ids(topic=f"t-{u}", group=f"g-{u}", new_topic=f"new-{u}", txn=f"tx-{u}")
+
+
+@contextmanager
+def granted(broker: AclBroker, *bindings):
+    broker.grant(*bindings)
+    try:
+        yield
+    finally:
+        broker.revoke(*bindings)
+
+
+def allow(rt, name, *ops, pattern=PatternType.LITERAL, principal=PRINCIPAL):
+    return [binding(principal, rt, name, op, pattern) for op in ops]
+
+
+def err(code) -> Errors:
+    return Errors.for_code(code)
+
+
+# ---------------------------------------------------------------- the requests, one function per API
+def produce(conn, ids):
+    r = raw_produce(conn, ids.topic, {0: build_batch([b"secret"])}, version=8)
+    return err(r[0].error_code)
+
+
+def fetch(conn, ids):
+    r = conn.request(1, 11, raw_fetch_body(ids.topic, [0], 0, 0))
+    return err(r.responses[0].partitions[0].error_code)
+
+
+def list_offsets(conn, ids):
+    r = conn.request(2, 5, LO.ListOffsetsRequest(replica_id=-1, topics=[LO.ListOffsetsTopic(
+        name=ids.topic, partitions=[LO.ListOffsetsPartition(partition_index=0, timestamp=-1)])]))
+    return err(r.topics[0].partitions[0].error_code)
+
+
+def metadata_named(conn, ids):
+    r = conn.request(3, 9, MD.MetadataRequest(topics=[MD.MetadataRequestTopic(name=ids.topic)],
+                                              allow_auto_topic_creation=False))
+    return err(r.topics[0].error_code)
+
+
+def metadata_auto_create(conn, ids):
+    r = conn.request(3, 9, MD.MetadataRequest(topics=[MD.MetadataRequestTopic(name=ids.new_topic)],
+                                              allow_auto_topic_creation=True))
+    e = err(r.topics[0].error_code)
+    return Errors.NONE if e is Errors.LEADER_NOT_AVAILABLE else e   # created, leader on its way
+
+
+def create_topics(conn, ids):
+    r = conn.request(19, 5, CT.CreateTopicsRequest(topics=[CT.CreatableTopic(
+        name=ids.new_topic, num_partitions=1, replication_factor=1, assignments=[], configs=[])], timeout_ms=10000))
+    return err(r.topics[0].error_code)
+
+
+def delete_topics(conn, ids):
+    r = conn.request(20, 4, DT.DeleteTopicsRequest(topic_names=[ids.topic], timeout_ms=10000))
+    return err(r.responses[0].error_code)
+
+
+def create_partitions(conn, ids):
+    r = conn.request(37, 1, CP.CreatePartitionsRequest(topics=[CP.CreatePartitionsTopic(
+        name=ids.topic, count=2, assignments=None)], timeout_ms=10000))
+    return err(r.results[0].error_code)
+
+
+def delete_records(conn, ids):
+    r = conn.request(21, 1, DR.DeleteRecordsRequest(topics=[DR.DeleteRecordsTopic(
+        name=ids.topic, partitions=[DR.DeleteRecordsPartition(partition_index=0, offset=1)])], timeout_ms=10000))
+    return err(r.topics[0].partitions[0].error_code)
+
+
+def describe_topic_configs(conn, ids):
+    r = conn.request(32, 2, DC.DescribeConfigsRequest(resources=[DC.DescribeConfigsResource(
+        resource_type=2, resource_name=ids.topic, configuration_keys=None)]))
+    return err(r.results[0].error_code)
+
+
+def describe_broker_configs(conn, ids):
+    r = conn.request(32, 2, DC.DescribeConfigsRequest(resources=[DC.DescribeConfigsResource(
+        resource_type=4, resource_name="0", configuration_keys=None)]))
+    return err(r.results[0].error_code)
+
+
+def alter_topic_configs(conn, ids):
+    r = conn.request(33, 1, AC.AlterConfigsRequest(resources=[AC.AlterConfigsResource(
+        resource_type=2, resource_name=ids.topic, configs=[AC.AlterableConfig(name="retention.ms",
+                                                                                value="12345")])]))
+    return err(r.responses[0].error_code)
+
+
+def offset_commit(conn, ids):
+    r = conn.request(8, 7, OC.OffsetCommitRequest(group_id=ids.group, generation_id=-1, member_id="", topics=[
+        OC.OffsetCommitRequestTopic(name=ids.topic, partitions=[OC.OffsetCommitRequestPartition(
+            partition_index=0, committed_offset=7, committed_metadata="")])]))
+    return err(r.topics[0].partitions[0].error_code)
+
+
+def offset_fetch(conn, ids):
+    r = conn.request(9, 5, OF.OffsetFetchRequest(group_id=ids.group, topics=[
+        OF.OffsetFetchRequestTopic(name=ids.topic, partition_indexes=[0])]))
+    if r.error_code:
+        return err(r.error_code)
+    return err(r.topics[0].partitions[0].error_code)
+
+
+def find_group_coordinator(conn, ids):
+    return err(conn.request(10, 2, FC.FindCoordinatorRequest(key=ids.group, key_type=0)).error_code)
+
+
+def find_txn_coordinator(conn, ids):
+    return err(conn.request(10, 2, FC.FindCoordinatorRequest(key=ids.txn, key_type=1)).error_code)
+
+
+def join_group(conn, ids):
+    r = conn.request(11, 5, JG.JoinGroupRequest(group_id=ids.group, session_timeout_ms=10000,
+                                                rebalance_timeout_ms=10000, member_id="", protocol_type="consumer",
+                                                protocols=[JG.JoinGroupRequestProtocol(name="range",
+                                                                                       metadata=b"")]))
+    return err(r.error_code)
+
+
+def sync_group(conn, ids):
+    return err(conn.request(14, 3, SG.SyncGroupRequest(group_id=ids.group, generation_id=1, member_id="m",
+                                                       assignments=[])).error_code)
+
+
+def heartbeat(conn, ids):
+    return err(conn.request(12, 3, HB.HeartbeatRequest(group_id=ids.group, generation_id=1,
+                                                       member_id="m")).error_code)
+
+
+def leave_group(conn, ids):
+    return err(conn.request(13, 3, LG.LeaveGroupRequest(group_id=ids.group, members=[
+        LG.MemberIdentity(member_id="m")])).error_code)
+
+
+def describe_groups(conn, ids):
+    return err(conn.request(15, 3, DGR.DescribeGroupsRequest(groups=[ids.group])).groups[0].error_code)
+
+
+def list_groups(conn, ids):
+    r = conn.request(16, 2, LGS.ListGroupsRequest())
+    return Errors.NONE if ids.group in {g.group_id for g in r.groups} else GAF   # "not listed" stands for denied
+
+
+def delete_groups(conn, ids):
+    return err(conn.request(42, 1, DG.DeleteGroupsRequest(groups_names=[ids.group])).results[0].error_code)
+
+
+def offset_delete(conn, ids):
+    r = conn.request(47, 0, OD.OffsetDeleteRequest(group_id=ids.group, topics=[OD.OffsetDeleteRequestTopic(
+        name=ids.topic, partitions=[OD.OffsetDeleteRequestPartition(partition_index=0)])]))
+    if r.error_code:
+        return err(r.error_code)
+    return err(r.topics[0].partitions[0].error_code)
+
+
+# ---------------------------------------------------------------- set-ups (as the operator)
+def with_topic(broker, conn, ids):
+    broker.create_topic(ids.topic)
+
+
+def with_records(broker, conn, ids):
+    broker.create_topic(ids.topic)
+    with granted(broker, *allow(RT.TOPIC, ids.topic, Op.WRITE)):
+        assert raw_produce(conn, ids.topic, {0: build_batch([b"a", b"b", b"c"])}, version=8)[0].error_code == 0
+
+
+def with_committed_offset(broker, conn, ids):
+    with_coordinator(broker, conn, ids)
+    with granted(broker, *allow(RT.GROUP, ids.group, Op.READ), *allow(RT.TOPIC, ids.topic, Op.READ)):
+        assert offset_commit(conn, ids) is Errors.NONE
+
+
+def with_coordinator(broker, conn, ids):
+    broker.create_topic(ids.topic)
+    with granted(broker, *allow(RT.GROUP, ids.group, Op.DESCRIBE)):
+        from support import wait_until
+        wait_until(lambda: find_group_coordinator(conn, ids) is Errors.NONE, 20, "the group coordinator")
+
+
+def with_txn_coordinator(broker, conn, ids):
+    with granted(broker, *allow(RT.TRANSACTIONAL_ID, ids.txn, Op.DESCRIBE)):
+        from support import wait_until
+        wait_until(lambda: find_txn_coordinator(conn, ids) is Errors.NONE, 20, "the transaction coordinator")
+
+
+def nothing(broker, conn, ids):
+    pass
+
+
+def with_describe_on_new_topic(broker, conn, ids):
+    broker.grant(*allow(RT.TOPIC, ids.new_topic, Op.DESCRIBE))
+
+
+# ---------------------------------------------------------------- the matrix
+@attrs.frozen
+class Case:
+    name: str
+    setup: object
+    call: object
+    denied: Errors                  # Kafka's answer without the ACLs
+    acls: object                    # ids -> the bindings Kafka requires
+    state: object                   # (broker, ids) -> what must not change while denied
+    changes: bool = True            # whether success changes that state
+    success: Errors = Errors.NONE
+
+
+CASES = [
+    Case("Produce", with_topic, produce, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.WRITE),
+         lambda b, i: b.log_end_offset(i.topic)),
+    Case("Fetch", with_records, fetch, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.READ),
+         lambda b, i: None, changes=False),
+    Case("ListOffsets", with_topic, list_offsets, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.DESCRIBE),
+         lambda b, i: None, changes=False),
+    Case("Metadata", with_topic, metadata_named, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.DESCRIBE),
+         lambda b, i: None, changes=False),
+    # auto-creation: DESCRIBE alone is not enough, CREATE on the topic is
+    Case("Metadata auto-create", with_describe_on_new_topic, metadata_auto_create, TAF,
+         lambda i: allow(RT.TOPIC, i.new_topic, Op.CREATE), lambda b, i: b.topic_exists(i.new_topic)),
+    Case("CreateTopics", nothing, create_topics, TAF, lambda i: allow(RT.TOPIC, i.new_topic, Op.CREATE),
+         lambda b, i: b.topic_exists(i.new_topic)),
+    Case("CreateTopics (cluster)", nothing, create_topics, TAF, lambda i: allow(RT.CLUSTER, CLUSTER_NAME, Op.CREATE),
+         lambda b, i: b.topic_exists(i.new_topic)),
+    Case("DeleteTopics", with_topic, delete_topics, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.DELETE),
+         lambda b, i: b.topic_exists(i.topic) and not b.server.zk_client.is_topic_marked_for_deletion(i.topic)),
+    Case("CreatePartitions", with_topic, create_partitions, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.ALTER),
+         lambda b, i: b.partition_count(i.topic)),
+    Case("DeleteRecords", with_records, delete_records, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.DELETE),
+         lambda b, i: b.log_start_offset(i.topic)),
+    Case("DescribeConfigs (topic)", with_topic, describe_topic_configs, TAF,
+         lambda i: allow(RT.TOPIC, i.topic, Op.DESCRIBE_CONFIGS), lambda b, i: None, changes=False),
+    Case("DescribeConfigs (broker)", nothing, describe_broker_configs, CAF,
+         lambda i: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE_CONFIGS), lambda b, i: None, changes=False),
+    Case("AlterConfigs (topic)", with_topic, alter_topic_configs, TAF,
+         lambda i: allow(RT.TOPIC, i.topic, Op.ALTER_CONFIGS), lambda b, i: b.topic_config(i.topic)),
+    Case("OffsetCommit", with_coordinator, offset_commit, GAF,
+         lambda i: allow(RT.GROUP, i.group, Op.READ) + allow(RT.TOPIC, i.topic, Op.READ),
+         lambda b, i: b.committed(i.group, i.topic)),
+    Case("OffsetFetch", with_committed_offset, offset_fetch, GAF,
+         lambda i: allow(RT.GROUP, i.group, Op.DESCRIBE) + allow(RT.TOPIC, i.topic, Op.DESCRIBE),
+         lambda b, i: None, changes=False),
+    Case("FindCoordinator (group)", nothing, find_group_coordinator, GAF,
+         lambda i: allow(RT.GROUP, i.group, Op.DESCRIBE), lambda b, i: None, changes=False),
+    Case("FindCoordinator (transaction)", with_txn_coordinator, find_txn_coordinator, TIAF,
+         lambda i: allow(RT.TRANSACTIONAL_ID, i.txn, Op.DESCRIBE), lambda b, i: None, changes=False),
+    Case("JoinGroup", with_coordinator, join_group, GAF, lambda i: allow(RT.GROUP, i.group, Op.READ),
+         lambda b, i: b.group_state(i.group), success=Errors.MEMBER_ID_REQUIRED),
+    Case("SyncGroup", with_coordinator, sync_group, GAF, lambda i: allow(RT.GROUP, i.group, Op.READ),
+         lambda b, i: None, changes=False, success=Errors.UNKNOWN_MEMBER_ID),
+    Case("Heartbeat", with_coordinator, heartbeat, GAF, lambda i: allow(RT.GROUP, i.group, Op.READ),
+         lambda b, i: None, changes=False, success=Errors.UNKNOWN_MEMBER_ID),
+    Case("LeaveGroup", with_coordinator, leave_group, GAF, lambda i: allow(RT.GROUP, i.group, Op.READ),
+         lambda b, i: None, changes=False),   # v3: the member's UNKNOWN_MEMBER_ID is per member
+    Case("DescribeGroups", with_committed_offset, describe_groups, GAF,
+         lambda i: allow(RT.GROUP, i.group, Op.DESCRIBE), lambda b, i: None, changes=False),
+    Case("ListGroups", with_committed_offset, list_groups, GAF, lambda i: allow(RT.GROUP, i.group, Op.DESCRIBE),
+         lambda b, i: None, changes=False),
+    Case("ListGroups (cluster)", with_committed_offset, list_groups, GAF,
+         lambda i: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE), lambda b, i: None, changes=False),
+    Case("DeleteGroups", with_committed_offset, delete_groups, GAF, lambda i: allow(RT.GROUP, i.group, Op.DELETE),
+         lambda b, i: b.committed(i.group, i.topic)),
+    Case("OffsetDelete", with_committed_offset, offset_delete, GAF,
+         lambda i: allow(RT.GROUP, i.group, Op.DELETE) + allow(RT.TOPIC, i.topic, Op.READ),
+         lambda b, i: b.committed(i.group, i.topic)),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_denied_without_the_acl_and_allowed_with_it(acl_broker, ids, case):
+    conn = acl_broker.client_for(PRINCIPAL)
+    case.setup(acl_broker, conn, ids)
+    before = case.state(acl_broker, ids)
+    assert case.call(conn, ids) is case.denied
+    assert case.state(acl_broker, ids) == before, "a denied request changed something"
+    acl_broker.grant(*case.acls(ids))
+    from support import wait_until
+    # the first allowed call may meet a coordinator or topic still loading; Kafka's clients retry those
+    result = wait_until(lambda: (lambda e: e if e not in (Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                                                          Errors.COORDINATOR_NOT_AVAILABLE,
+                                                          Errors.NOT_COORDINATOR) else None)(case.call(conn, ids)),
+                        20, f"{case.name} to be answered")
+    assert result is case.success
+    if case.changes:
+        wait_until(lambda: case.state(acl_broker, ids) != before, 20, f"{case.name} to take effect")
