@@ -107,7 +107,8 @@ class AclBroker:
 
     def create_topic(self, name: str, partitions: int = 1) -> str:
         """As the operator (kafka-topics --zookeeper): straight into ZooKeeper, then wait for the leaders."""
-        self.server.admin_manager.admin_zk_client.create_topic(name, partitions, 1)
+        if not self.topic_exists(name):
+            self.server.admin_manager.admin_zk_client.create_topic(name, partitions, 1)
         wait_until(lambda: all((self.server.metadata_cache.get_partition_info(name, p) or None) is not None
                                for p in range(partitions)) and
                    self.server.replica_manager.local_log(TopicPartition(name, 0)) is not None,

@@ -343,3 +343,146 @@ def test_denied_without_the_acl_and_allowed_with_it(acl_broker, ids, case):
     assert result is case.success
     if case.changes:
         wait_until(lambda: case.state(acl_broker, ids) != before, 20, f"{case.name} to take effect")
+
+
+# ---------------------------------------------------------------- patterns, deny, super users
+def test_partial_grants_answer_per_resource(acl_broker, ids):
+    """READ on the group but not the topic: OffsetCommit is refused for the partition (TOPIC_AUTHORIZATION_FAILED)."""
+    conn = acl_broker.client_for(PRINCIPAL)
+    with_coordinator(acl_broker, conn, ids)
+    acl_broker.grant(*allow(RT.GROUP, ids.group, Op.READ))
+    assert offset_commit(conn, ids) is TAF
+    assert acl_broker.committed(ids.group, ids.topic) == -1
+
+
+def test_prefixed_acl_covers_the_names_it_starts(acl_broker, ids):
+    conn = acl_broker.client_for(PRINCIPAL)
+    acl_broker.create_topic(ids.topic)
+    other = acl_broker.create_topic(f"x{ids.topic}")
+    acl_broker.grant(*allow(RT.TOPIC, ids.topic[:4], Op.WRITE, pattern=PatternType.PREFIXED))
+    assert produce(conn, ids) is Errors.NONE
+    assert produce(conn, attrs.evolve(ids, topic=other)) is TAF
+    assert acl_broker.log_end_offset(other) == 0
+
+
+def test_literal_acl_covers_only_its_name(acl_broker, ids):
+    conn = acl_broker.client_for(PRINCIPAL)
+    acl_broker.create_topic(ids.topic)
+    longer = acl_broker.create_topic(f"{ids.topic}-more")
+    acl_broker.grant(*allow(RT.TOPIC, ids.topic, Op.WRITE))
+    assert produce(conn, ids) is Errors.NONE
+    assert produce(conn, attrs.evolve(ids, topic=longer)) is TAF
+
+
+def test_wildcard_acl_covers_every_name(acl_broker, ids):
+    conn = acl_broker.client_for(PRINCIPAL)
+    acl_broker.create_topic(ids.topic)
+    acl_broker.grant(*allow(RT.TOPIC, "*", Op.DESCRIBE))
+    assert metadata_named(conn, ids) is Errors.NONE
+    assert list_offsets(conn, ids) is Errors.NONE
+
+
+@pytest.mark.parametrize("deny_pattern", [PatternType.LITERAL, PatternType.PREFIXED])
+def test_deny_overrides_allow(acl_broker, ids, deny_pattern):
+    conn = acl_broker.client_for(PRINCIPAL)
+    acl_broker.create_topic(ids.topic)
+    acl_broker.grant(*allow(RT.TOPIC, "*", Op.ALL))
+    assert produce(conn, ids) is Errors.NONE
+    name = ids.topic if deny_pattern is PatternType.LITERAL else ids.topic[:3]
+    acl_broker.grant(binding(PRINCIPAL, RT.TOPIC, name, Op.WRITE, deny_pattern, Perm.DENY))
+    before = acl_broker.log_end_offset(ids.topic)
+    assert produce(conn, ids) is TAF
+    assert acl_broker.log_end_offset(ids.topic) == before
+    assert fetch(conn, ids) is Errors.NONE          # only WRITE was denied
+
+
+def test_deny_from_another_host_does_not_apply(acl_broker, ids):
+    conn = acl_broker.client_for(PRINCIPAL)
+    acl_broker.create_topic(ids.topic)
+    acl_broker.grant(*allow(RT.TOPIC, ids.topic, Op.WRITE),
+                     binding(PRINCIPAL, RT.TOPIC, ids.topic, Op.WRITE, permission=Perm.DENY, host="10.9.9.9"))
+    assert produce(conn, ids) is Errors.NONE
+    acl_broker.grant(binding(PRINCIPAL, RT.TOPIC, ids.topic, Op.WRITE, permission=Perm.DENY, host="127.0.0.1"))
+    assert produce(conn, ids) is TAF
+
+
+def test_super_user_ignores_acls(tmp_path, ids):
+    broker = AclBroker(tmp_path, {"super.users": f"User:admin;{PRINCIPAL}"}).start()
+    try:
+        conn = broker.client_for(PRINCIPAL)
+        broker.create_topic(ids.topic)
+        broker.grant(binding(PRINCIPAL, RT.TOPIC, ids.topic, Op.ALL, permission=Perm.DENY))
+        assert produce(conn, ids) is Errors.NONE
+        assert create_topics(conn, ids) is Errors.NONE
+    finally:
+        broker.stop()
+
+
+def test_allow_everyone_if_no_acl_found(tmp_path, ids):
+    broker = AclBroker(tmp_path, {"allow.everyone.if.no.acl.found": "true"}).start()
+    try:
+        conn = broker.client_for(PRINCIPAL)
+        broker.create_topic(ids.topic)
+        assert produce(conn, ids) is Errors.NONE                    # no ACL on the topic: allowed
+        broker.grant(*allow(RT.TOPIC, ids.topic, Op.READ, principal="User:someone-else"))
+        assert produce(conn, ids) is TAF                             # an ACL exists, none for us
+    finally:
+        broker.stop()
+
+
+# ---------------------------------------------------------------- what Metadata and ListGroups hide
+def test_metadata_for_all_topics_lists_only_describable_ones(acl_broker, ids):
+    conn = acl_broker.client_for(PRINCIPAL)
+    hidden = acl_broker.create_topic(ids.topic)
+    shown = acl_broker.create_topic(f"shown-{ids.topic}")
+    acl_broker.grant(*allow(RT.TOPIC, shown, Op.READ))      # READ implies DESCRIBE
+    r = conn.request(3, 9, MD.MetadataRequest(topics=None, allow_auto_topic_creation=False))
+    names = {t.name for t in r.topics}
+    assert shown in names and hidden not in names
+
+
+def test_authorized_operations_kip_430(acl_broker, ids):
+    conn = acl_broker.client_for(PRINCIPAL)
+    acl_broker.create_topic(ids.topic)
+    acl_broker.grant(*allow(RT.TOPIC, ids.topic, Op.READ, Op.ALTER_CONFIGS), *allow(RT.CLUSTER, CLUSTER_NAME,
+                                                                                    Op.DESCRIBE))
+    r = conn.request(3, 10, MD.MetadataRequest(topics=[MD.MetadataRequestTopic(name=ids.topic)],
+                                               allow_auto_topic_creation=False,
+                                               include_cluster_authorized_operations=True,
+                                               include_topic_authorized_operations=True))
+    bits = {op for op in Op if r.topics[0].topic_authorized_operations & (1 << op.code)}
+    assert bits == {Op.READ, Op.DESCRIBE, Op.ALTER_CONFIGS, Op.DESCRIBE_CONFIGS}
+    cluster = {op for op in Op if r.cluster_authorized_operations & (1 << op.code)}
+    assert cluster == {Op.DESCRIBE, Op.CLUSTER_ACTION}     # the harness's broker principal holds ClusterAction
+    with_committed_offset(acl_broker, conn, ids)
+    acl_broker.grant(*allow(RT.GROUP, ids.group, Op.READ))
+    r = conn.request(15, 3, DGR.DescribeGroupsRequest(groups=[ids.group], include_authorized_operations=True))
+    assert {op for op in Op if r.groups[0].authorized_operations & (1 << op.code)} == {Op.READ, Op.DESCRIBE}
+
+
+# ---------------------------------------------------------------- real clients
+def test_real_clients_see_kafkas_authorization_errors(acl_broker, ids):
+    from confluent_kafka import KafkaError, Producer
+    import kafka
+    from kafka.errors import TopicAuthorizationFailedError
+    acl_broker.create_topic(ids.topic)
+    acl_broker.grant(*allow(RT.TOPIC, ids.topic, Op.DESCRIBE))   # the producer may see the topic, not write
+    bootstrap = f"127.0.0.1:{acl_broker.port}"
+    errors = []
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": False, "message.timeout.ms": 10000})
+    p.produce(ids.topic, b"x", on_delivery=lambda e, m: errors.append(e))
+    p.flush(20)
+    assert errors and errors[0].code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
+    kp = kafka.KafkaProducer(bootstrap_servers=bootstrap, retries=0, max_block_ms=10000)
+    try:
+        with pytest.raises(TopicAuthorizationFailedError):
+            kp.send(ids.topic, b"y").get(timeout=20)
+    finally:
+        kp.close()
+    assert acl_broker.log_end_offset(ids.topic) == 0
+    acl_broker.grant(*allow(RT.TOPIC, ids.topic, Op.WRITE), *allow(RT.CLUSTER, CLUSTER_NAME, Op.IDEMPOTENT_WRITE))
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True})
+    delivered = []
+    p.produce(ids.topic, b"z", on_delivery=lambda e, m: delivered.append(e))
+    p.flush(20)
+    assert delivered == [None] and acl_broker.log_end_offset(ids.topic) == 1
