@@ -36,6 +36,7 @@ from kafkalite.clients.network_client_utils import NetworkClientUtils
 from kafkalite.clients.node import Node
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.controller.controller_context import ControllerContext, PartitionAndReplica
+from kafkalite.network.channel_builders import broker_client_channel_builder
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.messages.leader_and_isr import (
@@ -133,7 +134,8 @@ class ControllerChannelManager(Logging):
             return
         broker_node = Node(broker.id, address[0], address[1], broker.rack)
         selector = Selector(max_receive_size=self.config.get("socket.request.max.bytes"), time=self.time,
-                            log_context=f"[Controller id={self.config.broker_id}, targetBrokerId={broker.id}] ")
+                            log_context=f"[Controller id={self.config.broker_id}, targetBrokerId={broker.id}] ",
+                            channel_builder=broker_client_channel_builder(self.config, listener, self.time))
         network_client = NetworkClient(
             selector, None, client_id=str(self.config.broker_id), max_in_flight_requests_per_connection=1,
             reconnect_backoff_ms=0, reconnect_backoff_max_ms=0,

@@ -8,7 +8,10 @@ with one ``sendmsg`` (a gathering write, as Java's ``GatheringByteChannel.write(
 and record sets that live in a segment file, written with ``os.sendfile`` (Kafka's
 ``FileRecords.writeTo`` → ``FileChannel.transferTo``). So a Fetch response copies no record
 bytes through Python (DESIGN §5).
-A part that is not bytes-like must offer ``size_in_bytes()`` and ``write_to(sock, offset, length)``.
+A part that is not bytes-like must offer ``size_in_bytes()`` and ``write_to(sock, offset, length)``
+(and ``read_into(buf, offset)`` for TLS, where sendfile cannot be used: SslTransportLayer.transfer_from).
+A send is complete once every byte was taken *and* the transport has nothing pending: TLS counts bytes
+written when it encrypted them, not when the socket took them (Kafka: TransportLayers.hasPendingWrites).
 """
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ class Send:
 class NetworkSend(Send):
     """Kafka: NetworkSend -- a 4-byte size followed by the given parts."""
 
-    __slots__ = ("destination", "_parts", "_size", "_remaining", "_index", "_offset")
+    __slots__ = ("destination", "_parts", "_size", "_remaining", "_index", "_offset", "_pending")
 
     def __init__(self, destination: str, parts):
         self.destination = destination
@@ -49,9 +52,10 @@ class NetworkSend(Send):
         self._remaining = self._size
         self._index = 0      # first part not fully written
         self._offset = 0     # bytes of that part already written
+        self._pending = False   # the transport still holds bytes of this send (TLS)
 
     def completed(self) -> bool:
-        return self._remaining == 0
+        return self._remaining == 0 and not self._pending
 
     def size(self) -> int:
         return self._size
@@ -59,6 +63,8 @@ class NetworkSend(Send):
     # Kafka: ByteBufferSend.writeTo / MultiRecordsSend.writeTo
     def write_to(self, transport) -> int:
         written = 0
+        if self._pending and self._index >= len(self._parts):
+            transport.write([])   # every byte taken: only flush what the transport still holds
         while self._index < len(self._parts):
             part, n = self._parts[self._index]
             if isinstance(part, _BYTES):
@@ -75,6 +81,7 @@ class NetworkSend(Send):
             written += w
             self._advance(w)
         self._remaining -= written
+        self._pending = transport.has_pending_writes()
         return written
 
     def _advance(self, w: int) -> None:

@@ -28,6 +28,7 @@ import attrs
 from kafkalite.metrics.request_metrics import request_metrics
 from kafkalite.network.control_first_queue import ControlFirstQueue
 from kafkalite.network.request_trace import NO_TRACE, RequestTrace
+from kafkalite.security.auth.kafka_principal import KafkaPrincipal
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.request_header import RequestHeader
 from kafkalite.protocol.requests import parse_request_body, serialize_response
@@ -45,6 +46,7 @@ class RequestContext:
     client_address: str
     listener_name: str
     security_protocol: str = "PLAINTEXT"
+    principal: KafkaPrincipal = KafkaPrincipal.ANONYMOUS   # Kafka: RequestContext.principal (KafkaChannel.principal())
     client_software_name: str = "unknown"
     client_software_version: str = "unknown"
 

@@ -17,9 +17,17 @@ One Selector multiplexes many connections on one thread (it is not thread-safe, 
 Step 4 is the ordering rule of the broker: the Processor mutes a channel as soon as it takes a
 request from it, so the next staged request of that connection waits until the response is sent.
 
+Channels come from the Selector's channel builder (PLAINTEXT unless told otherwise,
+channel_builders.py). A channel that is connected but not ready (TLS handshake, SASL) is driven by
+``channel.prepare()`` on each poll that selects it. A TLS channel may hold decrypted bytes that the socket
+no longer shows as readable: such channels are remembered in ``keys_with_buffered_read`` and polled again
+even if select reports nothing for them (without a wait while reads make progress), or their requests
+would stall. kafkalite also skips the wait when such a channel is unmuted (its response was just
+sent): Kafka waits for the next select there, which delays a pipelined request already decrypted.
+
 Era notes: ``staged_receives`` exists up to Kafka 2.4; 2.5 (KAFKA-7639) reads one request at a time
 instead. ``wakeup()`` is a socketpair registered for reading, as Python's selectors has no wakeup.
-Omitted: metrics sensors, the MemoryPool, SSL/SASL channel builders, delayed close on auth failure.
+Omitted: metrics sensors, delayed close on authentication failure (failedAuthenticationDelayMs), re-authentication.
 """
 from __future__ import annotations
 
@@ -29,10 +37,11 @@ import logging
 import socket
 
 from kafkalite.common.memory.memory_pool import MemoryPool
-from kafkalite.network.kafka_channel import ChannelState, KafkaChannel
+from kafkalite.network.kafka_channel import AuthenticationException, ChannelState, KafkaChannel
 from kafkalite.network.nio_selector import NioSelector
 from kafkalite.network.network_receive import NetworkReceive
-from kafkalite.network.transport_layer import OP_READ, OP_WRITE, PlaintextTransportLayer
+from kafkalite.network.plaintext_channel_builder import PlaintextChannelBuilder
+from kafkalite.network.transport_layer import OP_READ, OP_WRITE
 from kafkalite.utils.time import SYSTEM, Time
 
 log = logging.getLogger("kafka.network.Selector")
@@ -59,8 +68,12 @@ class Selector:
 
     def __init__(self, max_receive_size: int = NetworkReceive.UNLIMITED,
                  connection_max_idle_ms: int = NO_IDLE_TIMEOUT_MS, time: Time = SYSTEM,
-                 log_context: str = "", memory_pool: MemoryPool = MemoryPool.NONE):
+                 log_context: str = "", memory_pool: MemoryPool = MemoryPool.NONE, channel_builder=None):
         self.nio_selector = NioSelector()
+        self.channel_builder = channel_builder if channel_builder is not None else PlaintextChannelBuilder()
+        # Kafka: Selector.keysWithBufferedRead -- channels whose transport holds bytes select cannot see
+        self.keys_with_buffered_read: set[KafkaChannel] = set()
+        self.made_read_progress_last_poll = True
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool
         self.out_of_memory = False   # Kafka: Selector.outOfMemory -- some channel is muted for memory
@@ -106,7 +119,7 @@ class Selector:
         except OSError:
             sock.close()
             raise
-        channel = self._build_channel(connection_id, sock, 0 if connected else OP_WRITE)
+        channel = self._build_channel(connection_id, sock, 0 if connected else OP_WRITE, peer_host=address[0])
         if connected:
             log.debug("%sImmediately connected to node %s", self.log_context, connection_id)
             self.immediately_connected_keys.add(channel)
@@ -116,7 +129,7 @@ class Selector:
         self._ensure_not_registered(connection_id)
         channel = self._build_channel(connection_id, sock, OP_READ)
         channel.transport_layer.connected = True
-        channel.state = ChannelState.READY
+        channel.state = ChannelState.READY if channel.ready() else ChannelState.AUTHENTICATE
 
     def _ensure_not_registered(self, connection_id: str) -> None:
         if connection_id in self.channels:
@@ -125,9 +138,15 @@ class Selector:
             raise RuntimeError(f"There is already a connection for id {connection_id} that is still being closed")
 
     # Kafka: Selector.buildAndAttachKafkaChannel
-    def _build_channel(self, connection_id: str, sock: socket.socket, interest: int) -> KafkaChannel:
-        transport = PlaintextTransportLayer(sock, self.nio_selector)
-        channel = KafkaChannel(connection_id, transport, self.max_receive_size, self.memory_pool)
+    def _build_channel(self, connection_id: str, sock: socket.socket, interest: int,
+                       peer_host: str | None = None) -> KafkaChannel:
+        try:
+            channel = self.channel_builder.build_channel(connection_id, sock, self.nio_selector,
+                                                         self.max_receive_size, self.memory_pool, peer_host)
+        except Exception:
+            sock.close()
+            raise
+        transport = channel.transport_layer
         transport.attachment = channel
         if interest:
             transport.add_interest_ops(interest)
@@ -164,8 +183,12 @@ class Selector:
     def poll(self, timeout_ms: int) -> None:
         if timeout_ms < 0:
             raise ValueError("timeout should be >= 0")
+        made_read_progress_last_call = self.made_read_progress_last_poll
         self.clear()
-        if self.has_staged_receives() or self.immediately_connected_keys:
+        data_in_buffers = bool(self.keys_with_buffered_read)
+        if self.has_staged_receives() or self.immediately_connected_keys or \
+                (made_read_progress_last_call and data_in_buffers) or \
+                any(not ch.is_muted() for ch in self.keys_with_buffered_read):
             timeout_ms = 0
         if self.out_of_memory and not self.memory_pool.is_out_of_memory():
             # Kafka: "Broker no longer low on memory - unmuting incoming sockets"
@@ -178,10 +201,19 @@ class Selector:
         events = self.nio_selector.select(timeout_ms / 1000.0)
         now = self.time.nanoseconds()
         self.io_wait_time_nanos += now - start_select   # Kafka: Selector's io-wait-time (select only)
-        if events:
-            self.poll_selection_keys(events, False, now)
+        if events or data_in_buffers:
+            ready = [(key.data, mask) for key, mask in events]
+            if data_in_buffers:
+                # poll the channels with buffered data that select did not report (never one twice)
+                selected = {channel for channel, _ in ready}
+                to_poll = [(ch, 0) for ch in self.keys_with_buffered_read if ch not in selected]
+                self.keys_with_buffered_read = set()   # poll_selection_keys adds them back if needed
+                self.poll_selection_keys(to_poll, False, now)
+            self.poll_selection_keys(ready, False, now)
+        elif not self.immediately_connected_keys:
+            self.made_read_progress_last_poll = True   # no work is also "progress"
         if self.immediately_connected_keys:
-            keys = [(None, ch) for ch in self.immediately_connected_keys]
+            keys = [(ch, 0) for ch in self.immediately_connected_keys]
             self.immediately_connected_keys.clear()
             self.poll_selection_keys(keys, True, now)
         self.maybe_close_oldest_connection(now)
@@ -189,13 +221,11 @@ class Selector:
 
     # Kafka: Selector.pollSelectionKeys
     def poll_selection_keys(self, selection_keys, is_immediately_connected: bool, current_time_nanos: int) -> None:
-        for key, mask in selection_keys:
-            channel = mask if is_immediately_connected else key.data
+        """``selection_keys``: (channel, ready mask) pairs -- the selected keys' attachments."""
+        for channel, mask in selection_keys:
             if channel is _WAKEUP:
                 self._drain_wakeup()
                 continue
-            if is_immediately_connected:
-                mask = 0
             if channel.id not in self.channels:
                 continue   # closed earlier in this loop
             self._update_idle(channel.id)
@@ -208,10 +238,18 @@ class Selector:
                     else:
                         continue
                     mask &= ~OP_WRITE
+                # a connected channel that is not ready yet: one step of its handshake / authentication
+                if channel.is_connected() and not channel.ready():
+                    channel.prepare()
+                    if channel.ready():
+                        log.debug("%sSuccessfully authenticated with %s", self.log_context,
+                                  channel.socket_description())
+                    mask &= ~OP_WRITE   # the handshake used this writability
                 # read every complete frame into staged_receives, unless some are still staged
-                if channel.ready() and mask & OP_READ and not self.has_staged_receive(channel) \
-                        and channel not in self.explicitly_muted_channels:
-                    self.attempt_read(channel)
+                self.attempt_read(channel, mask)
+                if channel.has_bytes_buffered():
+                    # bytes wait inside the transport (TLS): the socket may never be readable again for them
+                    self.keys_with_buffered_read.add(channel)
                 # write what the channel has to send
                 if channel.ready() and mask & OP_WRITE:
                     try:
@@ -228,7 +266,9 @@ class Selector:
 
     def _on_channel_error(self, channel: KafkaChannel, e: Exception, close_mode: CloseMode) -> None:
         desc = channel.socket_description()
-        if isinstance(e, EOFError):
+        if isinstance(e, AuthenticationException):
+            log.info("%sFailed authentication with %s (%s)", self.log_context, desc, e)
+        elif isinstance(e, EOFError):
             if channel.has_bytes_pending():
                 log.info("%sConnection with %s (id %s) disconnected in the middle of a frame",
                          self.log_context, desc, channel.id)
@@ -241,14 +281,20 @@ class Selector:
                         self.log_context, desc, channel.id, e)
         self._close(channel, close_mode)
 
-    # Kafka: Selector.attemptRead
-    def attempt_read(self, channel: KafkaChannel) -> None:
+    # Kafka: Selector.attemptRead -- read if the socket is readable or the transport holds bytes.
+    def attempt_read(self, channel: KafkaChannel, mask: int = OP_READ) -> None:
+        if not (channel.ready() and (mask & OP_READ or channel.has_bytes_buffered())
+                and not self.has_staged_receive(channel) and channel not in self.explicitly_muted_channels):
+            return
         while True:
             receive = channel.read()
             if receive is None:
                 if channel.is_muted() and channel not in self.explicitly_muted_channels:
                     self.out_of_memory = True   # muted itself: the memory pool is out of memory
+                else:
+                    self.made_read_progress_last_poll = True
                 return
+            self.made_read_progress_last_poll = True
             self.add_to_staged_receives(channel, receive)
 
     def _drain_wakeup(self) -> None:
@@ -295,6 +341,7 @@ class Selector:
         self.completed_receives.clear()
         self.connected.clear()
         self.disconnected.clear()
+        self.made_read_progress_last_poll = False
         # Channels closed by the peer are kept until their staged receives were all handed out,
         # or until a send to them failed.
         for connection_id, channel in list(self.closing_channels.items()):
@@ -352,6 +399,7 @@ class Selector:
 
     # Kafka: Selector.doClose
     def _do_close(self, channel: KafkaChannel, notify_disconnect: bool) -> None:
+        self.keys_with_buffered_read.discard(channel)
         channel.close()
         for receive in self.staged_receives.pop(channel, ()):
             receive.release()   # read but never handed out: its memory goes back to the pool

@@ -35,6 +35,7 @@ from kafkalite.common.memory.memory_pool import MemoryPool, SimpleMemoryPool
 from kafkalite.network.kafka_channel import ChannelMuteEvent
 from kafkalite.network.request_channel import (CloseConnectionAction, NoOpAction, Request, RequestChannel,
                                                RequestContext, SendAction, request_logger)
+from kafkalite.network.channel_builders import ChannelBuilders
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.errors import InvalidRequestException
 from kafkalite.protocol.request_header import RequestHeader
@@ -168,7 +169,17 @@ class SocketServer(Logging):
         return Processor(processor_id, self.time, self.config.socket_request_max_bytes, request_channel,
                          self.connection_quotas, self.config.connections_max_idle_ms, listener_name,
                          security_protocol, self.config.broker_id, control_plane,
-                         MemoryPool.NONE if control_plane else self.memory_pool)
+                         MemoryPool.NONE if control_plane else self.memory_pool,
+                         channel_builder=self.create_channel_builder(listener_name, security_protocol))
+
+    # Each Processor gets its own channel builder (Kafka: the ChannelBuilders.serverChannelBuilder call in
+    # Processor, passed to Processor.createSelector).
+    def create_channel_builder(self, listener_name: str, security_protocol: str):
+        if not hasattr(self.config, "values_with_prefix_override"):
+            return None   # a bare test config: PLAINTEXT
+        return ChannelBuilders.server_channel_builder(
+            listener_name, listener_name == getattr(self.config, "inter_broker_listener_name", None),
+            security_protocol, self.config, time=self.time)
 
     # Kafka: SocketServer.reconfigurableConfigs / reconfigure (BrokerReconfigurable, S24)
     reconfigurable_configs = frozenset({"max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides"})
@@ -483,7 +494,7 @@ class Processor(AbstractServerThread):
     def __init__(self, processor_id: int, time, max_request_size: int, request_channel: RequestChannel,
                  connection_quotas: "ConnectionQuotas", connections_max_idle_ms: int, listener_name: str,
                  security_protocol: str, broker_id: int = 0, control_plane: bool = False,
-                 memory_pool: MemoryPool = MemoryPool.NONE):
+                 memory_pool: MemoryPool = MemoryPool.NONE, channel_builder=None):
         super().__init__()
         self.id = processor_id
         self.time = time
@@ -501,7 +512,7 @@ class Processor(AbstractServerThread):
         self.response_queue: collections.deque = collections.deque()
         self._enqueue_lock = threading.Lock()
         self.selector = Selector(max_request_size, connections_max_idle_ms, time,
-                                 log_context=self.log_ident, memory_pool=memory_pool)
+                                 log_context=self.log_ident, memory_pool=memory_pool, channel_builder=channel_builder)
         self._next_connection_index = 0
         self.accept_trace: dict = {}   # the request trace's "accepted" hop, until the connection's first request
         self.started_nanos = time.nanoseconds()
@@ -623,7 +634,7 @@ class Processor(AbstractServerThread):
                 payload = receive.payload()
                 header, body_offset = self.parse_request_header(payload)
                 context = RequestContext(header, connection_id, ConnectionId.from_string(connection_id).remote_host,
-                                         self.listener_name, self.security_protocol)
+                                         self.listener_name, self.security_protocol, principal=channel.principal())
                 request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,
                                   from_control_plane=self.control_plane, release=receive.release)
                 if request.trace.enabled:

@@ -6,7 +6,9 @@ Classes: TransportLayer, PlaintextTransportLayer.
 The transport owns the socket and its interest set in the selector (``nio_selector.NioSelector``, the
 stand-in for java.nio's Selector): ``add_interest_ops`` / ``remove_interest_ops`` change it, and an
 empty interest set (muted, nothing to send) keeps the socket registered, as in Java.
-Omitted: SslTransportLayer (kafkalite speaks PLAINTEXT only).
+Python note: the selection-key handling (interest set, registration, cancel) is Java's SelectionKey, which
+both transports use; it lives in the TransportLayer base here, so SslTransportLayer
+(ssl_transport_layer.py) shares it instead of repeating it.
 """
 from __future__ import annotations
 
@@ -16,11 +18,7 @@ from kafkalite.network.nio_selector import OP_READ, OP_WRITE
 
 
 class TransportLayer:
-    """Kafka: TransportLayer (interface)."""
-
-
-class PlaintextTransportLayer(TransportLayer):
-    """Kafka: PlaintextTransportLayer -- reads and writes the socket as it is."""
+    """Kafka: TransportLayer (interface) -- plus the SelectionKey both transports share."""
 
     def __init__(self, sock: socket.socket, nio_selector, attachment=None):
         self.socket_channel = sock
@@ -28,7 +26,75 @@ class PlaintextTransportLayer(TransportLayer):
         self.attachment = attachment
         self.interest_ops = 0
         self._registered = False
+        self._disconnected = False
         self.connected = False
+
+    # Kafka: TransportLayer.isConnected
+    def is_connected(self) -> bool:
+        return self.connected
+
+    # Kafka: TransportLayer.addInterestOps
+    def add_interest_ops(self, ops: int) -> None:
+        if self.interest_ops & ops != ops:
+            self.interest_ops |= ops
+            self._apply()
+
+    # Kafka: TransportLayer.removeInterestOps
+    def remove_interest_ops(self, ops: int) -> None:
+        if self.interest_ops & ops:
+            self.interest_ops &= ~ops
+            self._apply()
+
+    def _apply(self) -> None:
+        if self._disconnected or self._selector is None:
+            return
+        if self._registered:
+            self._selector.modify(self.socket_channel, self.interest_ops, self.attachment)
+        else:
+            self._selector.register(self.socket_channel, self.interest_ops, self.attachment)
+            self._registered = True
+
+    # Kafka: TransportLayer.isMute
+    def is_mute(self) -> bool:
+        return not self.interest_ops & OP_READ
+
+    # Kafka: TransportLayer.disconnect -- cancel the selection key; the socket stays open until the
+    # channel is finally closed (its staged requests may still be handed out).
+    def disconnect(self) -> None:
+        if self._registered:
+            try:
+                self._selector.unregister(self.socket_channel)
+            except (KeyError, ValueError):
+                pass
+            self._registered = False
+        self.interest_ops = 0
+        self._disconnected = True
+
+    def socket_description(self) -> str:
+        try:
+            host, port = self.socket_channel.getpeername()[:2]
+            return f"{host}:{port}"
+        except OSError:
+            return "[unconnected socket]"
+
+    def _check_connect(self) -> None:
+        err = self.socket_channel.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        if err:
+            raise ConnectionRefusedError(err, f"connect failed: {socket.errno.errorcode.get(err, err)}")
+        self.connected = True
+        self.interest_ops = (self.interest_ops & ~OP_WRITE) | OP_READ
+        self._apply()
+
+    def _close_socket(self) -> None:
+        self.disconnect()
+        try:
+            self.socket_channel.close()
+        except OSError:
+            pass
+
+
+class PlaintextTransportLayer(TransportLayer):
+    """Kafka: PlaintextTransportLayer -- reads and writes the socket as it is."""
 
     # Kafka: PlaintextTransportLayer.ready -- plaintext needs no handshake.
     def ready(self) -> bool:
@@ -44,16 +110,8 @@ class PlaintextTransportLayer(TransportLayer):
 
     # Kafka: PlaintextTransportLayer.finishConnect
     def finish_connect(self) -> bool:
-        err = self.socket_channel.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-        if err:
-            raise ConnectionRefusedError(err, f"connect failed: {socket.errno.errorcode.get(err, err)}")
-        self.connected = True
-        self.interest_ops = (self.interest_ops & ~OP_WRITE) | OP_READ
-        self._apply()
+        self._check_connect()
         return True
-
-    def is_connected(self) -> bool:
-        return self.connected
 
     # Kafka: PlaintextTransportLayer.read
     def read(self, dst: memoryview) -> int:
@@ -71,59 +129,14 @@ class PlaintextTransportLayer(TransportLayer):
         except (BlockingIOError, InterruptedError):
             return 0
 
-    # Kafka: PlaintextTransportLayer.transferFrom(FileChannel, position, count)
+    # Kafka: PlaintextTransportLayer.transferFrom(FileChannel, position, count) -- sendfile, zero-copy.
     def transfer_from(self, records, position: int, count: int) -> int:
         return records.write_to(self.socket_channel, position, count)
 
-    # Kafka: PlaintextTransportLayer.addInterestOps
-    def add_interest_ops(self, ops: int) -> None:
-        if self.interest_ops & ops != ops:
-            self.interest_ops |= ops
-            self._apply()
-
-    # Kafka: PlaintextTransportLayer.removeInterestOps
-    def remove_interest_ops(self, ops: int) -> None:
-        if self.interest_ops & ops:
-            self.interest_ops &= ~ops
-            self._apply()
-
-    def _apply(self) -> None:
-        if self._disconnected:
-            return
-        if self._registered:
-            self._selector.modify(self.socket_channel, self.interest_ops, self.attachment)
-        else:
-            self._selector.register(self.socket_channel, self.interest_ops, self.attachment)
-            self._registered = True
-
-    # Kafka: PlaintextTransportLayer.disconnect -- cancel the selection key; the socket stays open
-    # until the channel is finally closed (its staged requests may still be handed out).
-    def disconnect(self) -> None:
-        if self._registered:
-            try:
-                self._selector.unregister(self.socket_channel)
-            except (KeyError, ValueError):
-                pass
-            self._registered = False
-        self.interest_ops = 0
-        self._disconnected = True
-
-    _disconnected = False
-
+    # Kafka: PlaintextTransportLayer.hasPendingWrites
     def has_pending_writes(self) -> bool:
         return False
 
-    def socket_description(self) -> str:
-        try:
-            host, port = self.socket_channel.getpeername()[:2]
-            return f"{host}:{port}"
-        except OSError:
-            return "[unconnected socket]"
-
     # Kafka: PlaintextTransportLayer.close
     def close(self) -> None:
-        self.disconnect()
-        try:
-            self.socket_channel.close()
-        except OSError:
-            pass
+        self._close_socket()

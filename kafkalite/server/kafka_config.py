@@ -8,7 +8,10 @@ row of ``CONFIG_DEF`` (name, type, default, validator); all defaults live in ``D
 Kafka. A bad value stops start-up with one line in Kafka's words:
 ``Invalid value abc for configuration num.io.threads: Not a number of type INT``.
 An unknown key is logged as a warning and ignored, as Kafka does.
-Omitted: dynamic broker config (``DynamicBrokerConfig``) beyond the connection quotas, SSL/SASL keys.
+The ssl.* keys are SslConfigs' rows (kafkalite/security/ssl/ssl_configs.py); any of them may be given per
+listener as ``listener.name.<listener>.<key>`` (``values_with_prefix_override``), and every SSL listener's
+key and trust stores are loaded at validation, so a bad store stops start-up with one line.
+Omitted: dynamic broker config (``DynamicBrokerConfig``) beyond the connection quotas, SASL keys.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import logging
 import uuid
 
 from kafkalite.cluster.broker import EndPoint, EndPointParseError
+from kafkalite.security.ssl.ssl_configs import SSL_CONFIG_DEF
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
@@ -307,6 +311,10 @@ CONFIG_DEF: dict[str, tuple] = {
     "kafkalite.test.disable.fixes": (LIST, "", _one_of("KAFKA-1211", "KAFKA-6361", "KAFKA-7128", "KAFKA-7415",
                                                         "KAFKA-9087")),
 }
+# Kafka: KafkaConfig's SslConfigs rows (ssl.keystore.*, ssl.truststore.*, ssl.client.auth, ...)
+CONFIG_DEF.update({name: (type_, default, _one_of(*allowed) if allowed else None)
+                   for name, (type_, default, allowed) in SSL_CONFIG_DEF.items()})
+LISTENER_PREFIX = "listener.name."
 
 
 def _parse_map(name: str, raw: str) -> dict[str, str]:
@@ -326,7 +334,7 @@ class KafkaConfig:
         self.originals = dict(props)
         self.values: dict[str, object] = {}
         for name, value in props.items():
-            if name not in CONFIG_DEF and do_log:
+            if name not in CONFIG_DEF and not self._is_listener_override(name) and do_log:
                 log.warning("The configuration '%s' was supplied but isn't a known config.", name)
         for name, (type_, default, validator) in CONFIG_DEF.items():
             raw = props.get(name, default)
@@ -343,6 +351,36 @@ class KafkaConfig:
 
     def get(self, name: str):
         return self.values[name]
+
+    @staticmethod
+    def _is_listener_override(name: str) -> bool:
+        # listener.name.<listener>.<key>: the listener name has no dots
+        if not name.startswith(LISTENER_PREFIX):
+            return False
+        rest = name[len(LISTENER_PREFIX):]
+        return "." in rest and rest.split(".", 1)[1] in CONFIG_DEF
+
+    # Kafka: AbstractConfig.valuesWithPrefixOverride -- every value, with ``prefix``+key winning over key.
+    def values_with_prefix_override(self, prefix: str) -> dict:
+        result = dict(self.values)
+        if not prefix:
+            return result
+        for name, raw in self.originals.items():
+            if name.startswith(prefix):
+                key = name[len(prefix):]
+                if key in CONFIG_DEF:
+                    type_, _default, validator = CONFIG_DEF[key]
+                    value = parse_type(name, raw, type_)
+                    if validator is not None and value is not None:
+                        validator(name, value)
+                    result[key] = value
+        return result
+
+    # Kafka: KafkaConfig.interBrokerSecurityProtocol
+    @property
+    def inter_broker_security_protocol(self) -> str:
+        return self.listener_security_protocol_map.get(self.inter_broker_listener_name,
+                                                       self.inter_broker_listener_name).upper()
 
     def _derive(self) -> None:
         v = self.values
@@ -506,9 +544,27 @@ class KafkaConfig:
                 raise ConfigException("control.plane.listener.name", cp,
                                       "control.plane.listener.name, when defined, should have a different value "
                                       "from the inter broker listener name")
+        self.validate_ssl_listeners()
         if v["group.min.session.timeout.ms"] > v["group.max.session.timeout.ms"]:
             raise ConfigException("group.max.session.timeout.ms", v["group.max.session.timeout.ms"],
                                   "must be at least group.min.session.timeout.ms")
+
+
+    def validate_ssl_listeners(self) -> None:
+        """Load each SSL listener's key and trust stores now (Kafka fails in SocketServer start-up; the
+        error is the same, earlier): a missing file or a wrong password stops start-up with one line."""
+        from kafkalite.security.ssl.ssl_engine_builder import SslConfigError
+        from kafkalite.security.ssl.ssl_factory import Mode, SslFactory
+        for ep in self.listeners:
+            if ep.security_protocol.upper() not in ("SSL", "SASL_SSL"):
+                continue
+            prefix = f"{LISTENER_PREFIX}{ep.listener_name.lower()}."
+            try:
+                SslFactory(Mode.SERVER).configure(self.values_with_prefix_override(prefix))
+            except SslConfigError as e:
+                overridden = prefix + e.name in self.originals
+                raise ConfigException(prefix + e.name if overridden else e.name, e.value,
+                                      f"{e.message} (listener {ep.listener_name})") from None
 
 
 def load_properties(path: str) -> dict[str, str]:

@@ -356,6 +356,7 @@ class KafkaServer(Logging):
         from kafkalite.clients.network_client import NetworkClient
         from kafkalite.clients.network_client_utils import NetworkClientUtils
         from kafkalite.clients.node import Node
+        from kafkalite.network.channel_builders import broker_client_channel_builder
         from kafkalite.network.selector import Selector
         from kafkalite.protocol.api_keys import ApiKeys
         from kafkalite.protocol.messages.controlled_shutdown import ControlledShutdownRequest
@@ -363,7 +364,8 @@ class KafkaServer(Logging):
         socket_timeout_ms = cfg.get("controller.socket.timeout.ms")
         log_context = f"[Controlled shutdown broker={self.broker_id}] "
         network_client = NetworkClient(
-            Selector(max_receive_size=cfg.get("socket.request.max.bytes"), time=self.time, log_context=log_context),
+            Selector(max_receive_size=cfg.get("socket.request.max.bytes"), time=self.time, log_context=log_context,
+                     channel_builder=broker_client_channel_builder(cfg, time=self.time)),
             None, client_id=str(self.broker_id), max_in_flight_requests_per_connection=1, reconnect_backoff_ms=0,
             reconnect_backoff_max_ms=0, request_timeout_ms=cfg.get("request.timeout.ms"), time=self.time,
             log_context=log_context)

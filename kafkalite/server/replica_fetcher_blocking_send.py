@@ -11,6 +11,7 @@ from __future__ import annotations
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.clients.network_client_utils import NetworkClientUtils
 from kafkalite.clients.node import Node
+from kafkalite.network.channel_builders import broker_client_channel_builder
 from kafkalite.network.selector import Selector
 
 
@@ -25,7 +26,8 @@ class ReplicaFetcherBlockingSend:
         log_context = f"[ReplicaFetcher replicaId={broker_config.broker_id}, leaderId={source_broker.id}, " \
                       f"fetcherId={fetcher_id}] "
         selector = Selector(max_receive_size=broker_config.get("socket.request.max.bytes"), time=time,
-                            log_context=log_context)
+                            log_context=log_context, channel_builder=broker_client_channel_builder(broker_config,
+                                                                                                   time=time))
         self.network_client = NetworkClient(
             selector, None, client_id=client_id, max_in_flight_requests_per_connection=1,
             reconnect_backoff_ms=0, reconnect_backoff_max_ms=0,

@@ -36,7 +36,7 @@ from kafkalite.clients.admin.admin_types import (
     TopicDescription, TopicListing, TopicPartitionInfo,
 )
 from kafkalite.clients.client_request import RequestBuilder
-from kafkalite.clients.client_utils import parse_and_validate_addresses
+from kafkalite.clients.client_utils import create_channel_builder, parse_and_validate_addresses
 from kafkalite.clients.consumer.consumer_record import OffsetAndMetadata
 from kafkalite.clients.consumer.internals.consumer_network_client import ConsumerNetworkClient
 from kafkalite.clients.metadata import Metadata
@@ -100,7 +100,8 @@ class KafkaAdminClient:
         log_context = f"[AdminClient clientId={config['client.id']}] "
         self.metadata = Metadata(time=time)    # Kafka: AdminMetadataManager
         self.metadata.bootstrap(parse_and_validate_addresses(config["bootstrap.servers"]))
-        network_client = NetworkClient(Selector(time=time, log_context=log_context), None,
+        network_client = NetworkClient(Selector(time=time, log_context=log_context,
+                                                channel_builder=create_channel_builder(config, time)), None,
                                        client_id=config["client.id"],
                                        request_timeout_ms=int(config["request.timeout.ms"]), time=time,
                                        log_context=log_context)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import logging
 
-from kafkalite.clients.client_utils import parse_and_validate_addresses
+from kafkalite.clients.client_utils import SECURITY_CONFIG_DEFAULTS, create_channel_builder, parse_and_validate_addresses
 from kafkalite.clients.consumer.consumer_record import OffsetAndMetadata
 from kafkalite.clients.consumer.consumer_records import ConsumerRecords
 from kafkalite.clients.consumer.cooperative_sticky_assignor import CooperativeStickyAssignor
@@ -73,6 +73,7 @@ DEFAULTS = {
     "default.api.timeout.ms": 60000, "retry.backoff.ms": 100, "reconnect.backoff.ms": 50,
     "reconnect.backoff.max.ms": 1000, "metadata.max.age.ms": 300000, "allow.auto.create.topics": True,
     "group.instance.id": None, "key.deserializer": None, "value.deserializer": None,
+    **SECURITY_CONFIG_DEFAULTS,
 }
 _CONSUMER_CLIENT_ID_SEQUENCE = [0]
 
@@ -108,7 +109,7 @@ class KafkaConsumer:
                                          _bool(config["allow.auto.create.topics"]), time)
         self.metadata.bootstrap(parse_and_validate_addresses(config["bootstrap.servers"]))
         updater = DefaultMetadataUpdater(self.metadata, int(config["reconnect.backoff.ms"]), self.request_timeout_ms)
-        selector = Selector(time=time, log_context=log_context)
+        selector = Selector(time=time, log_context=log_context, channel_builder=create_channel_builder(config, time))
         network_client = NetworkClient(selector, updater, client_id=self.client_id,
                                        max_in_flight_requests_per_connection=100,
                                        reconnect_backoff_ms=int(config["reconnect.backoff.ms"]),

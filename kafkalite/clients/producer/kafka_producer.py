@@ -19,13 +19,13 @@ Configs (Kafka's names; ``KafkaProducer({"bootstrap.servers": ...})`` or ``Kafka
 ``enable.idempotence`` (default false), ``compression.type`` none, ``max.request.size`` 1 MiB,
 ``max.in.flight.requests.per.connection`` 5, ``partitioner.class``, ``partitioner.adaptive.partitioning.enable``,
 ``key.serializer``, ``value.serializer``, ``metadata.max.age.ms`` 300000, ``reconnect.backoff.ms`` 50,
-``reconnect.backoff.max.ms`` 1000, ``connections.max.idle.ms`` 540000.
+``reconnect.backoff.max.ms`` 1000, ``connections.max.idle.ms`` 540000, ``security.protocol`` PLAINTEXT or SSL
+with the ssl.* keys (ClientUtils.create_channel_builder).
 
 Era notes: ``linger.ms`` is 0 as in Kafka 2.x (Kafka 4.0 made it 5); ``acks`` defaults to ``all`` as in
 Kafka 3.0+ (2.4: 1) while ``enable.idempotence`` keeps 2.4's default false (3.0+: true). Partitioning is the
 3.3 built-in partitioner (DESIGN §2).
-Left out: interceptors, metrics, transactions (``initTransactions`` ...), security protocols other than
-PLAINTEXT, ``partitioner.ignore.keys``.
+Left out: interceptors, metrics, transactions (``initTransactions`` ...), SASL, ``partitioner.ignore.keys``.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ import importlib
 import itertools
 import logging
 
-from kafkalite.clients.client_utils import parse_and_validate_addresses
+from kafkalite.clients.client_utils import SECURITY_CONFIG_DEFAULTS, create_channel_builder, parse_and_validate_addresses
 from kafkalite.clients.metadata import DefaultMetadataUpdater, Metadata
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.clients.producer.internals.buffer_pool import BufferPool
@@ -83,6 +83,7 @@ DEFAULTS = {
     "reconnect.backoff.ms": 50,
     "reconnect.backoff.max.ms": 1000,
     "connections.max.idle.ms": 540000,
+    **SECURITY_CONFIG_DEFAULTS,
 }
 
 _CLIENT_ID_SEQUENCE = itertools.count(1)   # Kafka: KafkaProducer.PRODUCER_CLIENT_ID_SEQUENCE
@@ -166,6 +167,7 @@ class KafkaProducer:
         updater = DefaultMetadataUpdater(self.metadata, int(config["reconnect.backoff.ms"]), request_timeout_ms)
         self.client = NetworkClient(
             Selector(connection_max_idle_ms=int(config["connections.max.idle.ms"]), time=time,
+                     channel_builder=create_channel_builder(config, time),
                      log_context=self.log_context),
             updater, self.client_id, max_in_flight, int(config["reconnect.backoff.ms"]),
             int(config["reconnect.backoff.max.ms"]), request_timeout_ms, time, True, self.log_context)

@@ -145,11 +145,12 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
     @classmethod
     def create(cls, config, metadata_cache, txn_state_manager, txn_marker_purgatory, time=SYSTEM):
         from kafkalite.clients.network_client import NetworkClient
+        from kafkalite.network.channel_builders import broker_client_channel_builder
         from kafkalite.network.selector import Selector
         log_context = f"[TransactionCoordinator id={config.broker_id}] "
         selector = Selector(max_receive_size=config.get("socket.request.max.bytes"),
                             connection_max_idle_ms=config.get("connections.max.idle.ms"), time=time,
-                            log_context=log_context)
+                            log_context=log_context, channel_builder=broker_client_channel_builder(config, time=time))
         network_client = NetworkClient(selector, None, client_id=f"broker-{config.broker_id}-txn-marker-sender",
                                        max_in_flight_requests_per_connection=1, reconnect_backoff_ms=50,
                                        reconnect_backoff_max_ms=50, request_timeout_ms=config.get("request.timeout.ms"),
