@@ -8,8 +8,10 @@ zookeeper.connect=...`` before starting a secured Kafka cluster. During a test t
 through the broker's own AclAuthorizer (``grant``, ``revoke``), whose cache is updated before the call returns.
 
 ``client_for(principal)`` opens a raw connection authenticated as ``principal``. On a PLAINTEXT listener every
-connection is ``User:ANONYMOUS``; SSL client certificates and SASL credentials give other principals (used by
-the matrix as soon as the broker has those listeners).
+connection is ``User:ANONYMOUS``. With ``security="SSL"`` the broker also has an SSL listener with mutual TLS
+(certificates from ``kafkalite.tools.gen_certs``), which is its inter-broker listener: the broker is
+``User:CN=localhost,OU=brokers,O=kafkalite-test`` and holds ClusterAction, ``User:ANONYMOUS`` holds nothing, and
+``client_for(ssl_principal("alice"))`` connects with alice's client certificate.
 """
 from __future__ import annotations
 
@@ -30,6 +32,27 @@ from kafkalite.common.topic_partition import TopicPartition
 
 AUTHORIZER = "kafka.security.authorizer.AclAuthorizer"
 ANONYMOUS = "User:ANONYMOUS"
+SSL_CLIENTS = ("alice", "bob")
+BROKER_SSL_PRINCIPAL = "User:CN=localhost,OU=brokers,O=kafkalite-test"
+
+
+def ssl_principal(name: str) -> str:
+    """The principal DefaultKafkaPrincipalBuilder makes of a gen_certs client certificate."""
+    return f"User:CN={name},OU=clients,O=kafkalite-test"
+
+
+def make_certs(directory: Path) -> Path:
+    from kafkalite.tools import gen_certs
+    gen_certs.generate(str(directory), clients=SSL_CLIENTS)
+    return directory
+
+
+def ssl_broker_props(certs: Path) -> dict:
+    from kafkalite.tools import gen_certs
+    return {"listeners": "PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0", "inter.broker.listener.name": "SSL",
+            "ssl.keystore.location": str(certs / "broker.p12"), "ssl.keystore.type": "PKCS12",
+            "ssl.keystore.password": gen_certs.DEFAULT_PASSWORD, "ssl.truststore.location": str(certs / "ca.crt"),
+            "ssl.truststore.type": "PEM", "ssl.client.auth": "required"}
 
 
 def binding(principal: str, resource_type: ResourceType, name: str, operation: AclOperation,
@@ -63,8 +86,12 @@ class AclBroker:
     """An in-process broker with the AclAuthorizer, and the operator's hands on its ACLs."""
 
     def __init__(self, tmp_path: Path, props: dict | None = None, broker_principal: str = ANONYMOUS,
-                 initial_acls: list[AclBinding] | None = None):
+                 initial_acls: list[AclBinding] | None = None, certs: Path | None = None):
         self.log_dir = tmp_path / "acl-logs"
+        self.certs = certs
+        if certs is not None:   # SSL: the brokers talk over mutual TLS as the broker certificate's principal
+            props = {**ssl_broker_props(certs), **(props or {})}
+            broker_principal = BROKER_SSL_PRINCIPAL
         write_acls_before_start(self.log_dir, [cluster_action(broker_principal), *(initial_acls or [])])
         self.broker = InProcessBroker(self.log_dir, {"authorizer.class.name": AUTHORIZER,
                                                      "offsets.topic.num.partitions": "1",
@@ -141,18 +168,32 @@ class AclBroker:
 
     # ------------------------------------------------------------------ clients
     def client_for(self, principal: str) -> "AuthenticatedConnection":
-        if principal != ANONYMOUS:
-            raise NotImplementedError(f"{principal}: a PLAINTEXT listener only has {ANONYMOUS}")
-        conn = AuthenticatedConnection(self.port, principal)
+        if principal == ANONYMOUS:
+            conn = AuthenticatedConnection(self.port, principal)
+        else:
+            name = next((n for n in SSL_CLIENTS if ssl_principal(n) == principal), None)
+            if self.certs is None or name is None:
+                raise NotImplementedError(f"{principal}: no listener of this broker authenticates it")
+            conn = AuthenticatedConnection(self.server.bound_port("SSL"), principal,
+                                           ssl_context=client_ssl_context(self.certs, name))
         self.connections.append(conn)
         return conn
+
+
+def client_ssl_context(certs: Path, name: str):
+    import ssl
+    context = ssl.create_default_context(cafile=str(certs / "ca.crt"))
+    context.load_cert_chain(str(certs / f"{name}.crt"), str(certs / f"{name}.key"))
+    return context
 
 
 class AuthenticatedConnection(RawConnection):
     """A raw connection that knows which principal it authenticated as."""
 
-    def __init__(self, port: int, principal: str):
+    def __init__(self, port: int, principal: str, ssl_context=None):
         super().__init__(port)
+        if ssl_context is not None:
+            self.sock = ssl_context.wrap_socket(self.sock, server_hostname="localhost")
         self.principal = principal
         self._correlation = 0
 

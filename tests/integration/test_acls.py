@@ -17,7 +17,7 @@ from contextlib import contextmanager
 import attrs
 import pytest
 
-from acl_harness import ANONYMOUS, AclBroker, binding
+from acl_harness import ANONYMOUS, AclBroker, binding, make_certs, ssl_principal
 from clients import build_batch, raw_fetch_body, raw_produce
 
 from kafkalite.common.acl.acl_operation import AclOperation as Op
@@ -33,14 +33,27 @@ from kafkalite.protocol.messages import (alter_configs as AC, create_partitions 
                                          list_offsets as LO, metadata as MD, offset_commit as OC,
                                          offset_delete as OD, offset_fetch as OF, sync_group as SG)
 
-PRINCIPAL = ANONYMOUS
+PRINCIPAL = ANONYMOUS   # the principal of the single-principal tests below; the matrix runs as each of PRINCIPALS
+PRINCIPALS = [ANONYMOUS, ssl_principal("alice")]
 TAF, GAF, CAF = Errors.TOPIC_AUTHORIZATION_FAILED, Errors.GROUP_AUTHORIZATION_FAILED, Errors.CLUSTER_AUTHORIZATION_FAILED
 TIAF = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    return make_certs(tmp_path_factory.mktemp("certs"))
 
 
 @pytest.fixture
 def acl_broker(tmp_path):
     b = AclBroker(tmp_path).start()
+    yield b
+    b.stop()
+
+
+@pytest.fixture
+def ssl_acl_broker(tmp_path, certs):
+    b = AclBroker(tmp_path, certs=certs).start()
     yield b
     b.stop()
 
@@ -222,25 +235,26 @@ def with_topic(broker, conn, ids):
 
 def with_records(broker, conn, ids):
     broker.create_topic(ids.topic)
-    with granted(broker, *allow(RT.TOPIC, ids.topic, Op.WRITE)):
+    with granted(broker, *allow(RT.TOPIC, ids.topic, Op.WRITE, principal=conn.principal)):
         assert raw_produce(conn, ids.topic, {0: build_batch([b"a", b"b", b"c"])}, version=8)[0].error_code == 0
 
 
 def with_committed_offset(broker, conn, ids):
     with_coordinator(broker, conn, ids)
-    with granted(broker, *allow(RT.GROUP, ids.group, Op.READ), *allow(RT.TOPIC, ids.topic, Op.READ)):
+    with granted(broker, *allow(RT.GROUP, ids.group, Op.READ, principal=conn.principal),
+                 *allow(RT.TOPIC, ids.topic, Op.READ, principal=conn.principal)):
         assert offset_commit(conn, ids) is Errors.NONE
 
 
 def with_coordinator(broker, conn, ids):
     broker.create_topic(ids.topic)
-    with granted(broker, *allow(RT.GROUP, ids.group, Op.DESCRIBE)):
+    with granted(broker, *allow(RT.GROUP, ids.group, Op.DESCRIBE, principal=conn.principal)):
         from support import wait_until
         wait_until(lambda: find_group_coordinator(conn, ids) is Errors.NONE, 20, "the group coordinator")
 
 
 def with_txn_coordinator(broker, conn, ids):
-    with granted(broker, *allow(RT.TRANSACTIONAL_ID, ids.txn, Op.DESCRIBE)):
+    with granted(broker, *allow(RT.TRANSACTIONAL_ID, ids.txn, Op.DESCRIBE, principal=conn.principal)):
         from support import wait_until
         wait_until(lambda: find_txn_coordinator(conn, ids) is Errors.NONE, 20, "the transaction coordinator")
 
@@ -250,7 +264,7 @@ def nothing(broker, conn, ids):
 
 
 def with_describe_on_new_topic(broker, conn, ids):
-    broker.grant(*allow(RT.TOPIC, ids.new_topic, Op.DESCRIBE))
+    broker.grant(*allow(RT.TOPIC, ids.new_topic, Op.DESCRIBE, principal=conn.principal))
 
 
 # ---------------------------------------------------------------- the matrix
@@ -260,80 +274,82 @@ class Case:
     setup: object
     call: object
     denied: Errors                  # Kafka's answer without the ACLs
-    acls: object                    # ids -> the bindings Kafka requires
+    acls: object                    # (ids, principal) -> the bindings Kafka requires
     state: object                   # (broker, ids) -> what must not change while denied
     changes: bool = True            # whether success changes that state
     success: Errors = Errors.NONE
 
 
 CASES = [
-    Case("Produce", with_topic, produce, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.WRITE),
+    Case("Produce", with_topic, produce, TAF, lambda i, p: allow(RT.TOPIC, i.topic, Op.WRITE, principal=p),
          lambda b, i: b.log_end_offset(i.topic)),
-    Case("Fetch", with_records, fetch, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.READ),
+    Case("Fetch", with_records, fetch, TAF, lambda i, p: allow(RT.TOPIC, i.topic, Op.READ, principal=p),
          lambda b, i: None, changes=False),
-    Case("ListOffsets", with_topic, list_offsets, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.DESCRIBE),
+    Case("ListOffsets", with_topic, list_offsets, TAF, lambda i, p: allow(RT.TOPIC, i.topic, Op.DESCRIBE, principal=p),
          lambda b, i: None, changes=False),
-    Case("Metadata", with_topic, metadata_named, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.DESCRIBE),
+    Case("Metadata", with_topic, metadata_named, TAF, lambda i, p: allow(RT.TOPIC, i.topic, Op.DESCRIBE, principal=p),
          lambda b, i: None, changes=False),
     # auto-creation: DESCRIBE alone is not enough, CREATE on the topic is
     Case("Metadata auto-create", with_describe_on_new_topic, metadata_auto_create, TAF,
-         lambda i: allow(RT.TOPIC, i.new_topic, Op.CREATE), lambda b, i: b.topic_exists(i.new_topic)),
-    Case("CreateTopics", nothing, create_topics, TAF, lambda i: allow(RT.TOPIC, i.new_topic, Op.CREATE),
+         lambda i, p: allow(RT.TOPIC, i.new_topic, Op.CREATE, principal=p), lambda b, i: b.topic_exists(i.new_topic)),
+    Case("CreateTopics", nothing, create_topics, TAF, lambda i, p: allow(RT.TOPIC, i.new_topic, Op.CREATE, principal=p),
          lambda b, i: b.topic_exists(i.new_topic)),
-    Case("CreateTopics (cluster)", nothing, create_topics, TAF, lambda i: allow(RT.CLUSTER, CLUSTER_NAME, Op.CREATE),
+    Case("CreateTopics (cluster)", nothing, create_topics, TAF, lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.CREATE, principal=p),
          lambda b, i: b.topic_exists(i.new_topic)),
-    Case("DeleteTopics", with_topic, delete_topics, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.DELETE),
+    Case("DeleteTopics", with_topic, delete_topics, TAF, lambda i, p: allow(RT.TOPIC, i.topic, Op.DELETE, principal=p),
          lambda b, i: b.topic_exists(i.topic) and not b.server.zk_client.is_topic_marked_for_deletion(i.topic)),
-    Case("CreatePartitions", with_topic, create_partitions, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.ALTER),
+    Case("CreatePartitions", with_topic, create_partitions, TAF, lambda i, p: allow(RT.TOPIC, i.topic, Op.ALTER, principal=p),
          lambda b, i: b.partition_count(i.topic)),
-    Case("DeleteRecords", with_records, delete_records, TAF, lambda i: allow(RT.TOPIC, i.topic, Op.DELETE),
+    Case("DeleteRecords", with_records, delete_records, TAF, lambda i, p: allow(RT.TOPIC, i.topic, Op.DELETE, principal=p),
          lambda b, i: b.log_start_offset(i.topic)),
     Case("DescribeConfigs (topic)", with_topic, describe_topic_configs, TAF,
-         lambda i: allow(RT.TOPIC, i.topic, Op.DESCRIBE_CONFIGS), lambda b, i: None, changes=False),
+         lambda i, p: allow(RT.TOPIC, i.topic, Op.DESCRIBE_CONFIGS, principal=p), lambda b, i: None, changes=False),
     Case("DescribeConfigs (broker)", nothing, describe_broker_configs, CAF,
-         lambda i: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE_CONFIGS), lambda b, i: None, changes=False),
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE_CONFIGS, principal=p), lambda b, i: None, changes=False),
     Case("AlterConfigs (topic)", with_topic, alter_topic_configs, TAF,
-         lambda i: allow(RT.TOPIC, i.topic, Op.ALTER_CONFIGS), lambda b, i: b.topic_config(i.topic)),
+         lambda i, p: allow(RT.TOPIC, i.topic, Op.ALTER_CONFIGS, principal=p), lambda b, i: b.topic_config(i.topic)),
     Case("OffsetCommit", with_coordinator, offset_commit, GAF,
-         lambda i: allow(RT.GROUP, i.group, Op.READ) + allow(RT.TOPIC, i.topic, Op.READ),
+         lambda i, p: allow(RT.GROUP, i.group, Op.READ, principal=p) + allow(RT.TOPIC, i.topic, Op.READ, principal=p),
          lambda b, i: b.committed(i.group, i.topic)),
     Case("OffsetFetch", with_committed_offset, offset_fetch, GAF,
-         lambda i: allow(RT.GROUP, i.group, Op.DESCRIBE) + allow(RT.TOPIC, i.topic, Op.DESCRIBE),
+         lambda i, p: allow(RT.GROUP, i.group, Op.DESCRIBE, principal=p) + allow(RT.TOPIC, i.topic, Op.DESCRIBE, principal=p),
          lambda b, i: None, changes=False),
     Case("FindCoordinator (group)", nothing, find_group_coordinator, GAF,
-         lambda i: allow(RT.GROUP, i.group, Op.DESCRIBE), lambda b, i: None, changes=False),
+         lambda i, p: allow(RT.GROUP, i.group, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False),
     Case("FindCoordinator (transaction)", with_txn_coordinator, find_txn_coordinator, TIAF,
-         lambda i: allow(RT.TRANSACTIONAL_ID, i.txn, Op.DESCRIBE), lambda b, i: None, changes=False),
-    Case("JoinGroup", with_coordinator, join_group, GAF, lambda i: allow(RT.GROUP, i.group, Op.READ),
+         lambda i, p: allow(RT.TRANSACTIONAL_ID, i.txn, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False),
+    Case("JoinGroup", with_coordinator, join_group, GAF, lambda i, p: allow(RT.GROUP, i.group, Op.READ, principal=p),
          lambda b, i: b.group_state(i.group), success=Errors.MEMBER_ID_REQUIRED),
-    Case("SyncGroup", with_coordinator, sync_group, GAF, lambda i: allow(RT.GROUP, i.group, Op.READ),
+    Case("SyncGroup", with_coordinator, sync_group, GAF, lambda i, p: allow(RT.GROUP, i.group, Op.READ, principal=p),
          lambda b, i: None, changes=False, success=Errors.UNKNOWN_MEMBER_ID),
-    Case("Heartbeat", with_coordinator, heartbeat, GAF, lambda i: allow(RT.GROUP, i.group, Op.READ),
+    Case("Heartbeat", with_coordinator, heartbeat, GAF, lambda i, p: allow(RT.GROUP, i.group, Op.READ, principal=p),
          lambda b, i: None, changes=False, success=Errors.UNKNOWN_MEMBER_ID),
-    Case("LeaveGroup", with_coordinator, leave_group, GAF, lambda i: allow(RT.GROUP, i.group, Op.READ),
+    Case("LeaveGroup", with_coordinator, leave_group, GAF, lambda i, p: allow(RT.GROUP, i.group, Op.READ, principal=p),
          lambda b, i: None, changes=False),   # v3: the member's UNKNOWN_MEMBER_ID is per member
     Case("DescribeGroups", with_committed_offset, describe_groups, GAF,
-         lambda i: allow(RT.GROUP, i.group, Op.DESCRIBE), lambda b, i: None, changes=False),
-    Case("ListGroups", with_committed_offset, list_groups, GAF, lambda i: allow(RT.GROUP, i.group, Op.DESCRIBE),
+         lambda i, p: allow(RT.GROUP, i.group, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False),
+    Case("ListGroups", with_committed_offset, list_groups, GAF, lambda i, p: allow(RT.GROUP, i.group, Op.DESCRIBE, principal=p),
          lambda b, i: None, changes=False),
     Case("ListGroups (cluster)", with_committed_offset, list_groups, GAF,
-         lambda i: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE), lambda b, i: None, changes=False),
-    Case("DeleteGroups", with_committed_offset, delete_groups, GAF, lambda i: allow(RT.GROUP, i.group, Op.DELETE),
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False),
+    Case("DeleteGroups", with_committed_offset, delete_groups, GAF, lambda i, p: allow(RT.GROUP, i.group, Op.DELETE, principal=p),
          lambda b, i: b.committed(i.group, i.topic)),
     Case("OffsetDelete", with_committed_offset, offset_delete, GAF,
-         lambda i: allow(RT.GROUP, i.group, Op.DELETE) + allow(RT.TOPIC, i.topic, Op.READ),
+         lambda i, p: allow(RT.GROUP, i.group, Op.DELETE, principal=p) + allow(RT.TOPIC, i.topic, Op.READ, principal=p),
          lambda b, i: b.committed(i.group, i.topic)),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_denied_without_the_acl_and_allowed_with_it(acl_broker, ids, case):
-    conn = acl_broker.client_for(PRINCIPAL)
+@pytest.mark.parametrize("principal", PRINCIPALS, ids=["PLAINTEXT", "SSL"])
+def test_denied_without_the_acl_and_allowed_with_it(request, principal, ids, case):
+    acl_broker = request.getfixturevalue("acl_broker" if principal == ANONYMOUS else "ssl_acl_broker")
+    conn = acl_broker.client_for(principal)
     case.setup(acl_broker, conn, ids)
     before = case.state(acl_broker, ids)
     assert case.call(conn, ids) is case.denied
     assert case.state(acl_broker, ids) == before, "a denied request changed something"
-    acl_broker.grant(*case.acls(ids))
+    acl_broker.grant(*case.acls(ids, principal))
     from support import wait_until
     # the first allowed call may meet a coordinator or topic still loading; Kafka's clients retry those
     result = wait_until(lambda: (lambda e: e if e not in (Errors.COORDINATOR_LOAD_IN_PROGRESS,
