@@ -3,6 +3,9 @@
 Classes: Log (one partition's log: segments, log end offset, high watermark, log start offset,
 recovery point), LogAppendInfo.
 
+Loading (leftover files, opening segments, recovery after a crash) is LogLoader's, as in Kafka 3.0;
+2.4 has it in this class (see log_loader.py).
+
 Era notes: Kafka 3.1 split this class into UnifiedLog (offsets, producer state, epochs) and
 LocalLog (segments on disk); 2.4 has the one class, and so does kafkalite.
 
@@ -21,9 +24,11 @@ Decisions where kafkalite differs from 2.4:
   Kafka's up-conversion (LogValidator) is left out.
 - Broker-side recompression (``compression.type`` other than ``producer``) is left out: batches
   are stored as the producer compressed them.
-- No producer snapshots: producer state (open transactions included) is rebuilt at load from the batch
-  headers and markers; a segment recovered at start-up is replayed with the producer state of the
-  segments before it, which rebuilds its ``.txnindex`` as 2.4's recoverSegment does.
+- Producer snapshots (``<offset>.snapshot``, ProducerStateManager) are taken at each roll, at close and
+  after each rebuild; a load starts from the latest one and replays only the batches after it. 2.4 skips
+  the rebuild when it finds no snapshot after a clean shutdown (its upgrade shortcut for logs written
+  before KIP-98); kafkalite replays from the log start instead, so that logs written before kafkalite took
+  snapshots keep their open transactions.
 - No log cleaner (compaction).
 Transactions: the first unstable offset is the first offset of the oldest transaction that is open or
 decided above the high watermark (ProducerStateManager); the last stable offset is the smaller of it and
@@ -46,14 +51,12 @@ import uuid
 
 import attrs
 
-from kafkalite.log.abstract_index import CorruptIndexException
 from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
 from kafkalite.log.leader_epoch_file_cache import LEADER_EPOCH_CHECKPOINT_FILENAME, LeaderEpochFileCache
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_file_utils import (
-    CLEAN_SHUTDOWN_FILE, CLEANED_FILE_SUFFIX, DELETE_DIR_SUFFIX, DELETED_FILE_SUFFIX, FUTURE_DIR_SUFFIX,
-    INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, SWAP_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX, log_dir_name,
-    offset_from_file_name, parse_topic_partition_name)
+    CLEAN_SHUTDOWN_FILE, DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, log_dir_name, parse_topic_partition_name)
+from kafkalite.log.log_loader import LogLoader, rebuild_producer_state
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.log.log_segment import LogSegment, RollParams
 from kafkalite.log.offset_index import OffsetPosition
@@ -105,7 +108,7 @@ class LogAppendInfo:
 class Log(Logging):
     """Kafka: Log."""
 
-    # Kafka: Log.<init> (+ the locally block that loads segments)
+    # Kafka: Log.<init> (+ the locally block; LogLoader loads the segments)
     def __init__(self, dir: str, config: LogConfig, log_start_offset: int = 0, recovery_point: int = 0,
                  scheduler=None, time: Time = SYSTEM, topic_partition=None,
                  max_producer_id_expiration_ms: int = 7 * 24 * 3600 * 1000,
@@ -134,14 +137,18 @@ class Log(Logging):
         self.producer_state_manager = ProducerStateManager(self.topic_partition, dir, max_producer_id_expiration_ms)
         self.first_unstable_offset_metadata: LogOffsetMetadata | None = None
         start_ms = time.hi_res_clock_ms()
-        next_offset = self.load_segments()
+        had_clean_shutdown = self.had_clean_shutdown
+        loaded = LogLoader(dir, self.topic_partition, config, time, had_clean_shutdown, self._segments,
+                           log_start_offset, recovery_point, max_producer_id_expiration_ms,
+                           self.leader_epoch_cache).load()
+        self._publish()
+        next_offset = loaded.next_offset
         self.next_offset_metadata = LogOffsetMetadata(
             next_offset, self.active_segment.base_offset, self.active_segment.size)
-        self.leader_epoch_cache.truncate_from_end(next_offset)
-        self.log_start_offset = max(self.log_start_offset, self._snapshot[1][0].base_offset)
-        self.recovery_point = min(max(self.recovery_point, 0), next_offset) if self.had_clean_shutdown else next_offset
+        self.log_start_offset = loaded.log_start_offset
+        self.recovery_point = loaded.recovery_point
         self.high_watermark_metadata = LogOffsetMetadata(self.log_start_offset)
-        self.load_producer_state(next_offset)
+        self.load_producer_state(next_offset, reload_from_clean_shutdown=had_clean_shutdown)
         # Kafka: Log.producerExpireCheck -- producers idle longer than producer.id.expiration.ms go
         self.producer_expire_check = None
         if scheduler is not None:
@@ -228,110 +235,46 @@ class Log(Logging):
                 channel.maybe_add_offline_log_dir(self.parent_dir, text, e)
             raise Errors.KAFKA_STORAGE_ERROR.exception(f"{text}: {e}") from e
 
-    # ---- loading ----
-    # Kafka: Log.loadSegments (with removeTempFilesAndCollectSwapFiles and loadSegmentFiles)
-    def load_segments(self) -> int:
-        for name in os.listdir(self.dir):
-            if name.endswith((DELETED_FILE_SUFFIX, CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX, ".tmp")):
-                os.unlink(os.path.join(self.dir, name))
-        names = sorted(os.listdir(self.dir))
-        for name in names:
-            path = os.path.join(self.dir, name)
-            if name.endswith((INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX)):
-                log_path = os.path.join(self.dir, name.split(".")[0] + LOG_FILE_SUFFIX)
-                if not os.path.exists(log_path):
-                    self.warn("Found an orphaned index file %s, with no corresponding log file.", path)
-                    os.unlink(path)
-        for name in sorted(os.listdir(self.dir)):
-            if not name.endswith(LOG_FILE_SUFFIX):
-                continue
-            base_offset = offset_from_file_name(name)
-            segment = LogSegment.open(self.dir, base_offset, self.config, self.time, file_already_exists=True)
-            try:
-                segment.sanity_check()
-            except (CorruptIndexException, FileNotFoundError) as e:
-                self.error("Could not find offset index file corresponding to log file %s or the index is "
-                           "corrupt (%s), recovering segment and rebuilding index files...", segment.log.file, e)
-                truncated = self.recover_segment(segment)
-                if truncated > 0:   # whatever path finds it, dropped bytes are always reported
-                    self.warn("Corruption found in segment %d: dropped %d invalid bytes, truncating to offset %d",
-                              segment.base_offset, truncated, segment.read_next_offset())
-            self.add_segment(segment)
-        if not self._segments:
-            self.add_segment(LogSegment.open(self.dir, self.log_start_offset, self.config, self.time))
-            next_offset = self.log_start_offset
-        else:
-            next_offset = self.recover_log()
-        self.active_segment.resize_indexes(self.config.max_index_size)
-        return next_offset
-
-    # Kafka: Log.recoverSegment -- replayed with the producer state of the segments before it, so that
-    # its transaction index is rebuilt with the right last stable offsets
-    def recover_segment(self, segment: LogSegment, producer_state_manager: ProducerStateManager | None = None) -> int:
-        if producer_state_manager is None:
-            producer_state_manager = self._producer_state_before(segment.base_offset)
-        return segment.recover(producer_state_manager, leader_epoch_cache=self.leader_epoch_cache)
-
-    # Kafka: Log.rebuildProducerState (from the log only: kafkalite keeps no snapshots)
-    def _producer_state_before(self, offset: int) -> ProducerStateManager:
-        psm = ProducerStateManager(self.topic_partition, self.dir, self.max_producer_id_expiration_ms)
-        for seg in self.log_segments():
-            if seg.base_offset >= offset:
-                break
-            for batch in seg.log.batches():
-                if batch.has_producer_id():
-                    psm.load_batch(batch)
-        psm.update_map_end_offset(offset)
-        return psm
-
-    # Kafka: Log.recoverLog
-    def recover_log(self) -> int:
-        if self.had_clean_shutdown:
-            active = self.active_segment
-            if not active.has_valid_tail():   # kafkalite's check, see LogSegment.has_valid_tail
-                truncated = self.recover_segment(active)
-                self.warn("Damaged tail found in segment %d after a clean shutdown: dropped %d invalid bytes, "
-                          "truncating to offset %d", active.base_offset, truncated, active.read_next_offset())
-        else:
-            unflushed = self.log_segments(self.recovery_point, None)
-            psm = self._producer_state_before(unflushed[0].base_offset) if unflushed else None
-            for i, segment in enumerate(unflushed):
-                self.info("Recovering unflushed segment %d", segment.base_offset)
-                truncated = self.recover_segment(segment, psm)
-                if truncated > 0:
-                    self.warn("Corruption found in segment %d: dropped %d invalid bytes, truncating to offset %d",
-                              segment.base_offset, truncated, segment.read_next_offset())
-                    for later in unflushed[i + 1:]:
-                        self.warn("Deleting segment %d, which follows the corrupt one", later.base_offset)
-                        self._remove_segment(later)
-                        later.delete_if_exists()
-                    break
-        log_end_offset = self.active_segment.read_next_offset()
-        if log_end_offset < self.log_start_offset:
-            self.warn("Deleting all segments because logEndOffset (%d) is smaller than logStartOffset (%d). "
-                      "This could happen if segment files were deleted from the file system.",
-                      log_end_offset, self.log_start_offset)
-            for segment in self.log_segments():
-                self._remove_segment(segment)
-                segment.delete_if_exists()
-            self.add_segment(LogSegment.open(self.dir, self.log_start_offset, self.config, self.time))
-            return self.log_start_offset
-        return log_end_offset
-
-    # Kafka: Log.loadProducerState (rebuilt from batch headers and markers; kafkalite keeps no snapshots)
-    def load_producer_state(self, last_offset: int) -> None:
+    # ---- loading (segments: LogLoader) ----
+    # Kafka: Log.loadProducerState
+    def load_producer_state(self, last_offset: int, reload_from_clean_shutdown: bool = False) -> None:
         with self._lock:
-            psm = self.producer_state_manager
-            psm.truncate()
-            for segment in self.log_segments():
-                for batch in segment.log.batches():
-                    if batch.base_offset >= last_offset:
-                        break
-                    if batch.has_producer_id():
-                        psm.load_batch(batch)
-            psm.update_map_end_offset(last_offset)
-            psm.on_high_watermark_updated(self.high_watermark)
+            rebuild_producer_state(self.producer_state_manager, self.log_segments(), self.log_start_offset,
+                                   last_offset, self.time, reload_from_clean_shutdown)
+            self.producer_state_manager.on_high_watermark_updated(self.high_watermark)
             self.maybe_increment_first_unstable_offset()
+
+    # Kafka: Log.takeProducerSnapshot
+    def take_producer_snapshot(self) -> None:
+        with self._lock:
+            self.producer_state_manager.take_snapshot()
+
+    # Kafka: Log.latestProducerSnapshotOffset
+    def latest_producer_snapshot_offset(self) -> int | None:
+        with self._lock:
+            return self.producer_state_manager.latest_snapshot_offset()
+
+    # Kafka: Log.oldestProducerSnapshotOffset
+    def oldest_producer_snapshot_offset(self) -> int | None:
+        with self._lock:
+            return self.producer_state_manager.oldest_snapshot_offset()
+
+    # Kafka: Log.deleteSnapshotsAfterRecoveryPointCheckpoint -- keep the snapshots of the last two segments and
+    # of every segment at or above the recovery point (recovery starts from them); returns the oldest kept
+    def delete_snapshots_after_recovery_point_checkpoint(self) -> int:
+        min_offset_to_retain = self.min_snapshots_offset_to_retain()
+        self.producer_state_manager.delete_snapshots_before(min_offset_to_retain)
+        return min_offset_to_retain
+
+    # Kafka: Log.minSnapshotsOffsetToRetain
+    def min_snapshots_offset_to_retain(self) -> int:
+        with self._lock:
+            bases = [seg.base_offset for seg in self.log_segments()]
+            lower_than_active = [b for b in bases if b < bases[-1]]
+            two_segments_min_offset = lower_than_active[-1] if lower_than_active else bases[-1]
+            below_recovery_point = [b for b in bases if b < self.recovery_point]
+            recovery_point_offset = below_recovery_point[-1] if below_recovery_point else self.recovery_point
+            return min(recovery_point_offset, two_segments_min_offset)
 
     def _remove_expired_producers(self) -> None:
         with self._lock:
@@ -863,7 +806,9 @@ class Log(Logging):
                                    f"{self.active_segment}")
             if self._segments:
                 self.active_segment.on_become_inactive_segment()
+            # the snapshot at the new base offset lets a recovery of the new segment start from it
             self.producer_state_manager.update_map_end_offset(new_offset)
+            self.producer_state_manager.take_snapshot()
             segment = self.add_segment(LogSegment.open(self.dir, new_offset, self.config, self.time))
             self.update_log_end_offset(self.log_end_offset)
         if self.scheduler is not None:
@@ -1024,6 +969,13 @@ class Log(Logging):
         self.debug("Closing log")
         with self._lock:
             self._cancel_producer_expire_check()
+            # a snapshot at the log end spares the next load any replay; without it the next load replays
+            # from an older one, so a failed write does not keep the segments from closing
+            try:
+                self.producer_state_manager.take_snapshot()
+            except OSError as e:
+                self.warn("Could not write the producer snapshot at offset %d: %s",
+                          self.producer_state_manager.map_end_offset, e)
             for seg in self.log_segments():
                 seg.close()
 

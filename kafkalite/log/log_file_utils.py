@@ -18,6 +18,7 @@ SWAP_FILE_SUFFIX = ".swap"
 DELETE_DIR_SUFFIX = "-delete"
 FUTURE_DIR_SUFFIX = "-future"   # a replica being moved to this log dir (KIP-113): topic-0.<uniqueId>-future
 CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
+PRODUCER_SNAPSHOT_FILE_SUFFIX = ".snapshot"   # producer state as of the offset in its name (ProducerStateManager)
 
 
 # Kafka: Log.filenamePrefixFromOffset
@@ -41,6 +42,11 @@ def time_index_file(dir_: str, offset: int, suffix: str = "") -> str:
 # Kafka: Log.transactionIndexFile
 def transaction_index_file(dir_: str, offset: int, suffix: str = "") -> str:
     return os.path.join(dir_, filename_prefix_from_offset(offset) + TXN_INDEX_FILE_SUFFIX + suffix)
+
+
+# Kafka: Log.producerSnapshotFile -- the producer state of every offset below ``offset``
+def producer_snapshot_file(dir_: str, offset: int) -> str:
+    return os.path.join(dir_, filename_prefix_from_offset(offset) + PRODUCER_SNAPSHOT_FILE_SUFFIX)
 
 
 # Kafka: Log.offsetFromFileName

@@ -303,8 +303,7 @@ class LogManager(Logging):
         if d not in self.live_log_dirs:
             return
         logs = self._logs_in_dir(d)
-        self._write_checkpoint(d, self.recovery_point_checkpoints,
-                               {tp: log.recovery_point for tp, log in logs.items()})
+        self.checkpoint_recovery_offsets_and_clean_snapshot(d, list(logs.values()))
         self._write_checkpoint(d, self.log_start_offset_checkpoints,
                                {tp: log.log_start_offset for tp, log in logs.items()
                                 if log.log_start_offset > log.log_segments()[0].base_offset})
@@ -377,8 +376,20 @@ class LogManager(Logging):
     # Kafka: LogManager.checkpointLogRecoveryOffsets
     def checkpoint_log_recovery_offsets(self) -> None:
         for d in list(self.live_log_dirs):
-            self._write_checkpoint(d, self.recovery_point_checkpoints,
-                                   {tp: log.recovery_point for tp, log in self._logs_in_dir(d).items()})
+            self.checkpoint_recovery_offsets_and_clean_snapshot(d, list(self._logs_in_dir(d).values()))
+
+    # Kafka: LogManager.checkpointRecoveryOffsetsAndCleanSnapshot -- once the recovery points are on disk, the
+    # producer snapshots below them (but those of each log's last two segments) are no longer needed
+    def checkpoint_recovery_offsets_and_clean_snapshot(self, d: str, logs_to_clean_snapshot: list) -> None:
+        self._write_checkpoint(d, self.recovery_point_checkpoints,
+                               {tp: log.recovery_point for tp, log in self._logs_in_dir(d).items()})
+        if d not in self.live_log_dirs:
+            return      # the checkpoint failed and took the dir offline
+        try:
+            for log in logs_to_clean_snapshot:
+                log.delete_snapshots_after_recovery_point_checkpoint()
+        except OSError as e:
+            self._mark_offline(d, f"Disk error while writing to recovery point file in directory {d}", e)
 
     # Kafka: LogManager.checkpointLogStartOffsets
     def checkpoint_log_start_offsets(self) -> None:

@@ -193,7 +193,6 @@ class LogSegment(Logging):
         if completed is not None:
             self.update_txn_index(completed, producer_state_manager.last_stable_offset(completed))
             producer_state_manager.complete_txn(completed)
-        producer_state_manager.update_map_end_offset(batch.last_offset + 1)
 
     # Kafka: LogSegment.collectAbortedTxns
     def collect_aborted_txns(self, fetch_offset: int, upper_bound_offset: int) -> TxnIndexSearchResult:
@@ -264,8 +263,10 @@ class LogSegment(Logging):
                     latest = leader_epoch_cache.latest_epoch
                     if latest is None or batch.partition_leader_epoch > latest:
                         leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
-                if producer_state_manager is not None and batch.has_producer_id():
-                    self._update_producer_state(producer_state_manager, batch)
+                if producer_state_manager is not None:
+                    if batch.has_producer_id():
+                        self._update_producer_state(producer_state_manager, batch)
+                    producer_state_manager.update_map_end_offset(batch.last_offset + 1)
         except (CorruptRecordException, InvalidRecordException) as e:
             self.warn("Found invalid messages in log segment %s at byte offset %d: %s.",
                       self.log.file, valid_bytes, e)

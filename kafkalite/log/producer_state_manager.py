@@ -24,9 +24,20 @@ to ``unreplicated_txns`` until the high watermark passes its marker; the first o
 ongoing or unreplicated transaction is the log's first unstable offset, which bounds the last stable
 offset. A non-transactional write while a transaction is open is INVALID_TXN_STATE.
 
-Era notes / left out: no ``.snapshot`` files -- Log rebuilds this state (open transactions and
-their first offsets included) at load by replaying the batch headers and the markers of every
-segment, which is what a snapshot would have saved. Validation follows the ``AppendOrigin`` of
+Snapshots: ``<offset>.snapshot`` in the partition directory holds the state of every producer as of
+``offset`` (exclusive): version (int16, 1), CRC-32C (uint32) of everything after it, then an array of
+entries (producer id int64, epoch int16, last sequence int32, last offset int64, offset delta int32,
+timestamp int64, coordinator epoch int32, current transaction's first offset int64 or -1). Log takes one
+when it rolls a segment, when it closes and after rebuilding; at load it reads the latest one and replays
+only the batches after it. A snapshot that fails its version or CRC check is deleted (with a warning) and
+the next older one is tried, down to the log start offset. An open transaction survives through its
+entry's current transaction first offset; completed transactions above the high watermark do not (2.4
+keeps the log end offset at or below the high watermark when it reloads).
+
+Era notes / left out: as in 2.4 a snapshot keeps only the last batch of each producer, so after a restart
+a retry of an older one of its last five batches is no longer recognised as a duplicate; an entry saved
+without any batch (last offset -1) loads with none (2.4 loads a batch of sequence -1, which checks the
+same). Validation follows the ``AppendOrigin`` of
 Kafka 2.5+ (2.4 passes ``isFromClient``): client appends get the full sequence check (epoch only on
 ``__consumer_offsets``, as 2.4's ValidationType.EpochOnly), coordinator and replication appends the
 epoch check; markers always get the epoch and coordinator-epoch checks.
@@ -35,10 +46,15 @@ from __future__ import annotations
 
 import collections
 import enum
+import os
+import struct
 
 import attrs
+import crc32c
 
 from kafkalite.common.topic import GROUP_METADATA_TOPIC_NAME
+from kafkalite.log.log_file_utils import (
+    PRODUCER_SNAPSHOT_FILE_SUFFIX, offset_from_file_name, producer_snapshot_file)
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.record.control_record_type import ControlRecordType
@@ -132,6 +148,10 @@ class ProducerStateEntry:
     @property
     def last_data_offset(self) -> int:
         return -1 if self.is_empty() else self.batch_metadata[-1].last_offset
+
+    @property
+    def last_offset_delta(self) -> int:
+        return 0 if self.is_empty() else self.batch_metadata[-1].offset_delta
 
     def is_empty(self) -> bool:
         return not self.batch_metadata
@@ -312,6 +332,83 @@ class ProducerAppendInfo:
                 f"startedTransactions={self.transactions})")
 
 
+class CorruptSnapshotException(Exception):
+    """Kafka: CorruptSnapshotException -- a snapshot file with an unknown version, a bad CRC or a bad layout."""
+
+
+# Kafka: ProducerStateManager.ProducerSnapshotVersion and the offsets of the snapshot's fields
+PRODUCER_SNAPSHOT_VERSION = 1
+CRC_OFFSET = 2
+PRODUCER_ENTRIES_OFFSET = CRC_OFFSET + 4
+_SNAPSHOT_HEADER = struct.Struct(">hIi")            # version, crc, number of entries
+# producer id, epoch, last sequence, last offset, offset delta, timestamp, coordinator epoch, txn first offset
+_SNAPSHOT_ENTRY = struct.Struct(">qhiqiqiq")
+
+
+# Kafka: ProducerStateManager.readSnapshot
+def read_snapshot(path: str) -> list[ProducerStateEntry]:
+    with open(path, "rb") as f:
+        buffer = f.read()
+    try:
+        version, crc, count = _SNAPSHOT_HEADER.unpack_from(buffer, 0)
+    except struct.error as e:
+        raise CorruptSnapshotException(f"Snapshot failed schema validation: {e}") from None
+    if version != PRODUCER_SNAPSHOT_VERSION:
+        raise CorruptSnapshotException(f"Snapshot contained an unknown file version {version}")
+    if count < 0 or _SNAPSHOT_HEADER.size + count * _SNAPSHOT_ENTRY.size != len(buffer):
+        raise CorruptSnapshotException(f"Snapshot failed schema validation: {count} entries do not fill "
+                                       f"{len(buffer)} bytes")
+    computed = crc32c.crc32c(buffer[PRODUCER_ENTRIES_OFFSET:])
+    if crc != computed:
+        raise CorruptSnapshotException(f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {crc}. "
+                                       f"Computed crc: {computed}")
+    entries = []
+    for (producer_id, epoch, last_seq, last_offset, offset_delta, timestamp, coordinator_epoch,
+         txn_first_offset) in _SNAPSHOT_ENTRY.iter_unpack(buffer[_SNAPSHOT_HEADER.size:]):
+        entry = ProducerStateEntry(producer_id, epoch, coordinator_epoch, timestamp,
+                                   txn_first_offset if txn_first_offset >= 0 else None)
+        if last_offset >= 0:
+            entry.add_batch_metadata(BatchMetadata(last_seq, last_offset, offset_delta, timestamp))
+        entries.append(entry)
+    return entries
+
+
+# Kafka: ProducerStateManager.writeSnapshot -- the CRC covers everything after its own field
+def write_snapshot(path: str, entries: dict[int, ProducerStateEntry]) -> None:
+    buffer = bytearray(_SNAPSHOT_HEADER.pack(PRODUCER_SNAPSHOT_VERSION, 0, len(entries)))
+    for producer_id, entry in entries.items():
+        first_offset = entry.current_txn_first_offset
+        buffer += _SNAPSHOT_ENTRY.pack(producer_id, entry.producer_epoch, entry.last_seq, entry.last_data_offset,
+                                       entry.last_offset_delta, entry.last_timestamp, entry.coordinator_epoch,
+                                       -1 if first_offset is None else first_offset)
+    struct.pack_into(">I", buffer, CRC_OFFSET, crc32c.crc32c(bytes(buffer[PRODUCER_ENTRIES_OFFSET:])))
+    with open(path, "wb") as f:
+        f.write(buffer)
+
+
+# Kafka: ProducerStateManager.listSnapshotFiles
+def list_snapshot_files(dir_: str) -> list[str]:
+    if not os.path.isdir(dir_):
+        return []
+    return [os.path.join(dir_, name) for name in os.listdir(dir_)
+            if name.endswith(PRODUCER_SNAPSHOT_FILE_SUFFIX) and os.path.isfile(os.path.join(dir_, name))]
+
+
+# Kafka: ProducerStateManager.deleteSnapshotFiles
+def delete_snapshot_files(dir_: str, predicate=lambda offset: True) -> None:
+    for path in list_snapshot_files(dir_):
+        if predicate(offset_from_file_name(path)):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+
+
+# Kafka: ProducerStateManager.deleteSnapshotsBefore
+def delete_snapshots_before(dir_: str, offset: int) -> None:
+    delete_snapshot_files(dir_, lambda snapshot_offset: snapshot_offset < offset)
+
+
 class ProducerStateManager(Logging):
     """Kafka: ProducerStateManager -- producer id -> ProducerStateEntry for one partition, and its transactions."""
 
@@ -322,6 +419,7 @@ class ProducerStateManager(Logging):
         self.max_producer_id_expiration_ms = max_producer_id_expiration_ms
         self.producers: dict[int, ProducerStateEntry] = {}
         self.last_map_offset = 0
+        self.last_snap_offset = 0
         # ongoing transactions by first offset; completed ones whose marker is not below the HW yet
         self.ongoing_txns: dict[int, TxnMetadata] = {}
         self.unreplicated_txns: dict[int, TxnMetadata] = {}
@@ -414,6 +512,9 @@ class ProducerStateManager(Logging):
         self._remove_unreplicated_transactions(log_start_offset)
         if self.last_map_offset < log_start_offset:
             self.last_map_offset = log_start_offset
+        self.delete_snapshots_before(log_start_offset)
+        latest = self.latest_snapshot_offset()
+        self.last_snap_offset = log_start_offset if latest is None else latest
 
     def load_batch(self, batch) -> CompletedTxn | None:
         """Replay one batch from the log (Kafka: Log.loadProducersFromLog): open and complete transactions as
@@ -443,9 +544,81 @@ class ProducerStateManager(Logging):
         for pid in expired:
             del self.producers[pid]
 
-    # Kafka: ProducerStateManager.truncate
+    # Kafka: ProducerStateManager.truncate -- forget everything, snapshots included
     def truncate(self) -> None:
         self.producers.clear()
         self.ongoing_txns.clear()
         self.unreplicated_txns.clear()
+        delete_snapshot_files(self.log_dir)
+        self.last_snap_offset = 0
         self.last_map_offset = 0
+
+    # ---- snapshots ----
+    # Kafka: ProducerStateManager.takeSnapshot -- only when the state moved past the last snapshot
+    def take_snapshot(self) -> None:
+        if self.last_map_offset > self.last_snap_offset:
+            self.info("Writing producer snapshot at offset %d", self.last_map_offset)
+            write_snapshot(producer_snapshot_file(self.log_dir, self.last_map_offset), self.producers)
+            self.last_snap_offset = self.last_map_offset
+
+    # Kafka: ProducerStateManager.latestSnapshotOffset
+    def latest_snapshot_offset(self) -> int | None:
+        offsets = self._snapshot_offsets()
+        return max(offsets) if offsets else None
+
+    # Kafka: ProducerStateManager.oldestSnapshotOffset
+    def oldest_snapshot_offset(self) -> int | None:
+        offsets = self._snapshot_offsets()
+        return min(offsets) if offsets else None
+
+    def _snapshot_offsets(self) -> list[int]:
+        return [offset_from_file_name(path) for path in list_snapshot_files(self.log_dir)]
+
+    # Kafka: ProducerStateManager.deleteSnapshotsBefore
+    def delete_snapshots_before(self, offset: int) -> None:
+        delete_snapshots_before(self.log_dir, offset)
+
+    # Kafka: ProducerStateManager.truncateAndReload -- keep the snapshots inside (log start, log end], and
+    # unless the state already ends at the log end, start again from the latest of them. The caller replays
+    # the log from ``map_end_offset`` on.
+    def truncate_and_reload(self, log_start_offset: int, log_end_offset: int, current_time_ms: int) -> None:
+        delete_snapshot_files(self.log_dir, lambda offset: offset > log_end_offset or offset <= log_start_offset)
+        if log_end_offset != self.map_end_offset:
+            self.producers.clear()
+            self.ongoing_txns.clear()
+            # the log end offset is at or below the high watermark here, so nothing is unreplicated
+            self.unreplicated_txns.clear()
+            self._load_from_snapshot(log_start_offset, current_time_ms)
+        else:
+            self.truncate_head(log_start_offset)
+
+    # Kafka: ProducerStateManager.loadFromSnapshot -- the latest readable snapshot; a corrupt one is deleted
+    def _load_from_snapshot(self, log_start_offset: int, current_time_ms: int) -> None:
+        while True:
+            offset = self.latest_snapshot_offset()
+            if offset is None:
+                self.last_snap_offset = self.last_map_offset = log_start_offset
+                return
+            path = producer_snapshot_file(self.log_dir, offset)
+            try:
+                self.info("Loading producer state from snapshot file '%s'", path)
+                entries = read_snapshot(path)
+            except CorruptSnapshotException as e:
+                self.warn("Failed to load producer snapshot from '%s': %s", path, e)
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+                continue
+            for entry in entries:
+                if not self.is_producer_expired(current_time_ms, entry):
+                    self.load_producer_entry(entry)
+            self.last_snap_offset = self.last_map_offset = offset
+            return
+
+    # Kafka: ProducerStateManager.loadProducerEntry -- an open transaction comes back as ongoing
+    def load_producer_entry(self, entry: ProducerStateEntry) -> None:
+        self.producers[entry.producer_id] = entry
+        if entry.current_txn_first_offset is not None:
+            self.ongoing_txns[entry.current_txn_first_offset] = TxnMetadata(
+                entry.producer_id, LogOffsetMetadata(entry.current_txn_first_offset))

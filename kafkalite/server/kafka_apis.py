@@ -601,9 +601,9 @@ class KafkaApis(KafkaApisSecurity, Logging):
             for tp in result:
                 if tp.topic == Topic.GROUP_METADATA_TOPIC_NAME and body.delete_partitions:
                     gc.on_resignation(tp.partition)
-        # Kafka 2.7: a stopped __transaction_state replica no longer coordinates (2.4 relied on LeaderAndIsr);
-        # StopReplica carries no leader epoch here, so whatever epoch is cached is dropped
-        if self.txn_coordinator is not None:
+        # Kafka 2.6: a deleted __transaction_state replica no longer coordinates (2.4 left that to LeaderAndIsr, which
+        # a reassigned-away replica never gets); the cached coordinator epoch, whatever it is, is dropped
+        if self.txn_coordinator is not None and body.delete_partitions:
             for tp in result:
                 if tp.topic == Topic.TRANSACTION_STATE_TOPIC_NAME:
                     self.txn_coordinator.handle_txn_emigration(tp.partition, None)

@@ -119,7 +119,7 @@ class Defaults:
     TransactionsTopicMinISR = 2
     TransactionsLoadBufferSize = 5 * 1024 * 1024
     TransactionsTopicSegmentBytes = 100 * 1024 * 1024
-    TransactionsAbortTimedOutTransactionsCleanupIntervalMS = 10000
+    TransactionsAbortTimedOutTransactionsCleanupIntervalMS = 10000   # Kafka 2.5's default (2.4: 60000)
     TransactionsRemoveExpiredTransactionsCleanupIntervalMS = 3600000
     ProducerIdExpirationMs = 86400000
     MetricsPort = 0

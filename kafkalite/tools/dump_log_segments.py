@@ -4,11 +4,13 @@
 [--deep-iteration]`` prints a segment's batches (and with --deep-iteration its records; a transaction
 marker's record as ``endTxnMarker: COMMIT coordinatorEpoch: N``), or the entries of an offset, time
 or transaction index (``.txnindex``: ``version: 0 producerId: .. firstOffset: .. lastOffset: ..
-lastStableOffset: ..``), in the line shapes of Kafka 2.4 (e.g. ``compresscodec: NONE``,
+lastStableOffset: ..``) or a producer snapshot (``.snapshot``: ``producerId: .. producerEpoch: ..
+coordinatorEpoch: .. currentTxnFirstOffset: Some(..)|None firstSequence: .. lastSequence: .. lastOffset: ..
+offsetDelta: .. timestamp: ..``, 2.4 printing a Scala Option), in the line shapes of Kafka 2.4 (e.g. ``compresscodec: NONE``,
 ``keysize:``; later Kafka prints ``none`` and ``keySize:``).
 
 Left out: --verify-index-only, --index-sanity-check, custom decoders, the offsets/transaction
-log decoders, producer snapshots. Keys and values print as UTF-8 text.
+log decoders. Keys and values print as UTF-8 text.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import sys
 import click
 
 from kafkalite.log.offset_index import OffsetIndex
+from kafkalite.log.producer_state_manager import CorruptSnapshotException, read_snapshot
 from kafkalite.log.time_index import TimeIndex
 from kafkalite.log.transaction_index import TransactionIndex
 from kafkalite.protocol.errors import InvalidRecordException
@@ -72,6 +75,25 @@ def dump_txn_index(path: str, out) -> None:
                   f"lastOffset: {txn.last_offset} lastStableOffset: {txn.last_stable_offset}", file=out)
     finally:
         index.close()
+
+
+# Kafka: DumpLogSegments.dumpProducerIdSnapshot
+def dump_producer_id_snapshot(path: str, out) -> None:
+    try:
+        entries = read_snapshot(path)
+    except CorruptSnapshotException as e:
+        print(e, file=sys.stderr)
+        return
+    for entry in entries:
+        first_offset = entry.current_txn_first_offset
+        line = (f"producerId: {entry.producer_id} producerEpoch: {entry.producer_epoch} "
+                f"coordinatorEpoch: {entry.coordinator_epoch} "
+                f"currentTxnFirstOffset: {'None' if first_offset is None else f'Some({first_offset})'} ")
+        if entry.batch_metadata:
+            m = entry.batch_metadata[0]
+            line += (f"firstSequence: {m.first_seq} lastSequence: {m.last_seq} lastOffset: {m.last_offset} "
+                     f"offsetDelta: {m.offset_delta} timestamp: {m.timestamp}")
+        print(line, file=out)
 
 
 def _control_record_text(record) -> str:
@@ -142,6 +164,8 @@ def dump_files(files: list[str], print_data_log: bool, deep_iteration: bool, out
             dump_time_index(path, out)
         elif path.endswith(".txnindex"):
             dump_txn_index(path, out)
+        elif path.endswith(".snapshot"):
+            dump_producer_id_snapshot(path, out)
         else:
             print(f"Ignoring unknown file {path}", file=sys.stderr)
 

@@ -5,7 +5,7 @@ nothing acknowledged is lost, and a damaged log tail is cut off at start-up.
   with SIGTERM (clean shutdown) or SIGKILL (``kill -9``); its delivery callbacks record every
   acknowledged offset. After a restart each of those offsets holds the record acknowledged there.
 - A segment whose tail was cut short, or whose last batch had a byte flipped, while the broker was
-  down after a ``kill -9``: recovery (``Log.recover_log`` -> ``LogSegment.recover``) validates the
+  down after a ``kill -9``: recovery (``LogLoader.recover_log`` -> ``LogSegment.recover``) validates the
   batches after the recovery point, truncates to the last valid one and logs "Corruption found
   ... dropped N invalid bytes"; every earlier record reads back. (As in Kafka, recovery runs only
   after an unclean shutdown: a clean one leaves the ``.kafka_cleanshutdown`` marker and the

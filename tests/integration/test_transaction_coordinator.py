@@ -189,3 +189,58 @@ def test_kafka_python_commit_and_abort(broker_factory, unique_topic):
         p.close(5)
     got = read_confluent(b.bootstrap, unique_topic, [0], 1, timeout=20, config={"isolation.level": "read_committed"})
     assert [r.value for r in got] == [b"committed"]
+
+
+def test_aiokafka_transaction_commits(broker_factory, unique_topic):
+    import asyncio
+    from aiokafka import AIOKafkaProducer
+    from kafkalite.protocol.api_keys import ApiKeys
+    from kafkalite.server.kafka_apis import SERVED_APIS
+    if ApiKeys.WRITE_TXN_MARKERS not in SERVED_APIS:
+        pytest.skip("the broker end of WriteTxnMarkers is not merged")
+    b = broker_factory(OVERRIDES)
+    create_topic(b.bootstrap, unique_topic)
+
+    async def run():
+        p = AIOKafkaProducer(bootstrap_servers=b.bootstrap, transactional_id=f"{unique_topic}-txn")
+        await p.start()
+        try:
+            async with p.transaction():
+                await p.send_and_wait(unique_topic, b"aio")
+        finally:
+            await asyncio.wait_for(p.stop(), 10)
+
+    asyncio.run(asyncio.wait_for(run(), 60))
+    got = read_confluent(b.bootstrap, unique_topic, [0], 1, timeout=20, config={"isolation.level": "read_committed"})
+    assert [r.value for r in got] == [b"aio"]
+
+
+def test_new_instance_aborts_the_zombies_open_transaction(broker_factory, unique_topic):
+    """InitProducerId while a transaction is Ongoing: the coordinator fences (PrepareEpochFence), aborts it with
+    markers, answers CONCURRENT_TRANSACTIONS, and the retrying client gets the epoch after that."""
+    from confluent_kafka import KafkaException, Producer
+    from kafkalite.protocol.api_keys import ApiKeys
+    from kafkalite.server.kafka_apis import SERVED_APIS
+    if ApiKeys.WRITE_TXN_MARKERS not in SERVED_APIS:
+        pytest.skip("the broker end of WriteTxnMarkers is not merged")
+    b = broker_factory(OVERRIDES)
+    create_topic(b.bootstrap, unique_topic)
+    txn_id = f"{unique_topic}-txn"
+    zombie = Producer({"bootstrap.servers": b.bootstrap, "transactional.id": txn_id})
+    zombie.init_transactions(30)
+    zombie.begin_transaction()
+    zombie.produce(unique_topic, b"zombie")
+    assert zombie.flush(20) == 0
+    fresh = Producer({"bootstrap.servers": b.bootstrap, "transactional.id": txn_id})
+    fresh.init_transactions(30)
+    fresh.begin_transaction()
+    fresh.produce(unique_topic, b"fresh")
+    fresh.commit_transaction(30)
+    with pytest.raises(KafkaException):
+        zombie.commit_transaction(20)
+    got = read_confluent(b.bootstrap, unique_topic, [0], 1, timeout=20, config={"isolation.level": "read_committed"})
+    assert [r.value for r in got] == [b"fresh"]
+    records = txn_state_records(b.bootstrap, txn_id, 1)
+    states = [(e, s) for _, e, _, s in records]
+    # epoch 0 Ongoing, fenced to 1 and aborted (PrepareAbort=3, CompleteAbort=5), then the new instance's epoch 2
+    assert (1, 3) in states and (1, 5) in states and states[-1] == (2, COMPLETE_COMMIT), states

@@ -64,3 +64,29 @@ def test_dump_markers_and_txn_index(tmp_path):
     assert lines[9].endswith("endTxnMarker: COMMIT coordinatorEpoch: 7")
     assert lines[-2:] == [f"Dumping {seg}.txnindex",
                           "version: 0 producerId: 4 firstOffset: 0 lastOffset: 1 lastStableOffset: 2"]
+
+
+def test_dump_producer_snapshot(tmp_path):
+    from kafkalite.log.producer_state_manager import AppendOrigin
+    from kafkalite.record.control_record_type import ControlRecordType
+    from kafkalite.record.end_transaction_marker import EndTransactionMarker
+    log = Log(str(tmp_path / "t-0"), LogConfig())
+    log.append_as_leader(MemoryRecords.with_records(SimpleRecord(1000, None, b"a"), SimpleRecord(1000, None, b"b"),
+                                                    producer_id=4, producer_epoch=2, base_sequence=0,
+                                                    is_transactional=True), 0)                          # 0-1
+    log.append_as_leader(MemoryRecords.with_end_transaction_marker(4, 2, EndTransactionMarker(
+        ControlRecordType.COMMIT, 7), 1001), 0, origin=AppendOrigin.COORDINATOR)                       # 2
+    log.append_as_leader(MemoryRecords.with_records(SimpleRecord(1002, None, b"c"), producer_id=5, producer_epoch=0,
+                                                    base_sequence=0, is_transactional=True), 0)         # 3, open
+    log.close()
+    snapshot = tmp_path / "t-0" / "00000000000000000004.snapshot"
+    result = CliRunner().invoke(main, ["--files", str(snapshot)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1:] == [
+        "producerId: 4 producerEpoch: 2 coordinatorEpoch: 7 currentTxnFirstOffset: None firstSequence: 0 "
+        "lastSequence: 1 lastOffset: 1 offsetDelta: 1 timestamp: 1001",
+        "producerId: 5 producerEpoch: 0 coordinatorEpoch: -1 currentTxnFirstOffset: Some(3) firstSequence: 0 "
+        "lastSequence: 0 lastOffset: 3 offsetDelta: 0 timestamp: 1002"]
+    snapshot.write_bytes(snapshot.read_bytes()[:-1])
+    result = CliRunner().invoke(main, ["--files", str(snapshot)])
+    assert result.stdout.splitlines()[1:] == [] and "Snapshot failed schema validation" in result.stderr

@@ -358,3 +358,18 @@ def test_unloading_forgets_the_groups_of_producers(log):
     m.remove_groups_for_partition(0, lambda g: None)
     assert not m.is_group_open_for_producer(PRODUCER_ID, "g")
 
+
+
+def test_transactional_commit_with_too_large_metadata_leaves_nothing_pending_for_it(log):
+    # Era note: 2.4 staged every requested offset (refused ones stayed pending until the marker); only
+    # written offsets are pending here
+    m = GroupMetadataManager(0, OffsetConfig(offsets_topic_num_partitions=1, max_metadata_size=4),
+                             LogReplicaManager(log), MockTime(), ImmediateScheduler())
+    group = m.add_group(GroupMetadata("g", Empty, MockTime()))
+    result = txn_commit(m, group, {FOO0: OffsetAndMetadata(1, None, "abc", 1, None),
+                                   FOO1: OffsetAndMetadata(2, None, "abcdef", 1, None)})
+    assert result == {FOO0: Errors.NONE, FOO1: Errors.OFFSET_METADATA_TOO_LARGE}
+    assert group.has_pending_offset_commits_for_topic_partition(FOO0)
+    assert not group.has_pending_offset_commits_for_topic_partition(FOO1)
+    m.handle_txn_completion(PRODUCER_ID, {0}, is_commit=True)
+    assert group.all_offsets() == {FOO0: OffsetAndMetadata(1, None, "abc", 1, None)}

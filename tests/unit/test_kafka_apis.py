@@ -66,6 +66,83 @@ def test_an_api_not_served_is_an_error():
     assert errors == ["UnsupportedVersionException"]
 
 
+class Header:
+    def __init__(self, api_version):
+        self.api_version, self.correlation_id, self.client_id = api_version, 7, "client"
+
+
+class BodyRequest:
+    def __init__(self, body, api_version):
+        self.body, self.header = body, Header(api_version)
+
+
+class MetadataCacheWithFoo:
+    """Topic foo has one partition."""
+
+    def get_partition_info(self, topic, partition):
+        return object() if (topic, partition) == ("foo", 0) else None
+
+    def contains(self, topic):
+        return topic == "foo"
+
+
+class RecordingCoordinator:
+    def __init__(self):
+        self.calls = []
+
+    def handle_txn_commit_offsets(self, group_id, producer_id, producer_epoch, offsets, callback, **member):
+        self.calls.append((group_id, producer_id, producer_epoch, offsets, member))
+        callback({tp: Errors.NONE for tp in offsets})
+
+    def handle_fetch_offsets(self, group_id, partitions, require_stable=False):
+        self.calls.append((group_id, partitions, require_stable))
+        return Errors.NONE, {tp: OffsetFetchPartitionData(-1, None, "", Errors.UNSTABLE_OFFSET_COMMIT)
+                             for tp in partitions}
+
+
+def apis_with(coordinator, sent):
+    apis = KafkaApis.__new__(KafkaApis)
+    apis.time = type("T", (), {"milliseconds": staticmethod(lambda: 1000)})()
+    apis.metadata_cache = MetadataCacheWithFoo()
+    apis.group_coordinator = coordinator
+    apis.log_ident = ""
+    apis.send_response = lambda request, response: sent.append(response)
+    return apis
+
+
+def test_txn_offset_commit_with_invalid_partition():
+    # Kafka: KafkaApisTest.testTxnOffsetCommitWithInvalidPartition -- an unknown partition never reaches the
+    # coordinator; the known one does, with the producer and (v3) member fields
+    coordinator, sent = RecordingCoordinator(), []
+    body = toc.TxnOffsetCommitRequest(
+        transactional_id="txn", group_id="g", producer_id=42, producer_epoch=3, generation_id=5, member_id="m",
+        group_instance_id=None, topics=[toc.TxnOffsetCommitRequestTopic(name="foo", partitions=[
+            toc.TxnOffsetCommitRequestPartition(partition_index=0, committed_offset=15, committed_leader_epoch=2,
+                                                committed_metadata=None),
+            toc.TxnOffsetCommitRequestPartition(partition_index=1, committed_offset=16, committed_leader_epoch=-1,
+                                                committed_metadata="x")])])
+    apis_with(coordinator, sent).handle_txn_offset_commit_request(BodyRequest(body, 3))
+    [(group_id, producer_id, epoch, offsets, member)] = coordinator.calls
+    assert (group_id, producer_id, epoch, member) == ("g", 42, 3, {"member_id": "m", "group_instance_id": None,
+                                                                    "generation_id": 5})
+    [(tp, om)] = offsets.items()
+    assert tp == TopicPartition("foo", 0)
+    assert (om.offset, om.leader_epoch, om.metadata, om.commit_timestamp, om.expire_timestamp) == (15, 2, "", 1000, None)
+    [response] = sent
+    assert [(t.name, [(p.partition_index, p.error_code) for p in t.partitions]) for t in response.topics] == [
+        ("foo", [(0, Errors.NONE.code), (1, Errors.UNKNOWN_TOPIC_OR_PARTITION.code)])]
+
+
+@pytest.mark.parametrize("version,asked,passed", [(7, True, True), (7, False, False), (6, True, False)])
+def test_offset_fetch_require_stable_reaches_the_coordinator(version, asked, passed):
+    coordinator, sent = RecordingCoordinator(), []
+    body = offset_fetch.OffsetFetchRequest(group_id="g", topics=[
+        offset_fetch.OffsetFetchRequestTopic(name="foo", partition_indexes=[0])], require_stable=asked)
+    apis_with(coordinator, sent).handle_offset_fetch_request(BodyRequest(body, version))
+    assert coordinator.calls == [("g", [TopicPartition("foo", 0)], passed)]
+    assert sent[0].topics[0].partitions[0].error_code == Errors.UNSTABLE_OFFSET_COMMIT.code
+
+
 # ---- WriteTxnMarkers and DescribeProducers (KafkaApisTest's handleWriteTxnMarkersRequest cases) ----
 from kafkalite.common.topic_partition import TopicPartition  # noqa: E402
 from kafkalite.log.producer_state_manager import AppendOrigin, ProducerStateEntry  # noqa: E402
@@ -195,79 +272,3 @@ def test_describe_producers_reports_each_producer():
     [p] = ok.active_producers
     assert (p.producer_id, p.producer_epoch, p.last_sequence, p.last_timestamp, p.coordinator_epoch,
             p.current_txn_start_offset) == (7, 2, 9, 1234, 5, 40)
-class Header:
-    def __init__(self, api_version):
-        self.api_version, self.correlation_id, self.client_id = api_version, 7, "client"
-
-
-class BodyRequest:
-    def __init__(self, body, api_version):
-        self.body, self.header = body, Header(api_version)
-
-
-class MetadataCacheWithFoo:
-    """Topic foo has one partition."""
-
-    def get_partition_info(self, topic, partition):
-        return object() if (topic, partition) == ("foo", 0) else None
-
-    def contains(self, topic):
-        return topic == "foo"
-
-
-class RecordingCoordinator:
-    def __init__(self):
-        self.calls = []
-
-    def handle_txn_commit_offsets(self, group_id, producer_id, producer_epoch, offsets, callback, **member):
-        self.calls.append((group_id, producer_id, producer_epoch, offsets, member))
-        callback({tp: Errors.NONE for tp in offsets})
-
-    def handle_fetch_offsets(self, group_id, partitions, require_stable=False):
-        self.calls.append((group_id, partitions, require_stable))
-        return Errors.NONE, {tp: OffsetFetchPartitionData(-1, None, "", Errors.UNSTABLE_OFFSET_COMMIT)
-                             for tp in partitions}
-
-
-def apis_with(coordinator, sent):
-    apis = KafkaApis.__new__(KafkaApis)
-    apis.time = type("T", (), {"milliseconds": staticmethod(lambda: 1000)})()
-    apis.metadata_cache = MetadataCacheWithFoo()
-    apis.group_coordinator = coordinator
-    apis.log_ident = ""
-    apis.send_response = lambda request, response: sent.append(response)
-    return apis
-
-
-def test_txn_offset_commit_with_invalid_partition():
-    # Kafka: KafkaApisTest.testTxnOffsetCommitWithInvalidPartition -- an unknown partition never reaches the
-    # coordinator; the known one does, with the producer and (v3) member fields
-    coordinator, sent = RecordingCoordinator(), []
-    body = toc.TxnOffsetCommitRequest(
-        transactional_id="txn", group_id="g", producer_id=42, producer_epoch=3, generation_id=5, member_id="m",
-        group_instance_id=None, topics=[toc.TxnOffsetCommitRequestTopic(name="foo", partitions=[
-            toc.TxnOffsetCommitRequestPartition(partition_index=0, committed_offset=15, committed_leader_epoch=2,
-                                                committed_metadata=None),
-            toc.TxnOffsetCommitRequestPartition(partition_index=1, committed_offset=16, committed_leader_epoch=-1,
-                                                committed_metadata="x")])])
-    apis_with(coordinator, sent).handle_txn_offset_commit_request(BodyRequest(body, 3))
-    [(group_id, producer_id, epoch, offsets, member)] = coordinator.calls
-    assert (group_id, producer_id, epoch, member) == ("g", 42, 3, {"member_id": "m", "group_instance_id": None,
-                                                                    "generation_id": 5})
-    [(tp, om)] = offsets.items()
-    assert tp == TopicPartition("foo", 0)
-    assert (om.offset, om.leader_epoch, om.metadata, om.commit_timestamp, om.expire_timestamp) == (15, 2, "", 1000, None)
-    [response] = sent
-    assert [(t.name, [(p.partition_index, p.error_code) for p in t.partitions]) for t in response.topics] == [
-        ("foo", [(0, Errors.NONE.code), (1, Errors.UNKNOWN_TOPIC_OR_PARTITION.code)])]
-
-
-@pytest.mark.parametrize("version,asked,passed", [(7, True, True), (7, False, False), (6, True, False)])
-def test_offset_fetch_require_stable_reaches_the_coordinator(version, asked, passed):
-    coordinator, sent = RecordingCoordinator(), []
-    body = offset_fetch.OffsetFetchRequest(group_id="g", topics=[
-        offset_fetch.OffsetFetchRequestTopic(name="foo", partition_indexes=[0])], require_stable=asked)
-    apis_with(coordinator, sent).handle_offset_fetch_request(BodyRequest(body, version))
-    assert coordinator.calls == [("g", [TopicPartition("foo", 0)], passed)]
-    assert sent[0].topics[0].partitions[0].error_code == Errors.UNSTABLE_OFFSET_COMMIT.code
-

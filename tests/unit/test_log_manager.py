@@ -247,3 +247,21 @@ def test_truncation_of_the_future_log_leaves_the_current_one(tmp_path):
     lm.truncate_fully_and_start_at(TP, 3, is_future=True)
     assert (current.log_end_offset, future.log_start_offset, future.log_end_offset) == (4, 3, 3)
     lm.shutdown()
+
+
+def test_recovery_point_checkpoint_cleans_old_producer_snapshots(tmp_path):
+    """LogManagerTest.testCheckpointRecoveryPoints... with checkpointRecoveryOffsetsAndCleanSnapshot."""
+    lm = LogManager([str(tmp_path)], LogConfig({"segment.bytes": 200}), time=MockTime())
+    log = lm.get_or_create_log(TP)
+    for seq in range(8):
+        log.append_as_leader(MemoryRecords.with_records(SimpleRecord(1_600_000_000_000, None, b"x" * 30),
+                                                        producer_id=1, producer_epoch=0, base_sequence=seq), 0)
+    bases = [s.base_offset for s in log.log_segments()]
+    assert len(bases) > 3
+
+    def snapshots():
+        return sorted(int(n.split(".")[0]) for n in os.listdir(log.dir) if n.endswith(".snapshot"))
+    assert snapshots() == bases[1:]
+    lm.checkpoint_log_recovery_offsets()
+    assert snapshots() == bases[-2:]        # the last two segments' snapshots stay
+    lm.shutdown()

@@ -172,3 +172,27 @@ def test_validate_transaction_timeout():
     manager = new_state_manager(transaction_max_timeout_ms=1000)
     assert manager.validate_transaction_timeout_ms(1000)
     assert not manager.validate_transaction_timeout_ms(1001) and not manager.validate_transaction_timeout_ms(0)
+
+
+def test_state_lock_readers_share_writers_wait_and_the_writer_may_read():
+    import threading
+    from kafkalite.coordinator.transaction.transaction_state_manager import ReentrantReadWriteLock
+    lock = ReentrantReadWriteLock()
+    events = []
+    with lock.read_lock():
+        with lock.read_lock():   # re-entrant for a reader
+            writer = threading.Thread(target=lambda: lock.write_lock().__enter__() or events.append("wrote"))
+            writer.start()
+            writer.join(0.2)
+            assert events == [] and writer.is_alive()   # a writer waits for the readers
+    writer.join(5)
+    assert events == ["wrote"]
+    lock2 = ReentrantReadWriteLock()
+    with lock2.write_lock():
+        with lock2.read_lock():   # the writing thread may also read
+            reader = threading.Thread(target=lambda: lock2.read_lock().__enter__() or events.append("read"))
+            reader.start()
+            reader.join(0.2)
+            assert "read" not in events   # other readers wait for the writer
+    reader.join(5)
+    assert events[-1] == "read"

@@ -491,16 +491,18 @@ class GroupMetadataManager(Logging):
             if group_id in self.group_metadata_cache and group_id not in offsets_by_group:
                 raise RuntimeError(f"Unexpected unload of active group {group_id} while loading partition {tp}")
 
-    # No Kafka counterpart (inline in doLoadGroupsAndOffsets): a transaction marker read while loading
+    # No Kafka counterpart (inline in doLoadGroupsAndOffsets): a transaction marker read while loading ends the
+    # producer's pending offsets -- applied on COMMIT, dropped otherwise (2.4 drops them for any other type too)
     @staticmethod
     def _load_control_batch(batch, loaded_offsets, pending_offsets) -> None:
-        records = iter(batch)
-        record = next(records, None)
+        record = next(iter(batch), None)
         if record is None:
             return
-        marker = EndTransactionMarker.deserialize(record.key, record.value)
+        control_type = ControlRecordType.parse(record.key)
+        if control_type in (ControlRecordType.COMMIT, ControlRecordType.ABORT):
+            control_type = EndTransactionMarker.deserialize(record.key, record.value).control_type
         producer_offsets = pending_offsets.pop(batch.producer_id, {})
-        if marker.control_type is ControlRecordType.COMMIT:
+        if control_type is ControlRecordType.COMMIT:
             for group_tp, commit in producer_offsets.items():
                 current = loaded_offsets.get(group_tp)
                 if current is None or current.older_than(commit):

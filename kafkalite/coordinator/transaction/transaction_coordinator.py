@@ -17,7 +17,7 @@ TransactionStateManager and answered once acknowledged:
 - ``abort_timed_out_transactions`` runs every transaction.abort.timed.out.transaction.cleanup.interval.ms
   on the "transaction-log-manager-0" scheduler thread ("transaction-abort");
 - ``handle_txn_immigration`` / ``handle_txn_emigration`` follow leadership of ``__transaction_state``
-  (Kafka 2.4 names; Kafka 2.7 renamed them onElection/onResignation, which are kept as aliases).
+  (Kafka 2.4's names; Kafka 2.5 renamed them onElection/onResignation, kept as aliases).
 
 Era notes: KIP-360 (Kafka 2.5): InitProducerId v3+ names the producer's id and epoch so that a producer
 whose transaction failed can bump its own epoch; a retry of the same bump gets the same answer. Fenced
@@ -254,7 +254,7 @@ class TransactionCoordinator(Logging):
         self.txn_manager.remove_transactions_for_txn_topic_partition(txn_topic_partition_id, coordinator_epoch)
         self.txn_marker_channel_manager.remove_markers_for_txn_topic_partition(txn_topic_partition_id)
 
-    on_election = handle_txn_immigration     # Kafka 2.7's names
+    on_election = handle_txn_immigration     # Kafka 2.5's names
     on_resignation = handle_txn_emigration
 
     # ------------------------------------------------------------------ EndTxn

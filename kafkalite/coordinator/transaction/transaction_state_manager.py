@@ -17,9 +17,11 @@ meanwhile. ``timed_out_transactions`` lists Ongoing transactions past their time
 the "transactionalId-expiration" job writes tombstones for ids idle longer than
 ``transactional.id.expiration.ms``.
 
-Era notes: ``replica_manager.append_records`` has no ``delayedProduceLock`` argument in kafkalite; the state
-read lock is held across the append as Kafka does, and ReentrantReadWriteLock below lets the same thread
-(or another reader, e.g. the thread that completes a DelayedProduce) take the read lock again.
+Era notes: transaction.abort.timed.out.transaction.cleanup.interval.ms defaults to 10 s, as from Kafka 2.5
+(2.4: 60 s), so that a transaction left open is aborted soon after its timeout. ``replica_manager.append_records``
+has no ``delayedProduceLock`` argument in kafkalite; the state read lock is held across the append as Kafka does,
+and ReentrantReadWriteLock below lets the same thread (or another reader, e.g. the thread that completes a
+DelayedProduce) take the read lock again.
 Left out: the partition-load-time sensor (transaction-coordinator-metrics).
 """
 from __future__ import annotations
@@ -47,7 +49,7 @@ from kafkalite.utils.time import SYSTEM
 
 DEFAULT_TRANSACTIONS_MAX_TIMEOUT_MS = 15 * 60 * 1000
 DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS = 7 * 24 * 3600 * 1000
-DEFAULT_ABORT_TIMED_OUT_TRANSACTIONS_INTERVAL_MS = 60_000
+DEFAULT_ABORT_TIMED_OUT_TRANSACTIONS_INTERVAL_MS = 10_000   # Kafka 2.5's default (2.4: one minute)
 DEFAULT_REMOVE_EXPIRED_TRANSACTIONAL_IDS_INTERVAL_MS = 3600 * 1000
 
 
