@@ -36,8 +36,12 @@ Transactions, log side: Produce accepts transactional batches; a read_committed 
 1) reads up to the last stable offset and lists the aborted transactions; ListOffsets v2+ with isolation
 level 1 answers the LSO for LATEST; WriteTxnMarkers appends the coordinator's markers; DescribeProducers
 (KIP-664, Kafka 3.0) reports the producer state of each partition.
-Omitted: authorization (every request is allowed, WriteTxnMarkers' ClusterAction included), quotas and
-throttling, SASL, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
+Authorization (Kafka 2.4's checks, docs/acls.md has the table): each handler first asks ``self.authorize`` /
+``self.filter_authorized`` (kafka_apis_security.py, which also holds the CreateAcls / DescribeAcls / DeleteAcls
+handlers) for the operations Kafka checks and answers Kafka's *_AUTHORIZATION_FAILED codes for what is refused;
+with no authorizer configured every check passes. DescribeTransactions, ListTransactions and DescribeProducers
+authorize as Kafka 3.0 does (Describe on the transactional id, Read on the topic).
+Omitted: quotas and throttling, SASL, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
 (multi-group) and FindCoordinator v4+ (batched keys).
 """
 from __future__ import annotations
@@ -902,6 +906,14 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # __consumer_offsets make the group coordinator apply (or drop) the transaction's pending offsets.
     def handle_write_txn_markers_request(self, request) -> None:
         markers = request.body.markers
+        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+            self.send_response(request, write_txn_markers.WriteTxnMarkersResponse(markers=[   # Kafka: getErrorResponse
+                write_txn_markers.WritableTxnMarkerResult(producer_id=m.producer_id, topics=[
+                    write_txn_markers.WritableTxnMarkerTopicResult(name=t.name, partitions=[
+                        write_txn_markers.WritableTxnMarkerPartitionResult(
+                            partition_index=i, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code)
+                        for i in t.partition_indexes]) for t in m.topics]) for m in markers]))
+            return
         errors: dict[int, dict[TopicPartition, Errors]] = {}
         lock = threading.Lock()
         pending = [len(markers)]
@@ -980,11 +992,15 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # the first offset of its open transaction)
     def handle_describe_producers_request(self, request) -> None:
         topics = []
+        readable = self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC,
+                                          [t.name for t in request.body.topics])
         for topic in request.body.topics:
             parts = []
             for index in topic.partition_indexes:
                 tp = TopicPartition(topic.name, index)
-                if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                if topic.name not in readable:   # Kafka 3.0: READ on the topic
+                    error, producers = Errors.TOPIC_AUTHORIZATION_FAILED, []
+                elif self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
                     error, producers = Errors.UNKNOWN_TOPIC_OR_PARTITION, []
                 else:
                     error, producers = self.replica_manager.active_producer_state(tp)
@@ -1051,6 +1067,16 @@ class KafkaApis(KafkaApisSecurity, Logging):
             self.send_response(request, init_producer_id.InitProducerIdResponse(
                 error_code=error.code, producer_id=result.producer_id, producer_epoch=result.producer_epoch))
 
+        # WRITE on the transactional id, or for a plain idempotent producer IDEMPOTENT_WRITE on the cluster
+        if body.transactional_id is not None:
+            if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+                self.send_response(request, init_producer_id.InitProducerIdResponse(
+                    error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, producer_id=-1, producer_epoch=-1))
+                return
+        elif not self.authorize(request, AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME):
+            self.send_response(request, init_producer_id.InitProducerIdResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, producer_id=-1, producer_epoch=-1))
+            return
         pid, epoch = (body.producer_id, body.producer_epoch) if version >= 3 else (-1, -1)
         if pid == -1 and epoch == -1:
             expected = None
@@ -1076,6 +1102,9 @@ class KafkaApis(KafkaApisSecurity, Logging):
                        f"{request.header.client_id}.")
             self.send_response(request, end_txn.EndTxnResponse(error_code=error.code))
 
+        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+            self.send_response(request, end_txn.EndTxnResponse(error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code))
+            return
         self.txn_coordinator.handle_end_transaction(body.transactional_id, body.producer_id, body.producer_epoch,
                                                     TransactionResult.for_id(body.committed), send_response_callback)
 
@@ -1094,9 +1123,14 @@ class KafkaApis(KafkaApisSecurity, Logging):
             self.send_response(request, add_partitions_to_txn.AddPartitionsToTxnResponse(results=[
                 add_partitions_to_txn.AddPartitionsToTxnTopicResult(name=t, results=rs) for t, rs in by_topic.items()]))
 
+        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+            respond({tp: Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED for tp in partitions_to_add})
+            return
+        writable = self.filter_authorized(request, AclOperation.WRITE, ResourceType.TOPIC,
+                                          [tp.topic for tp in partitions_to_add if not Topic.is_internal(tp.topic)])
         unauthorized, non_existing, authorized = {}, {}, []
         for tp in partitions_to_add:
-            if Topic.is_internal(tp.topic):
+            if Topic.is_internal(tp.topic) or tp.topic not in writable:
                 unauthorized[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
             elif self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
                 non_existing[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
@@ -1124,6 +1158,14 @@ class KafkaApis(KafkaApisSecurity, Logging):
         version = request.header.api_version
         offset_topic_partition = TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME,
                                                 self.group_coordinator.partition_for(body.group_id))
+        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+            self.send_response(request, add_offsets_to_txn.AddOffsetsToTxnResponse(
+                error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code))
+            return
+        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+            self.send_response(request, add_offsets_to_txn.AddOffsetsToTxnResponse(
+                error_code=Errors.GROUP_AUTHORIZATION_FAILED.code))
+            return
 
         # Kafka: handleAddOffsetsToTxnRequest.sendResponseCallback
         def send_response_callback(error: Errors) -> None:
@@ -1141,10 +1183,19 @@ class KafkaApis(KafkaApisSecurity, Logging):
     def handle_describe_transactions_request(self, request) -> None:
         states = []
         for transactional_id in request.body.transactional_ids:
+            if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, transactional_id):
+                states.append(describe_transactions.TransactionState(
+                    error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, transactional_id=transactional_id,
+                    transaction_state="", transaction_timeout_ms=0, transaction_start_time_ms=-1, producer_id=-1,
+                    producer_epoch=-1, topics=[]))
+                continue
             d = self.txn_coordinator.handle_describe_transactions(transactional_id)
+            describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                                 [tp.topic for tp in d.topic_partitions], log_if_denied=False)
             by_topic: dict[str, list[int]] = {}
             for tp in d.topic_partitions:
-                by_topic.setdefault(tp.topic, []).append(tp.partition)
+                if tp.topic in describable:   # Kafka 3.0 leaves out the partitions the principal may not describe
+                    by_topic.setdefault(tp.topic, []).append(tp.partition)
             states.append(describe_transactions.TransactionState(
                 error_code=d.error.code, transactional_id=d.transactional_id, transaction_state=d.state,
                 transaction_timeout_ms=d.txn_timeout_ms, transaction_start_time_ms=d.txn_start_timestamp,
@@ -1162,7 +1213,9 @@ class KafkaApis(KafkaApisSecurity, Logging):
             error_code=result.error.code, unknown_state_filters=list(result.unknown_state_filters),
             transaction_states=[list_transactions.TransactionState(transactional_id=t, producer_id=p,
                                                                    transaction_state=s)
-                                for t, p, s in result.transactions]))
+                                for t, p, s in result.transactions
+                                if self.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t,
+                                                  log_if_denied=False)]))
 
     # ------------------------------------------------------------------ DeleteRecords
     # Kafka: KafkaApis.handleDeleteRecordsRequest -> ReplicaManager.deleteRecords (one replica: no waiting)
@@ -1468,9 +1521,21 @@ class KafkaApis(KafkaApisSecurity, Logging):
         now = self.time.milliseconds()
         non_existing_topic_errors: dict[TopicPartition, Errors] = {}
         to_commit: dict[TopicPartition, OffsetAndMetadata] = {}
+        # WRITE on the transactional id, READ on the group, then READ on each topic
+        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+            denied = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        elif not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+            denied = Errors.GROUP_AUTHORIZATION_FAILED
+        else:
+            denied = None
+        readable = set() if denied else self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC,
+                                                                [t.name for t in body.topics])
         for t in body.topics:
             for p in t.partitions:
                 tp = TopicPartition(t.name, p.partition_index)
+                if denied is not None or t.name not in readable:
+                    non_existing_topic_errors[tp] = denied or Errors.TOPIC_AUTHORIZATION_FAILED
+                    continue
                 if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
                     non_existing_topic_errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                     continue

@@ -32,6 +32,9 @@ from kafkalite.protocol.messages import (alter_configs as AC, create_partitions 
                                          heartbeat as HB, join_group as JG, leave_group as LG, list_groups as LGS,
                                          list_offsets as LO, metadata as MD, offset_commit as OC,
                                          offset_delete as OD, offset_fetch as OF, sync_group as SG)
+from kafkalite.protocol.messages import (add_offsets_to_txn as AOT, add_partitions_to_txn as APT,
+                                         describe_producers as DP, describe_transactions as DTX, end_txn as ET,
+                                         init_producer_id as IPI, list_transactions as LTX, txn_offset_commit as TOC)
 
 PRINCIPAL = ANONYMOUS   # the principal of the single-principal tests below; the matrix runs as each of PRINCIPALS
 PRINCIPALS = [ANONYMOUS, ssl_principal("alice")]
@@ -64,6 +67,8 @@ class Ids:
     group: str
     new_topic: str
     txn: str
+    producer_id: int = -1
+    producer_epoch: int = -1
 
 
 @pytest.fixture
@@ -228,6 +233,61 @@ def offset_delete(conn, ids):
     return err(r.topics[0].partitions[0].error_code)
 
 
+def init_idempotent(conn, ids):
+    r = conn.request(22, 2, IPI.InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60000))
+    return err(r.error_code)
+
+
+def init_transactional(conn, ids):
+    r = conn.request(22, 2, IPI.InitProducerIdRequest(transactional_id=ids.txn, transaction_timeout_ms=60000))
+    if r.error_code == 0:
+        ids.producer_id, ids.producer_epoch = r.producer_id, r.producer_epoch
+    return err(r.error_code)
+
+
+def add_partitions_to_txn(conn, ids):
+    r = conn.request(24, 1, APT.AddPartitionsToTxnRequest(
+        transactional_id=ids.txn, producer_id=ids.producer_id, producer_epoch=ids.producer_epoch,
+        topics=[APT.AddPartitionsToTxnTopic(name=ids.topic, partitions=[0])]))
+    return err(r.results[0].results[0].error_code)
+
+
+def add_offsets_to_txn(conn, ids):
+    return err(conn.request(25, 1, AOT.AddOffsetsToTxnRequest(
+        transactional_id=ids.txn, producer_id=ids.producer_id, producer_epoch=ids.producer_epoch,
+        group_id=ids.group)).error_code)
+
+
+def end_txn(conn, ids):
+    return err(conn.request(26, 1, ET.EndTxnRequest(
+        transactional_id=ids.txn, producer_id=ids.producer_id, producer_epoch=ids.producer_epoch,
+        committed=True)).error_code)
+
+
+def txn_offset_commit(conn, ids):
+    r = conn.request(28, 2, TOC.TxnOffsetCommitRequest(
+        transactional_id=ids.txn, group_id=ids.group, producer_id=ids.producer_id,
+        producer_epoch=ids.producer_epoch, topics=[TOC.TxnOffsetCommitRequestTopic(name=ids.topic, partitions=[
+            TOC.TxnOffsetCommitRequestPartition(partition_index=0, committed_offset=5, committed_metadata="")])]))
+    return err(r.topics[0].partitions[0].error_code)
+
+
+def describe_transactions(conn, ids):
+    r = conn.request(65, 0, DTX.DescribeTransactionsRequest(transactional_ids=[ids.txn]))
+    return err(r.transaction_states[0].error_code)
+
+
+def list_transactions(conn, ids):
+    r = conn.request(66, 0, LTX.ListTransactionsRequest(state_filters=[], producer_id_filters=[]))
+    return Errors.NONE if ids.txn in {t.transactional_id for t in r.transaction_states} else TIAF
+
+
+def describe_producers(conn, ids):
+    r = conn.request(61, 0, DP.DescribeProducersRequest(topics=[DP.TopicRequest(name=ids.topic,
+                                                                                 partition_indexes=[0])]))
+    return err(r.topics[0].partitions[0].error_code)
+
+
 # ---------------------------------------------------------------- set-ups (as the operator)
 def with_topic(broker, conn, ids):
     broker.create_topic(ids.topic)
@@ -261,6 +321,31 @@ def with_txn_coordinator(broker, conn, ids):
 
 def nothing(broker, conn, ids):
     pass
+
+
+def with_producer_id(broker, conn, ids):
+    """A topic, and a transactional producer id (InitProducerId with WRITE on the transactional id, for now)."""
+    broker.create_topic(ids.topic)
+    with_txn_coordinator(broker, conn, ids)
+    with granted(broker, *allow(RT.TRANSACTIONAL_ID, ids.txn, Op.WRITE, principal=conn.principal)):
+        from support import wait_until
+        wait_until(lambda: init_transactional(conn, ids) is Errors.NONE, 20, "a transactional producer id")
+
+
+def with_partition_in_txn(broker, conn, ids):
+    with_producer_id(broker, conn, ids)
+    with granted(broker, *allow(RT.TRANSACTIONAL_ID, ids.txn, Op.WRITE, principal=conn.principal),
+                 *allow(RT.TOPIC, ids.topic, Op.WRITE, principal=conn.principal)):
+        assert add_partitions_to_txn(conn, ids) is Errors.NONE
+
+
+def with_offsets_in_txn(broker, conn, ids):
+    with_producer_id(broker, conn, ids)
+    with_coordinator(broker, conn, ids)
+    with granted(broker, *allow(RT.TRANSACTIONAL_ID, ids.txn, Op.WRITE, principal=conn.principal),
+                 *allow(RT.GROUP, ids.group, Op.READ, principal=conn.principal)):
+        from support import wait_until
+        wait_until(lambda: add_offsets_to_txn(conn, ids) is Errors.NONE, 20, "AddOffsetsToTxn")
 
 
 def with_describe_on_new_topic(broker, conn, ids):
@@ -337,6 +422,36 @@ CASES = [
     Case("OffsetDelete", with_committed_offset, offset_delete, GAF,
          lambda i, p: allow(RT.GROUP, i.group, Op.DELETE, principal=p) + allow(RT.TOPIC, i.topic, Op.READ, principal=p),
          lambda b, i: b.committed(i.group, i.topic)),
+    # transactions and idempotence
+    Case("InitProducerId (idempotent)", nothing, init_idempotent, CAF,
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.IDEMPOTENT_WRITE, principal=p), lambda b, i: None,
+         changes=False),
+    Case("InitProducerId (transactional)", with_txn_coordinator, init_transactional, TIAF,
+         lambda i, p: allow(RT.TRANSACTIONAL_ID, i.txn, Op.WRITE, principal=p),
+         lambda b, i: b.server.transaction_coordinator.handle_describe_transactions(i.txn).state),
+    Case("AddPartitionsToTxn", with_producer_id, add_partitions_to_txn, TIAF,
+         lambda i, p: allow(RT.TRANSACTIONAL_ID, i.txn, Op.WRITE, principal=p) +
+         allow(RT.TOPIC, i.topic, Op.WRITE, principal=p),
+         lambda b, i: b.server.transaction_coordinator.handle_describe_transactions(i.txn).topic_partitions),
+    Case("AddOffsetsToTxn", with_producer_id, add_offsets_to_txn, TIAF,
+         lambda i, p: allow(RT.TRANSACTIONAL_ID, i.txn, Op.WRITE, principal=p) +
+         allow(RT.GROUP, i.group, Op.READ, principal=p),
+         lambda b, i: b.server.transaction_coordinator.handle_describe_transactions(i.txn).topic_partitions),
+    Case("EndTxn", with_partition_in_txn, end_txn, TIAF,
+         lambda i, p: allow(RT.TRANSACTIONAL_ID, i.txn, Op.WRITE, principal=p),
+         lambda b, i: b.server.transaction_coordinator.handle_describe_transactions(i.txn).state),
+    Case("TxnOffsetCommit", with_offsets_in_txn, txn_offset_commit, TIAF,
+         lambda i, p: allow(RT.TRANSACTIONAL_ID, i.txn, Op.WRITE, principal=p) +
+         allow(RT.GROUP, i.group, Op.READ, principal=p) + allow(RT.TOPIC, i.topic, Op.READ, principal=p),
+         lambda b, i: b.committed(i.group, i.topic), changes=False),   # pending until the commit
+    Case("DescribeTransactions", with_producer_id, describe_transactions, TIAF,
+         lambda i, p: allow(RT.TRANSACTIONAL_ID, i.txn, Op.DESCRIBE, principal=p), lambda b, i: None,
+         changes=False),
+    Case("ListTransactions", with_producer_id, list_transactions, TIAF,
+         lambda i, p: allow(RT.TRANSACTIONAL_ID, i.txn, Op.DESCRIBE, principal=p), lambda b, i: None,
+         changes=False),
+    Case("DescribeProducers", with_records, describe_producers, TAF,
+         lambda i, p: allow(RT.TOPIC, i.topic, Op.READ, principal=p), lambda b, i: None, changes=False),
 ]
 
 
