@@ -2,7 +2,7 @@
 testControlledShutdown..., follower Fetch): with an authorizer, the controller-to-broker requests need CLUSTER_ACTION on
 the cluster. A plain client on the PLAINTEXT listener, or a client with its own certificate on the SSL listener,
 sends LEADER_AND_ISR / UPDATE_METADATA / STOP_REPLICA / CONTROLLED_SHUTDOWN (oldest and newest versions, claiming
-to be the controller) and a follower Fetch: each is answered CLUSTER_AUTHORIZATION_FAILED (the fetch
+to be the controller), WRITE_TXN_MARKERS and a follower Fetch: each is answered CLUSTER_AUTHORIZATION_FAILED (the fetch
 TOPIC_AUTHORIZATION_FAILED) before anything else is looked at, and nothing changes -- the topic keeps its leader
 and records. The brokers themselves talk over mutual TLS as the broker certificate's principal, which holds
 ClusterAction (one in-process broker) or is a super user (three broker processes over ZooKeeper), and keep
@@ -53,6 +53,12 @@ def test_control_requests_without_cluster_action_change_nothing(tmp_path, certs,
 
         answers = forge_all(conn, topic)
         assert {a[3] for a in answers} == {Errors.CLUSTER_AUTHORIZATION_FAILED}, answers
+        # so do transaction markers: a forged COMMIT marker for a made-up producer appends nothing
+        from kafkalite.protocol.messages import write_txn_markers as W
+        r = conn.request(27, 1, W.WriteTxnMarkersRequest(markers=[W.WritableTxnMarker(
+            producer_id=4242, producer_epoch=0, transaction_result=True, coordinator_epoch=0,
+            topics=[W.WritableTxnMarkerTopic(name=topic, partition_indexes=[0])])]))
+        assert r.markers[0].topics[0].partitions[0].error_code == Errors.CLUSTER_AUTHORIZATION_FAILED.code
         # a follower fetch (replica id 0) needs ClusterAction too
         fetch = raw_fetch_body(topic, [0], 0, 0)
         fetch.replica_id = 0
