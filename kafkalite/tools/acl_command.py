@@ -1,7 +1,9 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/admin/AclCommand.scala
 
 The click command ``kafka-acls``: adds, removes and lists ACLs through the admin client (CreateAcls, DeleteAcls,
-DescribeAcls -- Kafka's AdminClientService, ``--bootstrap-server``), with Kafka's flags:
+DescribeAcls -- Kafka's AdminClientService, ``--bootstrap-server``) or, with ``--authorizer-properties
+zookeeper.connect=...``, straight in ZooKeeper through an AclAuthorizer of its own (JAuthorizerService: how an
+operator gives the brokers ClusterAction before the first one starts), with Kafka's flags:
 
     kafka-acls --bootstrap-server localhost:9092 --add --allow-principal User:alice --operation Read \\
                --topic orders --group billing
@@ -25,8 +27,10 @@ unless ``--force``; ``--principal`` filters ``--list``. The output is Kafka's:
      	(principal=User:alice, host=*, operation=READ, permissionType=ALLOW)
 
 Era notes: entries and resources are printed sorted (Kafka prints Scala sets, in hash order).
-Left out: ``--authorizer`` / ``--authorizer-properties`` (talking to ZooKeeper directly, deprecated since 2.4
-in favour of --bootstrap-server), joptsimple's ``--help`` layout (click prints its own).
+``zookeeper.connect=embedded:<dir>`` opens the default broker's embedded store in ``<dir>`` (its first log dir)
+while that broker is stopped (the store serves one process at a time).
+Left out: joptsimple's ``--help`` layout (click prints its own); ``--authorizer`` accepts the AclAuthorizer's names
+only.
 """
 from __future__ import annotations
 
@@ -68,8 +72,14 @@ class AclCommandOptions:
 
     # Kafka: AclCommandOptions.checkArgs
     def check_args(self) -> None:
-        if not self.bootstrap_server:
-            raise UsageError("Missing required argument \"[bootstrap-server]\"")
+        if self.bootstrap_server and self.authorizer:
+            raise UsageError("Only one of --bootstrap-server or --authorizer must be specified")
+        if not self.bootstrap_server and not self.authorizer_properties:
+            raise UsageError("Missing required argument \"[authorizer-properties]\"")
+        if self.command_config and not self.bootstrap_server:
+            raise UsageError("The --command-config option can only be used with --bootstrap-server option")
+        if self.authorizer_properties and self.bootstrap_server:
+            raise UsageError("The --authorizer-properties option can only be used with --authorizer option")
         if sum(map(bool, (self.add, self.remove, self.list))) != 1:
             raise UsageError("Command must include exactly one action: --list, --add, --remove. ")
         if self.list and (self.producer or self.consumer or self.allow_host or self.allow_principal or
@@ -261,6 +271,52 @@ class AdminClientService:
         return out
 
 
+class _AuthorizerAdmin:
+    """The admin client's three ACL calls, done by an AclAuthorizer on ZooKeeper (JAuthorizerService's authZ)."""
+
+    def __init__(self, authorizer):
+        self.authorizer = authorizer
+
+    def create_acls(self, bindings) -> None:
+        for result in self.authorizer.create_acls(None, bindings):
+            if result.exception is not None:
+                raise result.exception
+
+    def describe_acls(self, acl_filter):
+        return self.authorizer.acls(acl_filter)
+
+    def delete_acls(self, filters):
+        return [r.acl_binding for result in self.authorizer.delete_acls(None, filters)
+                for r in result.acl_binding_delete_results]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.authorizer.close()
+
+
+class JAuthorizerService(AdminClientService):
+    """Kafka: AclCommand.JAuthorizerService -- the same actions on an authorizer configured from
+    ``--authorizer-properties``."""
+
+    # Kafka: JAuthorizerService.withAuthorizer
+    def _admin(self):
+        from kafkalite.security.authorizer.authorizer_utils import KAFKA_AUTHORIZER_CLASS_NAMES
+        name = self.opts.authorizer or KAFKA_AUTHORIZER_CLASS_NAMES[0]
+        if name not in KAFKA_AUTHORIZER_CLASS_NAMES:
+            raise UsageError(f"Unsupported authorizer {name}: use {' or '.join(KAFKA_AUTHORIZER_CLASS_NAMES)}")
+        props = {}
+        for kv in self.opts.authorizer_properties:
+            key, sep, value = kv.partition("=")
+            if not sep:
+                raise UsageError(f"Invalid authorizer property {kv}: expected key=value")
+            props[key.strip()] = value.strip()
+        authorizer = AuthorizerUtils.create_authorizer(name)
+        authorizer.configure(props)
+        return _AuthorizerAdmin(authorizer)
+
+
 def _multi(name, help_text):
     return click.option(name, multiple=True, help=help_text)
 
@@ -270,6 +326,10 @@ def _multi(name, help_text):
 @click.option("--bootstrap-server", help="A list of host/port pairs to use for establishing the connection to the "
                                          "Kafka cluster.")
 @click.option("--command-config", help="A property file containing configs to be passed to Admin Client.")
+@click.option("--authorizer", help="Fully qualified class name of the authorizer (default "
+                                   "kafka.security.authorizer.AclAuthorizer).")
+@_multi("--authorizer-properties", "Properties of the authorizer, key=val; zookeeper.connect=host:port or "
+                                   "embedded:<dir>.")
 @click.option("--add", is_flag=True, help="Indicates you are trying to add ACLs.")
 @click.option("--remove", is_flag=True, help="Indicates you are trying to remove ACLs.")
 @click.option("--list", "list_", is_flag=True, help="List ACLs for the specified resource.")
@@ -295,7 +355,7 @@ def main(list_, **kw):
     opts = AclCommandOptions(list=list_, **kw)
     try:
         opts.check_args()
-        service = AdminClientService(opts)
+        service = AdminClientService(opts) if opts.bootstrap_server else JAuthorizerService(opts)
         if opts.add:
             service.add_acls()
         elif opts.remove:

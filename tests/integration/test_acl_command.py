@@ -90,3 +90,31 @@ def test_without_an_authorizer_the_broker_answers_security_disabled(inproc_broke
     proc = run_tool("kafka-acls", "--bootstrap-server", inproc_broker.bootstrap, "--list", check=False)
     assert proc.returncode == 1
     assert "Error while executing ACL command: No Authorizer is configured on the broker" in proc.stdout
+
+
+def test_authorizer_properties_write_straight_to_zookeeper_before_the_broker_starts(tmp_path):
+    """Kafka's JAuthorizerService: the operator gives the broker's principal ClusterAction in the (embedded)
+    ZooKeeper before starting it; the broker then works with an authorizer that refuses everyone else."""
+    log_dir = tmp_path / "logs"
+    log_dir.mkdir()
+    zk = f"zookeeper.connect=embedded:{log_dir}"
+    out = run_tool("kafka-acls", "--authorizer-properties", zk, "--add", "--allow-principal", "User:ANONYMOUS",
+                   "--operation", "ClusterAction", "--cluster").stdout
+    assert "resourceType=CLUSTER, name=kafka-cluster" in out and "operation=CLUSTER_ACTION" in out
+    assert "operation=CLUSTER_ACTION" in run_tool("kafka-acls", "--authorizer-properties", zk, "--list").stdout
+    b = InProcessBroker(log_dir, {"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer"}).start()
+    try:
+        from confluent_kafka.admin import AdminClient, NewTopic
+        admin = AdminClient({"bootstrap.servers": b.bootstrap})
+        with pytest.raises(Exception, match="TOPIC_AUTHORIZATION_FAILED|[Aa]uthoriz"):
+            admin.create_topics([NewTopic("t", 1, 1)])["t"].result(20)
+        # the broker's own controller requests got through: its metadata names it as the controller
+        assert b.server.metadata_cache.get_controller_id() == 0
+    finally:
+        b.stop()
+
+
+def test_bootstrap_server_and_authorizer_are_exclusive():
+    proc = run_tool("kafka-acls", "--bootstrap-server", "localhost:1", "--authorizer",
+                    "kafka.security.authorizer.AclAuthorizer", "--list", check=False)
+    assert proc.returncode == 1 and "Only one of --bootstrap-server or --authorizer must be specified" in proc.stderr
