@@ -729,14 +729,15 @@ class KafkaApis(KafkaApisSecurity, Logging):
         from kafkalite.server.replica_manager import PartitionResponse
         # Kafka: ProduceRequest.hasTransactionalRecords -- transactional batches need WRITE on the producer's
         # transactional id (which implies the producer id); other idempotent batches IDEMPOTENT_WRITE on the cluster
-        records = [MemoryRecords(p.records) for t in body.topic_data for p in t.partition_data if p.records is not None]
-        if any(_has_transactional_records(r) for r in records):
+        records = {TopicPartition(t.name, p.index): MemoryRecords(p.records)
+                   for t in body.topic_data for p in t.partition_data if p.records is not None}
+        if any(_has_transactional_records(r) for r in records.values()):
             if body.transactional_id is None or not self.authorize(request, AclOperation.WRITE,
                                                                    ResourceType.TRANSACTIONAL_ID, body.transactional_id):
                 self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                                          "Transactional records need WRITE on the producer's transactional id")
                 return
-        elif any(_has_idempotent_records(r) for r in records) and \
+        elif self.authorizer is not None and any(_has_idempotent_records(r) for r in records.values()) and \
                 not self.authorize(request, AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME):
             self.send_produce_errors(request, Errors.CLUSTER_AUTHORIZATION_FAILED,
                                      "Idempotent records need IDEMPOTENT_WRITE on the cluster")
@@ -754,7 +755,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
                 elif p.records is None:
                     errors[tp] = PartitionResponse(Errors.INVALID_RECORD, error_message="Produce request has no records")
                 else:
-                    entries[tp] = MemoryRecords(p.records)
+                    entries[tp] = records[tp]
 
         def send_response_callback(response_status: dict) -> None:
             merged = dict(response_status)

@@ -585,6 +585,9 @@ def test_authorized_operations_kip_430(acl_broker, ids):
     assert bits == {Op.READ, Op.DESCRIBE, Op.ALTER_CONFIGS, Op.DESCRIBE_CONFIGS}
     cluster = {op for op in Op if r.cluster_authorized_operations & (1 << op.code)}
     assert cluster == {Op.DESCRIBE, Op.CLUSTER_ACTION}     # the harness's broker principal holds ClusterAction
+    from kafkalite.protocol.messages import describe_cluster as DCL
+    r = conn.request(60, 0, DCL.DescribeClusterRequest(include_cluster_authorized_operations=True))
+    assert {op for op in Op if r.cluster_authorized_operations & (1 << op.code)} == cluster
     with_committed_offset(acl_broker, conn, ids)
     acl_broker.grant(*allow(RT.GROUP, ids.group, Op.READ))
     r = conn.request(15, 3, DGR.DescribeGroupsRequest(groups=[ids.group], include_authorized_operations=True))
