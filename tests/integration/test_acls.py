@@ -288,6 +288,57 @@ def describe_producers(conn, ids):
     return err(r.topics[0].partitions[0].error_code)
 
 
+def elect_leaders(conn, ids):
+    from kafkalite.protocol.messages import elect_leaders as EL
+    r = conn.request(43, 1, EL.ElectLeadersRequest(election_type=0, topic_partitions=[
+        EL.TopicPartitions(topic=ids.topic, partition_id=[0])], timeout_ms=10000))
+    if r.error_code:
+        return err(r.error_code)
+    return err(r.replica_election_results[0].partition_result[0].error_code)
+
+
+def alter_reassignments(conn, ids):
+    from kafkalite.protocol.messages import alter_partition_reassignments as APR
+    r = conn.request(45, 0, APR.AlterPartitionReassignmentsRequest(topics=[APR.ReassignableTopic(
+        name=ids.topic, partitions=[APR.ReassignablePartition(partition_index=0, replicas=[0])])]))
+    if r.error_code:
+        return err(r.error_code)
+    return err(r.responses[0].partitions[0].error_code)
+
+
+def list_reassignments(conn, ids):
+    from kafkalite.protocol.messages import list_partition_reassignments as LPR
+    return err(conn.request(46, 0, LPR.ListPartitionReassignmentsRequest(topics=None)).error_code)
+
+
+def describe_log_dirs(conn, ids):
+    from kafkalite.protocol.messages import describe_log_dirs as DLD
+    r = conn.request(35, 1, DLD.DescribeLogDirsRequest(topics=None))
+    return Errors.NONE if r.results else CAF     # 2.4 answers no log dirs at all
+
+
+def incremental_alter_configs(conn, ids):
+    from kafkalite.protocol.messages import incremental_alter_configs as IAC
+    r = conn.request(44, 0, IAC.IncrementalAlterConfigsRequest(resources=[IAC.AlterConfigsResource(
+        resource_type=2, resource_name=ids.topic, configs=[IAC.AlterableConfig(
+            name="retention.ms", config_operation=0, value="54321")])]))
+    return err(r.responses[0].error_code)
+
+
+def describe_acls_call(conn, ids):
+    from kafkalite.protocol.messages import describe_acls as DA
+    return err(conn.request(29, 1, DA.DescribeAclsRequest(resource_type_filter=1, pattern_type_filter=1, operation=1,
+                                                          permission_type=1)).error_code)
+
+
+def create_acls_call(conn, ids):
+    from kafkalite.protocol.messages import create_acls as CA
+    r = conn.request(30, 1, CA.CreateAclsRequest(creations=[CA.AclCreation(
+        resource_type=2, resource_name=ids.new_topic, resource_pattern_type=3, principal="User:carol", host="*",
+        operation=3, permission_type=3)]))
+    return err(r.results[0].error_code)
+
+
 # ---------------------------------------------------------------- set-ups (as the operator)
 def with_topic(broker, conn, ids):
     broker.create_topic(ids.topic)
@@ -422,6 +473,24 @@ CASES = [
     Case("OffsetDelete", with_committed_offset, offset_delete, GAF,
          lambda i, p: allow(RT.GROUP, i.group, Op.DELETE, principal=p) + allow(RT.TOPIC, i.topic, Op.READ, principal=p),
          lambda b, i: b.committed(i.group, i.topic)),
+    # cluster administration
+    Case("ElectLeaders", with_topic, elect_leaders, CAF,
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.ALTER, principal=p), lambda b, i: None, changes=False,
+         success=Errors.ELECTION_NOT_NEEDED),
+    Case("AlterPartitionReassignments", with_topic, alter_reassignments, CAF,
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.ALTER, principal=p), lambda b, i: None, changes=False),
+    Case("ListPartitionReassignments", nothing, list_reassignments, CAF,
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False),
+    Case("DescribeLogDirs", nothing, describe_log_dirs, CAF,
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False),
+    Case("IncrementalAlterConfigs (topic)", with_topic, incremental_alter_configs, TAF,
+         lambda i, p: allow(RT.TOPIC, i.topic, Op.ALTER_CONFIGS, principal=p), lambda b, i: b.topic_config(i.topic)),
+    Case("DescribeAcls", nothing, describe_acls_call, CAF,
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False),
+    Case("CreateAcls", nothing, create_acls_call, CAF,
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.ALTER, principal=p),
+         lambda b, i: len(b.authorizer.acls(__import__("kafkalite.common.acl.acl_binding",
+                                                        fromlist=["x"]).AclBindingFilter.ANY))),
     # transactions and idempotence
     Case("InitProducerId (idempotent)", nothing, init_idempotent, CAF,
          lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.IDEMPOTENT_WRITE, principal=p), lambda b, i: None,
