@@ -698,6 +698,10 @@ FENCED_ERRORS = {"INVALID_PRODUCER_EPOCH", "PRODUCER_FENCED", "_FENCED"}
 def is_fenced(exc: BaseException) -> bool:
     """Whether a client's exception says the producer was fenced by a newer epoch of its transactional id."""
     from confluent_kafka import KafkaError, KafkaException
+    if isinstance(exc, SystemError) and exc.__cause__ is not None:
+        # confluent-kafka raises a fatal error from inside a delivery callback's C frame as
+        # "SystemError: ... returned a result with an exception set", the error as its __cause__
+        return is_fenced(exc.__cause__)
     if isinstance(exc, KafkaException) and isinstance(exc.args[0], KafkaError):
         return exc.args[0].name() in FENCED_ERRORS
     names = {type(exc).__name__, getattr(exc, "message", None)}
@@ -820,3 +824,18 @@ def wait_stable(bootstrap: str, topic: str, partitions, timeout: float = 30) -> 
                           interval=0.1)
     except AssertionError as e:
         raise AssertionError(f"{e}; last [LSO, HW] = {last}") from None
+
+
+def committed_offsets_raw(port: int, group: str, topic: str, partitions, version: int = 5) -> dict[int, int | None]:
+    """{partition: committed offset or None} from a raw OffsetFetch sent to the broker on ``port`` (it must be the
+    group's coordinator: one broker). Version 5 is Kafka 2.4's: it answers the committed offsets and ignores
+    pending transactional ones, where librdkafka's v7 ``require_stable`` waits until they are settled."""
+    from harness import RawConnection
+    from kafkalite.protocol.messages.offset_fetch import OffsetFetchRequest, OffsetFetchRequestTopic
+    with RawConnection(port) as conn:
+        response = raw_request(conn, 9, version, OffsetFetchRequest(
+            group_id=group, topics=[OffsetFetchRequestTopic(name=topic, partition_indexes=list(partitions))]))
+    assert response.error_code == 0, f"OffsetFetch: {error_name(response.error_code)}"
+    [t] = response.topics
+    assert all(p.error_code == 0 for p in t.partitions), [(p.partition_index, p.error_code) for p in t.partitions]
+    return {p.partition_index: (p.committed_offset if p.committed_offset >= 0 else None) for p in t.partitions}

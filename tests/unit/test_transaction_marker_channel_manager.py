@@ -12,7 +12,8 @@ from kafkalite.clients.node import Node
 from kafkalite.common.inter_broker_send_thread import InterBrokerSendThread, RequestAndCompletionHandler
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.transaction.transaction_coordinator import TransactionCoordinator
-from kafkalite.coordinator.transaction.transaction_marker_channel_manager import TransactionMarkerChannelManager
+from kafkalite.coordinator.transaction.transaction_marker_channel_manager import (
+    UNKNOWN_DESTINATION_RETRY_MS, TransactionMarkerChannelManager)
 from kafkalite.coordinator.transaction.transaction_metadata import (CompleteAbort, CompleteCommit, PrepareCommit)
 from kafkalite.coordinator.transaction.transaction_state_manager import TransactionConfig
 from kafkalite.metrics.kafka_metrics_group import METRICS
@@ -227,10 +228,27 @@ def test_disconnected_broker_gets_the_markers_again(h):
 
 
 def test_partition_without_any_leader_is_skipped(h):
+    h.channel.topic_exists = {"a"}.__contains__            # ZooKeeper no longer holds topic "deleted"
     r = h.begin({A0, TopicPartition("deleted", 0)})
     h.commit(r)
     assert h.metadata().topic_partitions == {A0}
     respond(h.requests()[1])
+    assert h.metadata().state is CompleteCommit
+
+
+def test_partition_the_cache_does_not_know_yet_waits_while_its_topic_exists(h):
+    # A restarted coordinator loads a PrepareCommit before the UpdateMetadata that names the data partitions:
+    # the markers must wait for the leader, not be skipped (2.4 skips them and the partition's LSO never moves).
+    h.channel.topic_exists = {"a"}.__contains__
+    r = h.begin({A0})
+    del h.metadata_cache.leaders[A0]
+    h.commit(r)
+    assert h.metadata().topic_partitions == {A0}, "the partition was dropped from the transaction"
+    assert h.requests() == {} and h.channel.unknown_destination_queue_size() == 1
+    assert h.channel.send_requests(h.time.milliseconds()) <= UNKNOWN_DESTINATION_RETRY_MS
+    h.metadata_cache.leaders[A0] = 1                      # the UpdateMetadata arrives
+    [req] = h.requests().values()
+    respond(req)
     assert h.metadata().state is CompleteCommit
 
 

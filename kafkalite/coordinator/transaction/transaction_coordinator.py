@@ -116,8 +116,9 @@ class TransactionCoordinator(Logging):
                                                          reaper_enabled=False, timer_enabled=False)
         txn_state_manager = TransactionStateManager(config.broker_id, zk_client, scheduler, replica_manager,
                                                     txn_config, time)
-        channel_manager = TransactionMarkerChannelManager.create(config, metadata_cache, txn_state_manager,
-                                                                 txn_marker_purgatory, time)
+        channel_manager = TransactionMarkerChannelManager.create(
+            config, metadata_cache, txn_state_manager, txn_marker_purgatory, time,
+            topic_exists=zk_client.topic_exists if zk_client is not None else None)
         return cls(config.broker_id, txn_config, scheduler, producer_id_manager, txn_state_manager,
                    channel_manager, time)
 

@@ -40,6 +40,9 @@ from kafkalite.protocol.messages.write_txn_markers import (WritableTxnMarker, Wr
 from kafkalite.protocol.transaction_result import TransactionResult
 from kafkalite.utils.time import SYSTEM
 
+# how often markers whose partition leader is not known yet are looked at again (kafkalite; see send_requests)
+UNKNOWN_DESTINATION_RETRY_MS = 100
+
 
 @attrs.frozen
 class TxnMarkerEntry:
@@ -123,11 +126,13 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
     txnMarkerPurgatory, time) extends InterBrokerSendThread("TxnMarkerSenderThread-" + brokerId, ...)."""
 
     def __init__(self, config, metadata_cache, network_client, txn_state_manager, txn_marker_purgatory,
-                 time=SYSTEM):
+                 time=SYSTEM, topic_exists=None):
         super().__init__(f"TxnMarkerSenderThread-{config.broker_id}", network_client, time)
         self.config = config
         self.broker_id = config.broker_id
         self.metadata_cache = metadata_cache
+        # whether ZooKeeper still holds a topic (KafkaZkClient.topic_exists), or None to trust the cache alone
+        self.topic_exists = topic_exists
         self.txn_state_manager = txn_state_manager
         self.txn_marker_purgatory = txn_marker_purgatory
         self.log_ident = f"[Transaction Marker Channel Manager {config.broker_id}]: "
@@ -143,7 +148,7 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
 
     # Kafka: TransactionMarkerChannelManager.apply -- the NetworkClient to the other brokers
     @classmethod
-    def create(cls, config, metadata_cache, txn_state_manager, txn_marker_purgatory, time=SYSTEM):
+    def create(cls, config, metadata_cache, txn_state_manager, txn_marker_purgatory, time=SYSTEM, topic_exists=None):
         from kafkalite.clients.network_client import NetworkClient
         from kafkalite.network.channel_builders import broker_client_channel_builder
         from kafkalite.network.selector import Selector
@@ -155,7 +160,8 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
                                        max_in_flight_requests_per_connection=1, reconnect_backoff_ms=50,
                                        reconnect_backoff_max_ms=50, request_timeout_ms=config.get("request.timeout.ms"),
                                        time=time, log_context=log_context)
-        return cls(config, metadata_cache, network_client, txn_state_manager, txn_marker_purgatory, time)
+        return cls(config, metadata_cache, network_client, txn_state_manager, txn_marker_purgatory, time,
+                   topic_exists)
 
     @property
     def request_timeout_ms(self) -> int:
@@ -168,6 +174,15 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
     # Kafka: the LogAppendRetryQueueSize gauge
     def log_append_retry_queue_size(self) -> int:
         return self.txn_log_append_retry_queue.qsize()
+
+    # Kafka: InterBrokerSendThread.sendRequests -- and, beyond 2.4, markers waiting for an unknown leader are looked
+    # at again every UNKNOWN_DESTINATION_RETRY_MS (2.4 waits for the next wakeup, which may never come once the
+    # last transaction of a restarted coordinator is waiting there)
+    def send_requests(self, now: int) -> int:
+        timeout = super().send_requests(now)
+        if self.markers_queue_for_unknown_broker.total_num_markers():
+            timeout = min(timeout, UNKNOWN_DESTINATION_RETRY_MS)
+        return timeout
 
     # Kafka: TransactionMarkerChannelManager.generateRequests
     def generate_requests(self):
@@ -340,8 +355,17 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
 
     def _leader_node(self, tp: TopicPartition) -> Node | None:
         """Kafka: metadataCache.getPartitionLeaderEndpoint -- None if the partition is unknown, Node.noNode if its
-        leader is not reachable on the inter-broker listener."""
+        leader is not reachable on the inter-broker listener.
+
+        Hardening over 2.4: a partition the cache does not know is taken for deleted (its markers skipped) only when
+        ZooKeeper no longer holds its topic. After a controller failover (a single broker's restart) the cache
+        learns the partitions from the UpdateMetadata that follows LeaderAndIsr, and the transactions loaded on
+        that LeaderAndIsr may look for their leaders first; 2.4 then completes a PrepareCommit without writing its
+        markers, and the partitions' last stable offset never moves again. Here such partitions wait in the
+        unknown-destination queue, which every drain looks at again."""
         if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+            if self.topic_exists is not None and self.topic_exists(tp.topic):
+                return Node.no_node()
             return None
         endpoint = self.metadata_cache.get_partition_leader_endpoint(tp.topic, tp.partition,
                                                                      self.inter_broker_listener_name)
