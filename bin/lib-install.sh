@@ -65,7 +65,7 @@ kl_python_ready() {
 import os, sys
 root = os.path.realpath(sys.argv[1])
 try:
-    import kafkalite, pytest, pytest_timeout, hypothesis, kafka, confluent_kafka, aiokafka, kazoo, cramjam, mypy
+    import kafkalite, pytest, pytest_timeout, hypothesis, kafka, confluent_kafka, aiokafka, kazoo, cramjam, mypy, cryptography
     import pyspark, pyarrow
 except ImportError:
     sys.exit(1)

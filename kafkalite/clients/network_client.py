@@ -375,6 +375,12 @@ class NetworkClient:
         if disconnect_state is ChannelState.NOT_CONNECTED:
             log.warning("%sConnection to node %s could not be established. Broker may not be available.",
                         self.log_context, node_id)
+        elif disconnect_state is ChannelState.AUTHENTICATION_FAILED:
+            # Kafka also fails the application's calls with the AuthenticationException; kafkalite's
+            # clients keep retrying (reconnect backoff) and say why here
+            log.error("%sConnection to node %s failed authentication due to: %s", self.log_context, node_id,
+                      getattr(self.selector, "authentication_exceptions", {}).pop(node_id,
+                                                                                  "SSL handshake failed"))
         self.cancel_in_flight_requests(node_id, now, responses, timed_out)
         self.metadata_updater.handle_server_disconnect(now, node_id)
 

@@ -83,6 +83,7 @@ class KafkaChannel:
         self.authenticator = authenticator_creator() if authenticator_creator is not None else None
         self.authentication_exception: Exception | None = None
         self.successful_authentications = 0
+        self._ready = False   # once ready, a channel stays ready (no re-authentication): ready() is on the hot path
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool
         self.receive: NetworkReceive | None = None
@@ -94,7 +95,10 @@ class KafkaChannel:
 
     # Kafka: KafkaChannel.ready -- transport ready (handshake done) and authentication complete.
     def ready(self) -> bool:
-        return self.transport_layer.ready() and (self.authenticator is None or self.authenticator.complete())
+        if self._ready:
+            return True
+        self._ready = self.transport_layer.ready() and (self.authenticator is None or self.authenticator.complete())
+        return self._ready
 
     # Kafka: KafkaChannel.principal -- who the authenticator says the peer is.
     def principal(self):

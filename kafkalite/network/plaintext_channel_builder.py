@@ -29,11 +29,15 @@ class PlaintextAuthenticator(Authenticator):
         self.transport_layer = transport_layer
         self.principal_builder = ChannelBuilders.create_principal_builder(configs)
         self.listener_name = listener_name
+        self._principal = None
 
-    # Kafka: PlaintextAuthenticator.principal
+    # Kafka: PlaintextAuthenticator.principal -- built once: it is asked for on every request, and a
+    # connection's principal does not change (kafkalite has no re-authentication)
     def principal(self):
-        return self.principal_builder.build(PlaintextAuthenticationContext(
-            _client_address(self.transport_layer.socket_channel), self.listener_name or ""))
+        if self._principal is None:
+            self._principal = self.principal_builder.build(PlaintextAuthenticationContext(
+                _client_address(self.transport_layer.socket_channel), self.listener_name or ""))
+        return self._principal
 
     # Kafka: PlaintextAuthenticator.complete
     def complete(self) -> bool:

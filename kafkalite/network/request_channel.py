@@ -14,7 +14,8 @@ subclasses SendResponse / NoOpResponse / CloseConnectionResponse.
 The request trace (kafkalite's, for learners) is one object on each Request, ``request.trace``
 (``kafkalite/network/request_trace.py``): a RequestTrace when ``kafka.request.logger`` is at DEBUG,
 else NO_TRACE, whose hops cost a method call.
-Omitted: principal and SASL session.
+``RequestContext.principal`` is who the connection authenticated as (KafkaChannel.principal()).
+Omitted: the SASL session.
 """
 from __future__ import annotations
 
@@ -144,9 +145,11 @@ class Request:
             t = self.timings
             request_logger.debug(
                 "Completed request:%s from %s handler=%s totalTime:%.3f requestQueueTime:%.3f localTime:%.3f "
-                "remoteTime:%.3f responseQueueTime:%.3f sendTime:%.3f", self.request_desc(),
-                self.context.client_address, self.handler_thread, t["TotalTimeMs"], t["RequestQueueTimeMs"],
-                t["LocalTimeMs"], t["RemoteTimeMs"], t["ResponseQueueTimeMs"], t["ResponseSendTimeMs"])
+                "remoteTime:%.3f responseQueueTime:%.3f sendTime:%.3f securityProtocol:%s principal:%s listener:%s",
+                self.request_desc(), self.context.client_address, self.handler_thread, t["TotalTimeMs"],
+                t["RequestQueueTimeMs"], t["LocalTimeMs"], t["RemoteTimeMs"], t["ResponseQueueTimeMs"],
+                t["ResponseSendTimeMs"], self.context.security_protocol, self.context.principal,
+                self.context.listener_name)
 
 
 class ResponseAction(enum.Enum):

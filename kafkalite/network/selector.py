@@ -74,6 +74,8 @@ class Selector:
         # Kafka: Selector.keysWithBufferedRead -- channels whose transport holds bytes select cannot see
         self.keys_with_buffered_read: set[KafkaChannel] = set()
         self.made_read_progress_last_poll = True
+        # why a channel was reported AUTHENTICATION_FAILED (Kafka keeps it in its ChannelState)
+        self.authentication_exceptions: dict[str, Exception] = {}
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool
         self.out_of_memory = False   # Kafka: Selector.outOfMemory -- some channel is muted for memory
@@ -188,7 +190,7 @@ class Selector:
         data_in_buffers = bool(self.keys_with_buffered_read)
         if self.has_staged_receives() or self.immediately_connected_keys or \
                 (made_read_progress_last_call and data_in_buffers) or \
-                any(not ch.is_muted() for ch in self.keys_with_buffered_read):
+                (data_in_buffers and any(not ch.is_muted() for ch in self.keys_with_buffered_read)):
             timeout_ms = 0
         if self.out_of_memory and not self.memory_pool.is_out_of_memory():
             # Kafka: "Broker no longer low on memory - unmuting incoming sockets"
@@ -268,6 +270,7 @@ class Selector:
         desc = channel.socket_description()
         if isinstance(e, AuthenticationException):
             log.info("%sFailed authentication with %s (%s)", self.log_context, desc, e)
+            self.authentication_exceptions[channel.id] = e
         elif isinstance(e, EOFError):
             if channel.has_bytes_pending():
                 log.info("%sConnection with %s (id %s) disconnected in the middle of a frame",
@@ -341,6 +344,7 @@ class Selector:
         self.completed_receives.clear()
         self.connected.clear()
         self.disconnected.clear()
+        self.authentication_exceptions.clear()
         self.made_read_progress_last_poll = False
         # Channels closed by the peer are kept until their staged receives were all handed out,
         # or until a send to them failed.

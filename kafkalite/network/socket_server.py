@@ -17,7 +17,9 @@ Era notes: ``Processor.accept`` puts the socket on ``new_connections``, an unbou
 ConcurrentLinkedQueue-style deque, and wakes the selector (Kafka <= 2.1; 2.2 made it a blocking
 queue of 20, KIP-402). ``startup(start_processing_requests=False)`` + ``start_processing_requests()``
 is the 2.6 spelling of 2.4's ``startup(startupProcessors=false)`` + ``startDataPlaneProcessors()``.
-Omitted: connection-rate quotas, SSL/SASL, dynamic resize of the processor pool, metrics objects.
+Each Processor has its own channel builder for its listener's security protocol (ChannelBuilders.server_channel_builder:
+PLAINTEXT or SSL), and puts the channel's principal into each request's RequestContext.
+Omitted: connection-rate quotas, SASL, dynamic resize of the processor pool, metrics objects.
 """
 from __future__ import annotations
 
@@ -172,8 +174,8 @@ class SocketServer(Logging):
                          MemoryPool.NONE if control_plane else self.memory_pool,
                          channel_builder=self.create_channel_builder(listener_name, security_protocol))
 
-    # Each Processor gets its own channel builder (Kafka: the ChannelBuilders.serverChannelBuilder call in
-    # Processor, passed to Processor.createSelector).
+    # Each Processor gets its own channel builder (Kafka: the ChannelBuilders.serverChannelBuilder call
+    # in Processor, passed to Processor.createSelector).
     def create_channel_builder(self, listener_name: str, security_protocol: str):
         if not hasattr(self.config, "values_with_prefix_override"):
             return None   # a bare test config: PLAINTEXT
@@ -511,8 +513,8 @@ class Processor(AbstractServerThread):
         # Kafka: LinkedBlockingDeque[RequestChannel.Response] responseQueue -- one per Processor
         self.response_queue: collections.deque = collections.deque()
         self._enqueue_lock = threading.Lock()
-        self.selector = Selector(max_request_size, connections_max_idle_ms, time,
-                                 log_context=self.log_ident, memory_pool=memory_pool, channel_builder=channel_builder)
+        self.selector = Selector(max_request_size, connections_max_idle_ms, time, log_context=self.log_ident,
+                                 memory_pool=memory_pool, channel_builder=channel_builder)
         self._next_connection_index = 0
         self.accept_trace: dict = {}   # the request trace's "accepted" hop, until the connection's first request
         self.started_nanos = time.nanoseconds()
@@ -634,7 +636,8 @@ class Processor(AbstractServerThread):
                 payload = receive.payload()
                 header, body_offset = self.parse_request_header(payload)
                 context = RequestContext(header, connection_id, ConnectionId.from_string(connection_id).remote_host,
-                                         self.listener_name, self.security_protocol, principal=channel.principal())
+                                         self.listener_name, self.security_protocol,
+                                         principal=channel.principal())
                 request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,
                                   from_control_plane=self.control_plane, release=receive.release)
                 if request.trace.enabled:

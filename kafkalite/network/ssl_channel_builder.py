@@ -29,15 +29,21 @@ class SslAuthenticator(Authenticator):
         self.transport_layer = transport_layer
         self.principal_builder = ChannelBuilders.create_principal_builder(configs, ssl_principal_mapper)
         self.listener_name = listener_name
+        self._principal = None
 
-    # Kafka: SslAuthenticator.principal
+    # Kafka: SslAuthenticator.principal -- built once the handshake is done (asked for on every request)
     def principal(self):
+        if self._principal is not None:
+            return self._principal
         try:
             client_address = self.transport_layer.socket_channel.getpeername()[0]
         except OSError:
             client_address = ""
-        return self.principal_builder.build(SslAuthenticationContext(
+        principal = self.principal_builder.build(SslAuthenticationContext(
             self.transport_layer.ssl_session(), client_address, self.listener_name or ""))
+        if self.transport_layer.ready():
+            self._principal = principal
+        return principal
 
     # Kafka: SslAuthenticator.complete
     def complete(self) -> bool:

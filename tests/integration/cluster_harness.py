@@ -6,7 +6,8 @@ a cluster of broker *processes* over a real ZooKeeper, started the way the READM
 config/server-<i>.properties`` with ``--override`` for its port, ``log.dirs`` and the ZooKeeper address
 (a chroot of its own, as ``config/`` uses). ``brokers[i]`` is a ``harness.BrokerProcess``;
 ``bootstrap`` lists every running broker; ``stop()`` stops the brokers, then ZooKeeper, each by PID.
-``broker_overrides(i)`` adds settings for broker ``i`` alone (a metrics port, say); ``control_plane=True`` gives each
+``broker_overrides(i)`` adds settings for broker ``i`` alone (a metrics port, say; ``{port}`` in its ``listeners``
+is the broker's PLAINTEXT port, for extra listeners such as an SSL inter-broker one); ``control_plane=True`` gives each
 broker a second listener, CONTROLLER, named by ``control.plane.listener.name`` (KIP-291), so the controller's
 requests never share a connection with replication or clients (``control_port(i)``); ``extra_listeners={"SSL":
 "SSL"}`` gives each broker further listeners (name: security protocol) on ports of their own (``listener_port(name,
@@ -72,6 +73,9 @@ class ClusterProcesses:
                     listeners = {"listeners": ",".join([f"PLAINTEXT://127.0.0.1:{port}", *extra]),
                                  "listener.security.protocol.map": ",".join(
                                      ["PLAINTEXT:PLAINTEXT", *(f"{n}:{p}" for n, p in self.extra_listeners.items())])}
+                own = dict(self.broker_overrides(i))
+                if "{port}" in str(own.get("listeners", "")):   # the PLAINTEXT port the harness picked
+                    own["listeners"] = own["listeners"].replace("{port}", str(port))
                 broker = BrokerProcess(self.workdir / f"broker-{i}", {
                     "broker.id": str(i),
                     "zookeeper.connect": self.zookeeper.connect_string("kafkalite"),
@@ -79,7 +83,7 @@ class ClusterProcesses:
                     "controlled.shutdown.retry.backoff.ms": 200,
                     **listeners,
                     **self.overrides,
-                    **self.broker_overrides(i),
+                    **own,
                 }, port=port, properties=properties)
                 self.brokers.append(broker)
                 broker.start()

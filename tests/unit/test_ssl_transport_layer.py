@@ -256,3 +256,42 @@ def test_bad_stores_fail_configuration_with_the_key_named(certs, tmp_path):
             certs, **{"ssl.keystore.location": str(jks), "ssl.keystore.type": "JKS"}))
     with pytest.raises(SslConfigError, match="needs a key store"):
         ChannelBuilders.server_channel_builder("SSL", False, "SSL", {"ssl.client.auth": "none"})
+
+
+@pytest.mark.parametrize("damage", ["corrupt", "truncate"])
+def test_damaged_records_after_the_handshake_close_that_channel(certs, pairs, damage):
+    """A record whose ciphertext was altered fails its MAC; half a record then EOF is an end of stream
+    mid-record. Either way the server closes the channel at once (these Selectors have no idle timeout)."""
+    p = pairs(server_configs(certs), client_configs(certs, with_cert=False))
+    p.handshake()
+    client_transport = p.client.channel("node").transport_layer
+    client_transport.ssl_engine.write(struct.pack(">i", 4) + b"ping")
+    record = bytearray(client_transport._net_write_bio.read())
+    sock = client_transport.socket_channel
+    sock.setblocking(True)
+    if damage == "corrupt":
+        record[-3] ^= 0xFF
+        sock.sendall(bytes(record))
+    else:
+        sock.sendall(bytes(record[:len(record) // 2]))
+        sock.shutdown(socket.SHUT_WR)
+    deadline = time.monotonic() + DEADLINE_S
+    while "conn" not in p.server_disconnects:
+        assert time.monotonic() < deadline, "the damaged channel was not closed"
+        p.server.poll(0)
+        p.server_disconnects.update(p.server.disconnected)
+    assert not p.server_receives
+
+
+def test_inline_pem_stores_kip_651(certs, pairs):
+    """ssl.keystore.key + ssl.keystore.certificate.chain and ssl.truststore.certificates given as PEM text."""
+    read = lambda name: open(os.path.join(certs, name)).read()  # noqa: E731
+    server = {"ssl.keystore.type": "PEM", "ssl.keystore.key": read("broker.key"),
+              "ssl.keystore.certificate.chain": read("broker.crt") + read("ca.crt"),
+              "ssl.truststore.type": "PEM", "ssl.truststore.certificates": read("ca.crt"), "ssl.client.auth": "required"}
+    client = {"ssl.truststore.type": "PEM", "ssl.truststore.certificates": read("ca.crt"),
+              "ssl.keystore.type": "PKCS12", "ssl.keystore.location": f"{certs}/client.p12",
+              "ssl.keystore.password": gen_certs.DEFAULT_PASSWORD}
+    p = pairs(server, client)
+    p.handshake()
+    assert p.server.channel("conn").principal() == KafkaPrincipal("User", "CN=client,OU=clients,O=kafkalite-test")

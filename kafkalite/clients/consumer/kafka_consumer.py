@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import logging
 
-from kafkalite.clients.client_utils import SECURITY_CONFIG_DEFAULTS, create_channel_builder, parse_and_validate_addresses
+from kafkalite.clients.client_utils import (SECURITY_CONFIG_DEFAULTS, create_channel_builder,
+                                            parse_and_validate_addresses)
 from kafkalite.clients.consumer.consumer_record import OffsetAndMetadata
 from kafkalite.clients.consumer.consumer_records import ConsumerRecords
 from kafkalite.clients.consumer.cooperative_sticky_assignor import CooperativeStickyAssignor
@@ -109,7 +110,8 @@ class KafkaConsumer:
                                          _bool(config["allow.auto.create.topics"]), time)
         self.metadata.bootstrap(parse_and_validate_addresses(config["bootstrap.servers"]))
         updater = DefaultMetadataUpdater(self.metadata, int(config["reconnect.backoff.ms"]), self.request_timeout_ms)
-        selector = Selector(time=time, log_context=log_context, channel_builder=create_channel_builder(config, time))
+        selector = Selector(time=time, log_context=log_context,
+                            channel_builder=create_channel_builder(config, time))
         network_client = NetworkClient(selector, updater, client_id=self.client_id,
                                        max_in_flight_requests_per_connection=100,
                                        reconnect_backoff_ms=int(config["reconnect.backoff.ms"]),

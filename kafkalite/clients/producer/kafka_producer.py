@@ -33,7 +33,8 @@ import importlib
 import itertools
 import logging
 
-from kafkalite.clients.client_utils import SECURITY_CONFIG_DEFAULTS, create_channel_builder, parse_and_validate_addresses
+from kafkalite.clients.client_utils import (SECURITY_CONFIG_DEFAULTS, create_channel_builder,
+                                            parse_and_validate_addresses)
 from kafkalite.clients.metadata import DefaultMetadataUpdater, Metadata
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.clients.producer.internals.buffer_pool import BufferPool
