@@ -9,6 +9,8 @@ limits in one interleaved run. Modules:
 - ``machine``   the machine-limit loops: socket -> file, sendfile -> socket
 - ``profiling`` py-spy on the produce and fetch paths
 - ``report``    the Markdown table and the PNG plot
+- ``transactions`` idempotent vs transactional produce (commit every 100 / 1,000 records); its three producers
+  are also ``python -m bench``'s "transactions" scenarios, and ``python -m bench.transactions`` prints their ratio
 - ``__main__``  the one command: install, start, run interleaved, stop, report
 
 Other engineers' one-off studies live beside it (``spark_source_throughput``, ``control_plane_latency``);

@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 
-from bench import machine, profiling, report
+from bench import machine, profiling, report, transactions
 from bench.brokers import REPO, Kafkalite, Tansu, find_tansu, machine_busy_seconds
 
 GB = 1 << 30
@@ -69,6 +69,7 @@ def scenarios(scale: float, perf_test: bool, kcat: bool) -> list[dict]:
     if kcat:
         out.append({**out[-1], "id": "kcat-consume-1024B-p6", "kind": "kcat_consume",
                     "label": "kcat -C 1 KiB, 6 partitions"})
+    out += transactions.scenarios(n)   # idempotent vs transactional produce (bench/transactions.py)
     out.append({"id": "latency-1000ps", "group": "latency", "kind": "latency", "label": "1,000 msg/s of 100 B",
                 "metric": "p99_ms", "unit": "ms", "higher": False, "goal": "ratio<=1.5",
                 "extra": ["p50_ms", "p999_ms", "max_ms"],

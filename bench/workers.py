@@ -3,7 +3,8 @@ the load generators, each run in its own process so it never shares a GIL with t
 
     python -m bench.workers <kind> '<json params>'    -> prints one JSON line (the result)
 
-Kinds: ``create``, ``delete``, ``produce``, ``consume``, ``latency``, ``idle``, ``kcat``, ``perftest``.
+Kinds: ``create``, ``delete``, ``produce``, ``consume``, ``latency``, ``idle``, ``kcat``, ``perftest``,
+``transactions`` (idempotent or transactional produce, from ``bench/transactions.py``).
 Vocabulary follows Kafka's perf tests: records, record size, acks, batch size, linger.
 MB means 2**20 bytes, as kafka-producer-perf-test prints it.
 """
@@ -293,8 +294,14 @@ def perftest(bootstrap: str, topic: str, records: int, size: int, acks: str = "1
             "mb_per_s": float(mbps), "errors": 0}
 
 
+def transactions(**params) -> dict:
+    """Idempotent or transactional produce (``commit_every`` records per transaction): bench/transactions.py."""
+    from bench.transactions import produce_transactional
+    return produce_transactional(**params)
+
+
 KINDS = {"create": create, "delete": delete, "produce": produce, "consume": consume, "latency": latency,
-         "idle": idle, "kcat": kcat, "kcat_consume": kcat_consume, "perftest": perftest}
+         "idle": idle, "kcat": kcat, "kcat_consume": kcat_consume, "perftest": perftest, "transactions": transactions}
 
 if __name__ == "__main__":
     out = KINDS[sys.argv[1]](**json.loads(sys.argv[2]))

@@ -8,10 +8,11 @@ Classes: KafkaAdminClient.
 
 Every call sends its requests to the broker Kafka's admin client would pick -- CreateTopics, DeleteTopics,
 CreatePartitions and ElectLeaders to the controller; group requests to the group's coordinator (FindCoordinator
-first); DescribeConfigs/IncrementalAlterConfigs for a broker to that broker, for topics to any broker;
-the rest to the least loaded broker -- waits for the answer, and returns plain objects (``admin_types``).
-A per-item error raises the matching ``kafkalite.protocol.errors`` exception (e.g. TopicExistsException), as
-``KafkaFuture.get()`` would after unwrapping.
+first); DescribeTransactions to the transactional id's coordinator (FindCoordinator key type 1); ListTransactions
+to every broker; DescribeProducers to each partition's leader; DescribeConfigs/IncrementalAlterConfigs for a
+broker to that broker, for topics to any broker; the rest to the least loaded broker -- waits for the answer,
+and returns plain objects (``admin_types``). A per-item error raises the matching ``kafkalite.protocol.errors``
+exception (e.g. TopicExistsException), as ``KafkaFuture.get()`` would after unwrapping.
 
 What it knows of the cluster is a ``Metadata`` (Kafka keeps an AdminMetadataManager), bootstrapped from
 ``bootstrap.servers`` and replaced by every Metadata response the admin asks for; topic descriptions,
@@ -20,20 +21,22 @@ leaders, nodes and the controller are read from its ``Cluster``.
 Era notes: Kafka's admin client runs its own I/O thread and returns KafkaFutures; kafkalite's is
 synchronous on the caller's thread, over the consumer's ConsumerNetworkClient. ``list_offsets`` is Kafka
 2.5's (KIP-396); 2.4's tools asked a KafkaConsumer. ``describe_log_dirs`` and ``alter_replica_log_dirs`` send
-to each broker named (KIP-113: a broker answers for its own dirs only). ``create_acls`` / ``describe_acls`` /
-``delete_acls`` take and give the clients' AclBinding / AclBindingFilter (``kafkalite.common.acl``) and go to the
-least loaded broker. Left out: quotas,
-delegation tokens, retries of a whole call after a controller move (a NOT_CONTROLLER error refreshes the
-metadata and is retried once).
+to each broker named (KIP-113: a broker answers for its own dirs only). ``list_transactions``,
+``describe_transactions``, ``describe_producers`` are Kafka 3.0's (KIP-664), for ``kafka-transactions``.
+``abort_transaction`` is 3.0's too: an admin's WriteTxnMarkers, for a transaction no coordinator will end.
+``create_acls`` / ``describe_acls`` / ``delete_acls`` take and give the clients' AclBinding / AclBindingFilter
+(``kafkalite.common.acl``) and go to the least loaded broker. Left out: quotas, delegation tokens, retries of a
+whole call after a controller move (a NOT_CONTROLLER error refreshes the metadata and is retried once).
 """
 from __future__ import annotations
 
 import logging
 
 from kafkalite.clients.admin.admin_types import (
-    AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType, ConfigSource,
-    ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic, PartitionReassignment,
-    TopicDescription, TopicListing, TopicPartitionInfo,
+    AbortTransactionSpec, AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType,
+    ConfigSource, ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic,
+    PartitionProducerState, PartitionReassignment, ProducerState, TopicDescription, TopicListing, TopicPartitionInfo,
+    TransactionDescription, TransactionListing, TransactionState,
 )
 from kafkalite.clients.client_request import RequestBuilder
 from kafkalite.clients.client_utils import create_channel_builder, parse_and_validate_addresses
@@ -59,6 +62,8 @@ from kafkalite.protocol.messages import (
     incremental_alter_configs as iac, list_groups as lg, list_offsets as lo, list_partition_reassignments as lpr,
     offset_commit as oc, offset_fetch as of,
 )
+from kafkalite.protocol.messages import describe_producers as dp, describe_transactions as dtx, list_transactions as ltx
+from kafkalite.protocol.messages import write_txn_markers as wtm
 from kafkalite.protocol.messages import alter_replica_log_dirs as arld, describe_log_dirs as dld
 from kafkalite.protocol.messages import create_acls as ca, delete_acls as da, describe_acls as dacl
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
@@ -66,6 +71,7 @@ from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataReques
 from kafkalite.utils.time import SYSTEM
 
 log = logging.getLogger("kafka.clients.admin.KafkaAdminClient")
+GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1   # Kafka: FindCoordinatorRequest.CoordinatorType GROUP, TRANSACTION
 
 
 def _raise_for(error_code: int, message: str | None, what: str) -> None:
@@ -151,16 +157,17 @@ class KafkaAdminClient:
         self._refresh([])
         return self.metadata.fetch().controller or self._any_node()
 
-    def _coordinator(self, group_id: str) -> Node:
+    def _coordinator(self, key: str, key_type: int = GROUP_KEY_TYPE) -> Node:
         deadline = self.time.milliseconds() + self.timeout_ms
-        while True:   # the coordinator may still be loading, or __consumer_offsets being created
+        what = "group" if key_type == GROUP_KEY_TYPE else "transactional id"
+        while True:   # the coordinator may still be loading, or its internal topic being created
             response = self._call(self._any_node(), ApiKeys.FIND_COORDINATOR,
-                                  fc.FindCoordinatorRequest(key=group_id))
+                                  fc.FindCoordinatorRequest(key=key, key_type=key_type))
             error = Errors.for_code(response.error_code)
             if error is Errors.NONE:
                 return Node(response.node_id, response.host, response.port)
             if not error.retriable or self.time.milliseconds() >= deadline:
-                _raise_for(response.error_code, response.error_message, f"FindCoordinator for group {group_id}")
+                _raise_for(response.error_code, response.error_message, f"FindCoordinator for {what} {key}")
             self.client.poll(100)
 
     # ---------------------------------------------------------------- topics
@@ -411,6 +418,128 @@ class KafkaAdminClient:
         return {TopicPartition(t.name, p.partition_index): PartitionReassignment(
                     tuple(p.replicas), tuple(p.adding_replicas), tuple(p.removing_replicas))
                 for t in response.topics for p in t.partitions}
+
+    # ---------------------------------------------------------------- transactions (Kafka 3.0, KIP-664)
+
+    # Kafka 3.0: KafkaAdminClient.listTransactions -- every broker's coordinator answers for the transactional ids it
+    # holds; returns {broker id: listings} (ListTransactionsResult.allByBrokerId)
+    def list_transactions(self, state_filters=(), producer_id_filters=()) -> dict[int, list[TransactionListing]]:
+        self._refresh([])
+        request = ltx.ListTransactionsRequest(state_filters=[str(s) for s in state_filters],
+                                              producer_id_filters=list(producer_id_filters))
+        deadline = self.time.milliseconds() + self.timeout_ms
+        out = {}
+        for node in sorted(self.metadata.fetch().nodes, key=lambda n: n.id):
+            while True:
+                response = self._call(node, ApiKeys.LIST_TRANSACTIONS, request)
+                error = Errors.for_code(response.error_code)
+                if error is not Errors.COORDINATOR_LOAD_IN_PROGRESS or self.time.milliseconds() >= deadline:
+                    break
+                self.client.poll(100)   # Kafka 3.0: ListTransactionsHandler retries a loading coordinator after backoff
+            _raise_for(response.error_code, None, f"ListTransactions request sent to broker {node.id} failed")
+            out[node.id] = [TransactionListing(t.transactional_id, t.producer_id, TransactionState.parse(
+                t.transaction_state)) for t in response.transaction_states]
+        return out
+
+    # Kafka 3.0: KafkaAdminClient.describeTransactions -- each id to its coordinator (FindCoordinator, key type 1)
+    def describe_transactions(self, transactional_ids) -> dict[str, TransactionDescription]:
+        out = {}
+        for transactional_id in transactional_ids:
+            deadline = self.time.milliseconds() + self.timeout_ms
+            while True:
+                coordinator = self._coordinator(transactional_id, TRANSACTION_KEY_TYPE)
+                response = self._call(coordinator, ApiKeys.DESCRIBE_TRANSACTIONS,
+                                      dtx.DescribeTransactionsRequest(transactional_ids=[transactional_id]))
+                state = next(t for t in response.transaction_states if t.transactional_id == transactional_id)
+                error = Errors.for_code(state.error_code)
+                # Kafka 3.0: DescribeTransactionsHandler.handleError -- loading: retry; moved: find the coordinator again
+                if error not in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.NOT_COORDINATOR,
+                                 Errors.COORDINATOR_NOT_AVAILABLE) or self.time.milliseconds() >= deadline:
+                    break
+                self.client.poll(100)
+            if error is Errors.TRANSACTIONAL_ID_NOT_FOUND:
+                raise error.exception(f"DescribeTransactions request for transactionalId `{transactional_id}` "
+                                      f"failed because the ID could not be found")
+            _raise_for(state.error_code, None, f"DescribeTransactions for transactionalId `{transactional_id}`")
+            out[transactional_id] = TransactionDescription(
+                coordinator.id, TransactionState.parse(state.transaction_state), state.producer_id,
+                state.producer_epoch, state.transaction_timeout_ms,
+                state.transaction_start_time_ms if state.transaction_start_time_ms >= 0 else None,
+                frozenset(TopicPartition(t.topic, p) for t in state.topics for p in t.partitions))
+        return out
+
+    # Kafka 3.0: KafkaAdminClient.describeProducers -- each partition to its leader, or all to ``broker_id``
+    # (DescribeProducersOptions.brokerId: any replica, answered from that broker's own log)
+    def describe_producers(self, partitions, broker_id: int | None = None
+                           ) -> dict[TopicPartition, PartitionProducerState]:
+        pending, out = set(partitions), {}
+        deadline = self.time.milliseconds() + self.timeout_ms
+        while True:
+            self._refresh(sorted({tp.topic for tp in pending}))
+            by_node: dict[Node, dict[str, list[int]]] = {}
+            for tp in sorted(pending, key=lambda tp: (tp.topic, tp.partition)):
+                node = self._broker_node(broker_id) if broker_id is not None else self.metadata.fetch().leader_for(tp)
+                if node is not None:
+                    by_node.setdefault(node, {}).setdefault(tp.topic, []).append(tp.partition)
+            last_error = Errors.LEADER_NOT_AVAILABLE
+            for node, topics in by_node.items():
+                response = self._call(node, ApiKeys.DESCRIBE_PRODUCERS, dp.DescribeProducersRequest(topics=[
+                    dp.TopicRequest(name=t, partition_indexes=ps) for t, ps in topics.items()]))
+                for t in response.topics:
+                    for p in t.partitions:
+                        tp, error = TopicPartition(t.name, p.partition_index), Errors.for_code(p.error_code)
+                        if error is Errors.NONE:
+                            out[tp] = PartitionProducerState(tuple(ProducerState(
+                                s.producer_id, s.producer_epoch, s.last_sequence, s.last_timestamp,
+                                s.coordinator_epoch if s.coordinator_epoch >= 0 else None,
+                                s.current_txn_start_offset if s.current_txn_start_offset >= 0 else None)
+                                for s in p.active_producers))
+                            pending.discard(tp)
+                        elif error is Errors.NOT_LEADER_FOR_PARTITION and broker_id is not None:
+                            raise error.exception(f"Failed to describe active producers for partition {tp} on "
+                                                  f"brokerId {broker_id}")
+                        elif error not in (Errors.NOT_LEADER_FOR_PARTITION, Errors.UNKNOWN_TOPIC_OR_PARTITION):
+                            raise error.exception(p.error_message or f"Failed to describe active producers for "
+                                                                     f"partition {tp} due to unexpected error")
+                        else:
+                            last_error = error   # Kafka 3.0: DescribeProducersHandler.handlePartitionError -- retry later
+            if not pending:
+                return out
+            if self.time.milliseconds() >= deadline:
+                raise last_error.exception(f"Failed to describe active producers for partitions "
+                                           f"{sorted(map(str, pending))}: {last_error.name}")
+            self.client.poll(100)
+
+    # Kafka 3.0: KafkaAdminClient.abortTransaction -- an ABORT marker for one producer's open transaction on one
+    # partition, sent to its leader as the coordinator would send it (WriteTxnMarkers)
+    def abort_transaction(self, spec: AbortTransactionSpec) -> None:
+        tp, deadline = spec.topic_partition, self.time.milliseconds() + self.timeout_ms
+        request = wtm.WriteTxnMarkersRequest(markers=[wtm.WritableTxnMarker(
+            producer_id=spec.producer_id, producer_epoch=spec.producer_epoch, transaction_result=False,
+            coordinator_epoch=spec.coordinator_epoch,
+            topics=[wtm.WritableTxnMarkerTopic(name=tp.topic, partition_indexes=[tp.partition])])])
+        while True:
+            self._refresh([tp.topic])
+            leader = self.metadata.fetch().leader_for(tp)
+            error = Errors.LEADER_NOT_AVAILABLE
+            if leader is not None:
+                response = self._call(leader, ApiKeys.WRITE_TXN_MARKERS, request)
+                results = [p for m in response.markers if m.producer_id == spec.producer_id for t in m.topics
+                           if t.name == tp.topic for p in t.partitions if p.partition_index == tp.partition]
+                error = Errors.for_code(results[0].error_code) if results else Errors.UNKNOWN_SERVER_ERROR
+                if error is Errors.NONE:
+                    return
+            # Kafka 3.0: AbortTransactionHandler.handleError -- a moved or missing leader: look it up again
+            if error not in (Errors.NOT_LEADER_FOR_PARTITION, Errors.REPLICA_NOT_AVAILABLE, Errors.BROKER_NOT_AVAILABLE,
+                             Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.LEADER_NOT_AVAILABLE) \
+                    or self.time.milliseconds() >= deadline:
+                raise error.exception({
+                    Errors.INVALID_PRODUCER_EPOCH: f"WriteTxnMarkers request with {spec} failed due an invalid producer "
+                                                   f"epoch",
+                    Errors.TRANSACTION_COORDINATOR_FENCED: f"WriteTxnMarkers request with {spec} failed since the "
+                    f"provided coordinator epoch {spec.coordinator_epoch} has been fenced by the active coordinator",
+                }.get(error, f"WriteTxnMarkers request with {spec} failed due to unexpected error: {error.name}"))
+            self.client.poll(100)
 
     # ---------------------------------------------------------------- cluster
 

@@ -2,13 +2,19 @@
 (NewTopic.java, NewPartitions.java, TopicListing.java, TopicDescription.java, ../common/TopicPartitionInfo.java,
 Config.java, ConfigEntry.java, AlterConfigOp.java, ../common/config/ConfigResource.java,
 ConsumerGroupListing.java, ConsumerGroupDescription.java, MemberDescription.java, MemberAssignment.java,
-DescribeClusterResult.java's values, PartitionReassignment.java).
+DescribeClusterResult.java's values, PartitionReassignment.java), and Kafka 3.0's (KIP-664) TransactionState.java,
+TransactionListing.java, TransactionDescription.java, ProducerState.java, DescribeProducersResult.java's
+PartitionProducerState, AbortTransactionSpec.java.
 
 Classes: NewTopic, TopicListing, TopicPartitionInfo, TopicDescription, ConfigResource, ConfigSource,
 ConfigSynonym, ConfigEntry, AlterConfigOp, ConsumerGroupListing, MemberDescription,
-ConsumerGroupDescription, ClusterDescription, PartitionReassignment.
+ConsumerGroupDescription, ClusterDescription, PartitionReassignment; TransactionState, TransactionListing,
+TransactionDescription, ProducerState, PartitionProducerState, AbortTransactionSpec.
 
-Plain attrs classes: what KafkaAdminClient's futures resolve to, without the futures.
+Plain attrs classes: what KafkaAdminClient's futures resolve to, without the futures. Kafka's OptionalInt /
+OptionalLong fields are ``int | None`` here.
+
+Era notes: the transaction classes are Kafka 3.0's (2.4's admin client cannot describe transactions).
 Left out: authorized operations, topic ids.
 """
 from __future__ import annotations
@@ -167,3 +173,78 @@ class PartitionReassignment:
     replicas: tuple[int, ...]
     adding_replicas: tuple[int, ...]
     removing_replicas: tuple[int, ...]
+
+
+class TransactionState(enum.Enum):
+    """Kafka 3.0: org.apache.kafka.clients.admin.TransactionState -- the coordinator's state names as the wire
+    carries them; ``str()`` is that name, as kafka-transactions prints it."""
+    ONGOING = "Ongoing"
+    PREPARE_ABORT = "PrepareAbort"
+    PREPARE_COMMIT = "PrepareCommit"
+    COMPLETE_ABORT = "CompleteAbort"
+    COMPLETE_COMMIT = "CompleteCommit"
+    EMPTY = "Empty"
+    PREPARE_EPOCH_FENCE = "PrepareEpochFence"
+    UNKNOWN = "Unknown"
+
+    @classmethod
+    def parse(cls, name: str) -> "TransactionState":
+        """A name no member has is UNKNOWN (a newer broker's state), as Kafka's ``TransactionState.parse``."""
+        try:
+            return cls(name)
+        except ValueError:
+            return cls.UNKNOWN
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@attrs.frozen
+class TransactionListing:
+    """Kafka 3.0: TransactionListing -- one line of a coordinator's ListTransactions answer."""
+    transactional_id: str
+    producer_id: int
+    state: TransactionState
+
+
+@attrs.frozen
+class TransactionDescription:
+    """Kafka 3.0: TransactionDescription -- ``transaction_start_time_ms`` None while no transaction is open."""
+    coordinator_id: int
+    state: TransactionState
+    producer_id: int
+    producer_epoch: int
+    transaction_timeout_ms: int
+    transaction_start_time_ms: int | None
+    topic_partitions: frozenset[TopicPartition]
+
+
+@attrs.frozen
+class ProducerState:
+    """Kafka 3.0: ProducerState -- what a partition's leader knows of one producer id; ``coordinator_epoch`` None
+    before any marker, ``current_transaction_start_offset`` None when no transaction is open on the partition."""
+    producer_id: int
+    producer_epoch: int
+    last_sequence: int
+    last_timestamp: int
+    coordinator_epoch: int | None
+    current_transaction_start_offset: int | None
+
+
+@attrs.frozen
+class PartitionProducerState:
+    """Kafka 3.0: DescribeProducersResult.PartitionProducerState."""
+    active_producers: tuple[ProducerState, ...]
+
+
+@attrs.frozen
+class AbortTransactionSpec:
+    """Kafka 3.0: AbortTransactionSpec -- which open transaction ``abort_transaction`` ends on one partition."""
+    topic_partition: TopicPartition
+    producer_id: int
+    producer_epoch: int
+    coordinator_epoch: int
+
+    def __str__(self) -> str:
+        return (f"AbortTransactionSpec(topicPartition={self.topic_partition}, producerId={self.producer_id}, "
+                f"producerEpoch={self.producer_epoch}, coordinatorEpoch={self.coordinator_epoch})")
