@@ -31,8 +31,14 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
 
     debug = {"debug": os.environ["TXN_CTP_DEBUG"]} if os.environ.get("TXN_CTP_DEBUG") else {}  # e.g. "eos,protocol"
+    # librdkafka >= 2.10 re-bootstraps when every broker is down (this single broker's kill -9) and decommissions
+    # the broker it knew, which may still be cached as the group coordinator: the next send_offsets_to_transaction
+    # then waits on that dead handle forever (librdkafka #5511, timeout ignored: #5456). See txn_torture.py.
+    # TXN_CTP_REBOOTSTRAP=1 keeps librdkafka's default, to see it happen.
+    recovery = {} if os.environ.get("TXN_CTP_REBOOTSTRAP") else {"metadata.recovery.strategy": "none"}
     producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": transactional_id,
-                         "transaction.timeout.ms": 10000, "linger.ms": 5, "reconnect.backoff.max.ms": 200, **debug})
+                         "transaction.timeout.ms": 10000, "linger.ms": 5, "reconnect.backoff.max.ms": 200,
+                         **recovery, **debug})
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "isolation.level": "read_committed",
                          "enable.auto.commit": False, "enable.auto.offset.store": False,
                          "auto.offset.reset": "earliest", "reconnect.backoff.max.ms": 200})
