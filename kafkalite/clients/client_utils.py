@@ -13,7 +13,9 @@ from __future__ import annotations
 from kafkalite.security.ssl.ssl_configs import SSL_CONFIG_DEF
 
 # the client configs every kafkalite client accepts for security (Kafka: CommonClientConfigs + SslConfigs)
-SECURITY_CONFIG_DEFAULTS = {"security.protocol": "PLAINTEXT", **{name: None for name in SSL_CONFIG_DEF}}
+SECURITY_CONFIG_DEFAULTS = {"security.protocol": "PLAINTEXT", **{name: None for name in SSL_CONFIG_DEF},
+                            # Kafka: SaslConfigs -- the client's mechanism and its JAAS login (issue 16)
+                            "sasl.mechanism": "GSSAPI", "sasl.jaas.config": None}
 
 
 # Kafka: ClientUtils.createChannelBuilder -- PLAINTEXT or SSL (ssl.* keys), as security.protocol says.

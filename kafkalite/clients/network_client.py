@@ -132,6 +132,7 @@ class NetworkClient:
         self.time = time
         self.discover_broker_versions = discover_broker_versions
         self.log_context = log_context
+        self.authentication_exceptions: dict[str, Exception] = {}    # Kafka: ClusterConnectionStates' per node
         self.api_versions: dict[str, NodeApiVersions] = {}           # Kafka: ApiVersions
         self.nodes_needing_api_versions_fetch: dict[str, int] = {}   # node -> ApiVersions version to send
         self.aborted_sends: list[ClientResponse] = []
@@ -376,13 +377,16 @@ class NetworkClient:
             log.warning("%sConnection to node %s could not be established. Broker may not be available.",
                         self.log_context, node_id)
         elif disconnect_state is ChannelState.AUTHENTICATION_FAILED:
-            # Kafka also fails the application's calls with the AuthenticationException; kafkalite's
-            # clients keep retrying (reconnect backoff) and say why here
+            exception = self.selector.authentication_exceptions.pop(node_id, None) or "SSL handshake failed"
+            self.authentication_exceptions[node_id] = exception
             log.error("%sConnection to node %s failed authentication due to: %s", self.log_context, node_id,
-                      getattr(self.selector, "authentication_exceptions", {}).pop(node_id,
-                                                                                  "SSL handshake failed"))
+                      exception)
         self.cancel_in_flight_requests(node_id, now, responses, timed_out)
         self.metadata_updater.handle_server_disconnect(now, node_id)
+
+    # Kafka: NetworkClient.authenticationException -- why the last connection to ``node`` failed authentication
+    def authentication_exception(self, node) -> Exception | None:
+        return self.authentication_exceptions.get(getattr(node, "id_string", node))
 
     # Kafka 3.x: NetworkClient.cancelInFlightRequests
     def cancel_in_flight_requests(self, node_id: str, now: int, responses: list | None, timed_out: bool = False

@@ -72,6 +72,11 @@ class SslAuthenticationException(AuthenticationException):
     """Kafka: org.apache.kafka.common.errors.SslAuthenticationException."""
 
 
+class DelayedResponseAuthenticationException(AuthenticationException):
+    """Kafka: org.apache.kafka.common.network.DelayedResponseAuthenticationException -- the authenticator
+    failed; its failure response goes out, and the channel closes, after the Selector's delay (KIP-306)."""
+
+
 class KafkaChannel:
     """Kafka: KafkaChannel."""
 
@@ -109,19 +114,62 @@ class KafkaChannel:
 
     # Kafka: KafkaChannel.prepare -- one step of the TLS handshake, then of authentication.
     def prepare(self) -> None:
+        authenticating = False
         try:
             if not self.transport_layer.ready():
                 self.transport_layer.handshake()
             if self.transport_layer.ready() and self.authenticator is not None \
                     and not self.authenticator.complete():
+                authenticating = True
                 self.authenticator.authenticate()
         except AuthenticationException as e:
             self.state = ChannelState.AUTHENTICATION_FAILED
             self.authentication_exception = e
+            if authenticating:
+                self.delay_close_on_authentication_failure()
+                raise DelayedResponseAuthenticationException(str(e)) from e
             raise
         if self.ready():
             self.successful_authentications += 1
             self.state = ChannelState.READY
+
+    # Kafka: KafkaChannel.delayCloseOnAuthenticationFailure -- neither read nor write until the close.
+    def delay_close_on_authentication_failure(self) -> None:
+        self.transport_layer.remove_interest_ops(OP_WRITE | OP_READ)
+
+    # Kafka: KafkaChannel.completeCloseOnAuthenticationFailure -- send the authenticator's failure response.
+    def complete_close_on_authentication_failure(self) -> None:
+        self.transport_layer.add_interest_ops(OP_WRITE)
+        if self.authenticator is not None:
+            self.authenticator.handle_authentication_failure()
+
+    MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS = 1_000_000_000
+
+    # Kafka: KafkaChannel.maybeBeginServerReauthentication (KIP-368) -- a SaslHandshake on a ready SASL channel
+    # whose session has a lifetime starts re-authentication: a new authenticator takes over (the channel is
+    # not ready until it completes) and answers that handshake. False: the request goes on to KafkaApis.
+    def maybe_begin_server_reauthentication(self, sasl_handshake_bytes: bytes, now_nanos: int) -> bool:
+        if not self.ready():
+            raise RuntimeError('KafkaChannel should be "ready" when processing SASL Handshake for potential '
+                               're-authentication')
+        expiry = getattr(self.authenticator, "server_session_expiration_time_nanos", None)
+        if expiry is None or expiry() is None:
+            return False   # re-authentication is not enabled (no session lifetime)
+        last = getattr(self, "last_reauthentication_start_nanos", 0)
+        if last and now_nanos - last < self.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS:
+            return False
+        self.last_reauthentication_start_nanos = now_nanos
+        # Kafka: KafkaChannel.swapAuthenticatorsAndBeginReauthentication
+        previous, self.authenticator = self.authenticator, self.authenticator_creator()
+        self._ready = False
+        self.authenticator.reauthenticate(previous, sasl_handshake_bytes, now_nanos)
+        return True
+
+    # Kafka: KafkaChannel.serverAuthenticationSessionExpired (KIP-368)
+    def server_authentication_session_expired(self, now_nanos: int) -> bool:
+        expiry = getattr(self.authenticator, "server_session_expiration_time_nanos", None)
+        expiry = expiry() if expiry is not None else None
+        return expiry is not None and now_nanos - expiry > 0
 
     # Kafka: KafkaChannel.finishConnect
     def finish_connect(self) -> bool:

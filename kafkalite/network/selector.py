@@ -37,7 +37,8 @@ import logging
 import socket
 
 from kafkalite.common.memory.memory_pool import MemoryPool
-from kafkalite.network.kafka_channel import AuthenticationException, ChannelState, KafkaChannel
+from kafkalite.network.kafka_channel import (AuthenticationException, ChannelState,
+                                            DelayedResponseAuthenticationException, KafkaChannel)
 from kafkalite.network.nio_selector import NioSelector
 from kafkalite.network.network_receive import NetworkReceive
 from kafkalite.network.plaintext_channel_builder import PlaintextChannelBuilder
@@ -65,15 +66,21 @@ class Selector:
     """Kafka: org.apache.kafka.common.network.Selector."""
 
     NO_IDLE_TIMEOUT_MS = -1
+    NO_FAILED_AUTHENTICATION_DELAY = 0
 
     def __init__(self, max_receive_size: int = NetworkReceive.UNLIMITED,
                  connection_max_idle_ms: int = NO_IDLE_TIMEOUT_MS, time: Time = SYSTEM,
-                 log_context: str = "", memory_pool: MemoryPool = MemoryPool.NONE, channel_builder=None):
+                 log_context: str = "", memory_pool: MemoryPool = MemoryPool.NONE, channel_builder=None,
+                 failed_authentication_delay_ms: int = NO_FAILED_AUTHENTICATION_DELAY):
         self.nio_selector = NioSelector()
         self.channel_builder = channel_builder if channel_builder is not None else PlaintextChannelBuilder()
         # Kafka: Selector.keysWithBufferedRead -- channels whose transport holds bytes select cannot see
         self.keys_with_buffered_read: set[KafkaChannel] = set()
         self.made_read_progress_last_poll = True
+        # Kafka: Selector.delayedClosingChannels -- channel id -> (channel, deadline in nanos, failure response sent)
+        # (KIP-306): first the delay before the failure response, then a short linger before the close
+        self.failed_authentication_delay_ms = failed_authentication_delay_ms
+        self.delayed_closing_channels: collections.OrderedDict[str, tuple] = collections.OrderedDict()
         # why a channel was reported AUTHENTICATION_FAILED (Kafka keeps it in its ChannelState)
         self.authentication_exceptions: dict[str, Exception] = {}
         self.max_receive_size = max_receive_size
@@ -199,6 +206,9 @@ class Selector:
                 if channel.is_in_mutable_state() and channel not in self.explicitly_muted_channels:
                     channel.maybe_unmute()
             self.out_of_memory = False
+        if self.delayed_closing_channels:
+            first_deadline = next(iter(self.delayed_closing_channels.values()))[1]
+            timeout_ms = max(0, min(timeout_ms, (first_deadline - self.time.nanoseconds()) // 1_000_000 + 1))
         start_select = self.time.nanoseconds()
         events = self.nio_selector.select(timeout_ms / 1000.0)
         now = self.time.nanoseconds()
@@ -218,6 +228,7 @@ class Selector:
             keys = [(ch, 0) for ch in self.immediately_connected_keys]
             self.immediately_connected_keys.clear()
             self.poll_selection_keys(keys, True, now)
+        self.complete_delayed_channel_close(self.time.nanoseconds())
         self.maybe_close_oldest_connection(now)
         self.add_to_completed_receives()
 
@@ -261,6 +272,9 @@ class Selector:
                         raise
                     if send is not None:
                         self.completed_sends.append(send)
+            except DelayedResponseAuthenticationException as e:
+                log.info("%sFailed authentication with %s (%s)", self.log_context, channel.socket_description(), e)
+                self.maybe_delay_close_on_authentication_failure(channel)
             except Exception as e:   # noqa: BLE001 -- one bad connection never stops the loop
                 # Kafka: a failed send drops the requests already read from that connection
                 # (NOTIFY_ONLY): their answers could never be delivered, and the client will retry.
@@ -277,6 +291,8 @@ class Selector:
                          self.log_context, desc, channel.id)
             else:
                 log.debug("%sConnection with %s disconnected", self.log_context, desc)
+        elif isinstance(e, AuthenticationException):
+            log.info("%sFailed authentication with %s (%s)", self.log_context, desc, e)
         elif isinstance(e, (ConnectionError, OSError)):
             log.debug("%sConnection with %s disconnected: %s", self.log_context, desc, e)
         else:
@@ -400,6 +416,7 @@ class Selector:
             self._do_close(channel, close_mode.notify_disconnect)
         self.channels.pop(channel.id, None)
         self._lru.pop(channel.id, None)
+        self.delayed_closing_channels.pop(channel.id, None)
 
     # Kafka: Selector.doClose
     def _do_close(self, channel: KafkaChannel, notify_disconnect: bool) -> None:
@@ -411,6 +428,8 @@ class Selector:
         self.immediately_connected_keys.discard(channel)
         if notify_disconnect:
             self.disconnected[channel.id] = channel.state
+            if channel.state is ChannelState.AUTHENTICATION_FAILED:   # Kafka: ChannelState.exception()
+                self.authentication_exceptions[channel.id] = channel.authentication_exception
 
     # Kafka: Selector.close() -- everything, then the selector itself.
     def close(self) -> None:
@@ -422,6 +441,43 @@ class Selector:
         self.nio_selector.close()
         self._wakeup_r.close()
         self._wakeup_w.close()
+
+    # ---------------------------------------------------------------- failed authentication (KIP-306)
+    # Kafka: Selector.maybeDelayCloseOnAuthenticationFailure
+    def maybe_delay_close_on_authentication_failure(self, channel: KafkaChannel) -> None:
+        if self.failed_authentication_delay_ms > self.NO_FAILED_AUTHENTICATION_DELAY:
+            deadline = self.time.nanoseconds() + self.failed_authentication_delay_ms * 1_000_000
+            self.delayed_closing_channels[channel.id] = (channel, deadline, False)
+        else:
+            self.handle_close_on_authentication_failure(channel)
+
+    # Kafka: Selector.completeDelayedChannelClose -- oldest first, until one is not due yet
+    def complete_delayed_channel_close(self, now_nanos: int) -> None:
+        while self.delayed_closing_channels:
+            channel_id, (channel, deadline, response_sent) = next(iter(self.delayed_closing_channels.items()))
+            if deadline - now_nanos > 0:
+                return
+            del self.delayed_closing_channels[channel_id]
+            if response_sent:
+                self._close(channel, CloseMode.GRACEFUL)
+            else:
+                self.handle_close_on_authentication_failure(channel, now_nanos)
+
+    # Kafka: Selector.handleCloseOnAuthenticationFailure -- send the failure response, then close. Kafka closes
+    # in the same step; kafkalite closes FAILURE_RESPONSE_LINGER_MS later, because a client that reads until
+    # end-of-stream in one go and then reports only the end (kafka-python 3) would otherwise lose the answer.
+    FAILURE_RESPONSE_LINGER_MS = 20
+
+    def handle_close_on_authentication_failure(self, channel: KafkaChannel, now_nanos: int | None = None) -> None:
+        try:
+            channel.complete_close_on_authentication_failure()
+            now = now_nanos if now_nanos is not None else self.time.nanoseconds()
+            self.delayed_closing_channels[channel.id] = (channel, now + self.FAILURE_RESPONSE_LINGER_MS * 1_000_000,
+                                                         True)
+        except Exception as e:   # noqa: BLE001
+            log.error("%sException handling close on authentication failure node %s: %s", self.log_context,
+                      channel.id, e)
+            self._close(channel, CloseMode.GRACEFUL)
 
     # ---------------------------------------------------------------- idle connections
     def _update_idle(self, connection_id: str) -> None:

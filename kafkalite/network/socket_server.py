@@ -54,9 +54,12 @@ CONTROL_PLANE_QUEUE_SIZE = 20
 class SocketServer(Logging):
     """Kafka: SocketServer -- owns the acceptors, processors and request channels of both planes."""
 
-    def __init__(self, config, time=SYSTEM):
+    def __init__(self, config, time=SYSTEM, credential_provider=None, api_versions_response=None):
         self.config = config
         self.time = time
+        # Kafka: SocketServer.credentialProvider -- the SCRAM credential cache SASL listeners authenticate with
+        self.credential_provider = credential_provider
+        self.api_versions_response = api_versions_response   # what a SASL listener answers before the handshake
         self.log_ident = f"[SocketServer brokerId={config.broker_id}] "
         self.max_queued_requests = config.queued_max_requests
         # Kafka: SocketServer.memoryPool -- queued.max.request.bytes bounds the bytes of requests read but
@@ -172,16 +175,27 @@ class SocketServer(Logging):
                          self.connection_quotas, self.config.connections_max_idle_ms, listener_name,
                          security_protocol, self.config.broker_id, control_plane,
                          MemoryPool.NONE if control_plane else self.memory_pool,
-                         channel_builder=self.create_channel_builder(listener_name, security_protocol))
+                         channel_builder=self.create_channel_builder(listener_name, security_protocol),
+                         failed_authentication_delay_ms=self.failed_authentication_delay_ms())
 
     # Each Processor gets its own channel builder (Kafka: the ChannelBuilders.serverChannelBuilder call
-    # in Processor, passed to Processor.createSelector).
+    # in Processor, passed to Processor.createSelector). SASL listeners authenticate SCRAM users against the
+    # broker's credential cache and answer ApiVersions before the handshake with KafkaApis' versions.
     def create_channel_builder(self, listener_name: str, security_protocol: str):
         if not hasattr(self.config, "values_with_prefix_override"):
             return None   # a bare test config: PLAINTEXT
-        return ChannelBuilders.server_channel_builder(
+        cache = self.credential_provider.credential_cache if self.credential_provider is not None else None
+        builder = ChannelBuilders.server_channel_builder(
             listener_name, listener_name == getattr(self.config, "inter_broker_listener_name", None),
-            security_protocol, self.config, time=self.time)
+            security_protocol, self.config, credential_cache=cache, time=self.time)
+        if hasattr(builder, "api_versions_response"):
+            builder.api_versions_response = self.api_versions_response
+        return builder
+
+    # Kafka: KafkaConfig.failedAuthenticationDelayMs (KIP-306)
+    def failed_authentication_delay_ms(self) -> int:
+        values = getattr(self.config, "values", None)
+        return values.get("connection.failed.authentication.delay.ms", 0) if isinstance(values, dict) else 0
 
     # Kafka: SocketServer.reconfigurableConfigs / reconfigure (BrokerReconfigurable, S24)
     reconfigurable_configs = frozenset({"max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides"})
@@ -496,7 +510,8 @@ class Processor(AbstractServerThread):
     def __init__(self, processor_id: int, time, max_request_size: int, request_channel: RequestChannel,
                  connection_quotas: "ConnectionQuotas", connections_max_idle_ms: int, listener_name: str,
                  security_protocol: str, broker_id: int = 0, control_plane: bool = False,
-                 memory_pool: MemoryPool = MemoryPool.NONE, channel_builder=None):
+                 memory_pool: MemoryPool = MemoryPool.NONE, channel_builder=None,
+                 failed_authentication_delay_ms: int = 0):
         super().__init__()
         self.id = processor_id
         self.time = time
@@ -513,8 +528,10 @@ class Processor(AbstractServerThread):
         # Kafka: LinkedBlockingDeque[RequestChannel.Response] responseQueue -- one per Processor
         self.response_queue: collections.deque = collections.deque()
         self._enqueue_lock = threading.Lock()
-        self.selector = Selector(max_request_size, connections_max_idle_ms, time, log_context=self.log_ident,
-                                 memory_pool=memory_pool, channel_builder=channel_builder)
+        self.selector = Selector(max_request_size, connections_max_idle_ms, time,
+                                 log_context=self.log_ident, memory_pool=memory_pool,
+                                 channel_builder=channel_builder,
+                                 failed_authentication_delay_ms=failed_authentication_delay_ms)
         self._next_connection_index = 0
         self.accept_trace: dict = {}   # the request trace's "accepted" hop, until the connection's first request
         self.started_nanos = time.nanoseconds()
@@ -633,6 +650,18 @@ class Processor(AbstractServerThread):
                 channel = self.open_or_closing_channel(connection_id)
                 if channel is None:
                     raise RuntimeError(f"Channel {connection_id} removed from selector before processing completed receive")
+                # Kafka: a SaslHandshake on an authenticated SASL connection may begin re-authentication (KIP-368)
+                if receive.payload()[:2] == b"\x00\x11" and \
+                        channel.maybe_begin_server_reauthentication(bytes(receive.payload()), self.time.nanoseconds()):
+                    self.trace(f"Began re-authentication: {channel}")
+                    receive.release()
+                    continue
+                # Kafka: a SASL session past connections.max.reauth.ms (KIP-368) is closed at its next request
+                if channel.server_authentication_session_expired(self.time.nanoseconds()):
+                    self.debug(f"Disconnecting expired channel: {channel}")
+                    receive.release()
+                    self.close(connection_id)
+                    continue
                 payload = receive.payload()
                 header, body_offset = self.parse_request_header(payload)
                 context = RequestContext(header, connection_id, ConnectionId.from_string(connection_id).remote_host,

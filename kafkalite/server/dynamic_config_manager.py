@@ -10,9 +10,10 @@ holding ``{"version":2,"entity_path":"topics/<t>"}``. Every broker watches ``/co
 change its event thread ("/config/changes-event-process-thread") reads the notifications newer than
 the last one it processed, reads the entity's whole config and hands it to the handler of the
 entity type: TopicConfigHandler → ``LogManager.update_topic_config``; BrokerConfigHandler →
-``DynamicBrokerConfig.update_broker_config`` / ``update_default_config``.
+``DynamicBrokerConfig.update_broker_config`` / ``update_default_config``; UserConfigHandler → the SCRAM
+credentials of ``/config/users/<user>`` into the CredentialCache (every user's at startup, too).
 
-Left out: client/user quota handlers, purging notifications older than 15 minutes, version-1
+Left out: client/user quotas, purging notifications older than 15 minutes, version-1
 notifications.
 """
 from __future__ import annotations
@@ -67,6 +68,20 @@ class BrokerConfigHandler(ConfigHandler, Logging):
             self.dynamic_config.update_broker_config(self.broker_config.broker_id, properties)
 
 
+class UserConfigHandler(ConfigHandler, Logging):
+    """Kafka: UserConfigHandler(quotaManagers, credentialProvider) -- the SCRAM credentials half (no quotas)."""
+
+    def __init__(self, credential_provider):
+        self.credential_provider = credential_provider
+
+    # Kafka: UserConfigHandler.processConfigChanges -- "<user>" entities only (not "<user>/clients/<id>")
+    def process_config_changes(self, sanitized_user: str, config: dict) -> None:
+        if "/" in sanitized_user or sanitized_user == DEFAULT_ENTITY:
+            return
+        from kafkalite.server.user_scram_credentials_manager import desanitize
+        self.credential_provider.update_credentials(desanitize(sanitized_user), config)
+
+
 class _ConfigChangeHandler(ZNodeChildChangeHandler):
     """Kafka: ZkNodeChangeNotificationListener.ChangeNotificationHandler."""
 
@@ -94,6 +109,12 @@ class DynamicConfigManager(Logging):
     def startup(self) -> None:
         self.zk_client.make_sure_persistent_path_exists(self.handler.path)
         self.zk_client.register_znode_child_change_handler(self.handler)
+        # Kafka: "Apply all existing client/user configs ... to bootstrap the overrides" -- before any
+        # connection authenticates, the credential cache holds every SCRAM user
+        user_handler = self.config_handlers.get("users")
+        if user_handler is not None:
+            for user in self.zk_client.get_all_entities_with_config("users"):
+                user_handler.process_config_changes(user, self.zk_client.get_entity_configs("users", user))
         self.thread.start()
         self.queue.put("startup")   # process what is already there (and set the watch)
 

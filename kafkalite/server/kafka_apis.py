@@ -40,8 +40,12 @@ Authorization (Kafka 2.4's checks, docs/acls.md has the table): each handler fir
 ``self.filter_authorized`` (kafka_apis_security.py, which also holds the CreateAcls / DescribeAcls / DeleteAcls
 handlers) for the operations Kafka checks and answers Kafka's *_AUTHORIZATION_FAILED codes for what is refused;
 with no authorizer configured every check passes. DescribeTransactions, ListTransactions and DescribeProducers
-authorize as Kafka 3.0 does (Describe on the transactional id, Read on the topic).
-Omitted: quotas and throttling, SASL, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
+authorize as Kafka 3.0 does (Describe on the transactional id, Read on the topic), Describe/AlterUserScramCredentials
+as Kafka 2.7 does (Describe / Alter on the cluster).
+SASL: the handshake APIs are the network thread's (SaslServerAuthenticator); one that reaches KafkaApis came
+after authentication and is answered ILLEGAL_SASL_STATE, as Kafka's handlers do. Describe/AlterUserScramCredentials
+(Kafka 2.7, KIP-554) are UserScramCredentialsManager's work.
+Omitted: quotas and throttling, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
 (multi-group) and FindCoordinator v4+ (batched keys).
 """
 from __future__ import annotations
@@ -74,6 +78,7 @@ from kafkalite.protocol.messages import (alter_configs, alter_partition_reassign
                                          update_metadata)
 from kafkalite.protocol.requests import api_versions_fallback_response
 from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dirs, describe_producers, write_txn_markers
+from kafkalite.protocol.messages import sasl_authenticate, sasl_handshake
 from kafkalite.log.producer_state_manager import AppendOrigin
 from kafkalite.protocol.transaction_result import TransactionResult
 from kafkalite.record.control_record_type import ControlRecordType
@@ -103,6 +108,9 @@ SERVED_APIS = (
     ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
     ApiKeys.TXN_OFFSET_COMMIT,
     ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS,
+    # SASL (issue 16): the handshake APIs reach KafkaApis only after authentication, to be refused
+    ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE,
+    ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
 )
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONFIG_RESOURCE_TOPIC = 2   # Kafka: ConfigResource.Type.TOPIC (BROKER 4 and BROKER_LOGGER 8 are the cluster's)
@@ -207,6 +215,10 @@ class KafkaApis(KafkaApisSecurity, Logging):
                 case ApiKeys.DESCRIBE_ACLS: self.handle_describe_acls(request)
                 case ApiKeys.CREATE_ACLS: self.handle_create_acls(request)
                 case ApiKeys.DELETE_ACLS: self.handle_delete_acls(request)
+                case ApiKeys.SASL_HANDSHAKE: self.handle_sasl_handshake_request(request)
+                case ApiKeys.SASL_AUTHENTICATE: self.handle_sasl_authenticate_request(request)
+                case ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS: self.handle_describe_user_scram_credentials_request(request)
+                case ApiKeys.ALTER_USER_SCRAM_CREDENTIALS: self.handle_alter_user_scram_credentials_request(request)
                 case _:
                     raise Errors.UNSUPPORTED_VERSION.exception(f"Unsupported api key {request.api_key.name}")
         except Exception as e:  # noqa: BLE001
@@ -219,6 +231,14 @@ class KafkaApis(KafkaApisSecurity, Logging):
     def advertised_apis(cls) -> list[ApiKeys]:
         """Every API this broker serves and has a schema for (what ApiVersions lists)."""
         return [k for k in SERVED_APIS if k.request_class is not None]
+
+    @classmethod
+    def api_versions_response(cls):
+        """What ApiVersions answers: also what a SASL listener answers before the handshake (the
+        authenticator runs in the network thread and asks for it)."""
+        keys = [api_versions.ApiVersion(api_key=k.id, min_version=k.min_version, max_version=k.max_version)
+                for k in sorted(cls.advertised_apis(), key=lambda k: k.id)]
+        return api_versions.ApiVersionsResponse(error_code=0, api_keys=keys)
 
     # Kafka: KafkaApis.handleError -- an unexpected failure closes the connection (we have no
     # generic per-API error response builder), with a log line saying why.
@@ -255,9 +275,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
             return
         request.context.client_software_name = body.client_software_name or "unknown"
         request.context.client_software_version = body.client_software_version or "unknown"
-        keys = [api_versions.ApiVersion(api_key=k.id, min_version=k.min_version, max_version=k.max_version)
-                for k in sorted(self.advertised_apis(), key=lambda k: k.id)]
-        self.send_response(request, api_versions.ApiVersionsResponse(error_code=0, api_keys=keys))
+        self.send_response(request, self.api_versions_response())
 
     # ------------------------------------------------------------------ Metadata
     def _alive_brokers_for(self, listener_name: str):
@@ -1709,3 +1727,45 @@ class KafkaApis(KafkaApisSecurity, Logging):
                 error_code=error.code, error_message=message, resource_type=res.resource_type,
                 resource_name=res.resource_name))
         self.send_response(request, incremental_alter_configs.IncrementalAlterConfigsResponse(responses=results))
+
+    # ------------------------------------------------------------------ SASL and SCRAM users (issue 16)
+    # Kafka: KafkaApis.handleSaslHandshakeRequest -- a handshake that reaches KafkaApis came after
+    # authentication (or on a listener without SASL): ILLEGAL_SASL_STATE
+    def handle_sasl_handshake_request(self, request) -> None:
+        self.send_response(request, sasl_handshake.SaslHandshakeResponse(
+            error_code=Errors.ILLEGAL_SASL_STATE.code, mechanisms=[]))
+
+    # Kafka: KafkaApis.handleSaslAuthenticateRequest
+    def handle_sasl_authenticate_request(self, request) -> None:
+        self.send_response(request, sasl_authenticate.SaslAuthenticateResponse(
+            error_code=Errors.ILLEGAL_SASL_STATE.code,
+            error_message="SaslAuthenticate request received after successful authentication"))
+
+    # Kafka 2.7: KafkaApis.handleDescribeUserScramCredentialsRequest (authorization left to the authorizer work)
+    def handle_describe_user_scram_credentials_request(self, request) -> None:
+        if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+            from kafkalite.protocol.messages import describe_user_scram_credentials as dusc
+            self.send_response(request, dusc.DescribeUserScramCredentialsResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed.",
+                results=[]))
+            return
+        users = None if request.body.users is None else [u.name for u in request.body.users]
+        self.send_response(request, self.user_scram_credentials_manager().describe_user_scram_credentials(users))
+
+    # Kafka 2.7: KafkaApis.handleAlterUserScramCredentialsRequest -- in 2.7 only the controller takes it;
+    # any broker may here: ZooKeeper serialises the writes
+    def handle_alter_user_scram_credentials_request(self, request) -> None:
+        body = request.body
+        if not self.authorize(request, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+            from kafkalite.protocol.messages import alter_user_scram_credentials as ausc
+            users = dict.fromkeys([u.name for u in body.upsertions] + [d.name for d in body.deletions])
+            self.send_response(request, ausc.AlterUserScramCredentialsResponse(results=[
+                ausc.AlterUserScramCredentialsResult(user=u, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code)
+                for u in users]))
+            return
+        self.send_response(request, self.user_scram_credentials_manager().alter_user_scram_credentials(
+            body.upsertions, body.deletions))
+
+    def user_scram_credentials_manager(self):
+        from kafkalite.server.user_scram_credentials_manager import UserScramCredentialsManager
+        return UserScramCredentialsManager(self.zk_client)

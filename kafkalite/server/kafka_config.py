@@ -11,7 +11,10 @@ An unknown key is logged as a warning and ignored, as Kafka does.
 The ssl.* keys are SslConfigs' rows (kafkalite/security/ssl/ssl_configs.py); any of them may be given per
 listener as ``listener.name.<listener>.<key>`` (``values_with_prefix_override``), and every SSL listener's
 key and trust stores are loaded at validation, so a bad store stops start-up with one line.
-Omitted: dynamic broker config (``DynamicBrokerConfig``) beyond the connection quotas, SASL keys.
+SASL keys: sasl.enabled.mechanisms, sasl.mechanism.inter.broker.protocol, connections.max.reauth.ms,
+connection.failed.authentication.delay.ms, and per listener and mechanism the JAAS entry
+``listener.name.<l>.<mechanism>.sasl.jaas.config``; each SASL listener's setup is checked at validation too.
+Omitted: dynamic broker config (``DynamicBrokerConfig``) beyond the connection quotas.
 """
 from __future__ import annotations
 
@@ -199,6 +202,12 @@ CONFIG_DEF: dict[str, tuple] = {
     "inter.broker.listener.name": (STRING, None, None),
     "security.inter.broker.protocol": (STRING, "PLAINTEXT", _one_of(*SECURITY_PROTOCOLS)),
     "control.plane.listener.name": (STRING, None, None),
+    # SASL (Kafka: BrokerSecurityConfigs / KafkaConfig's SASL section); the JAAS entries are per listener and
+    # mechanism: listener.name.<listener>.<mechanism>.sasl.jaas.config
+    "sasl.enabled.mechanisms": (LIST, "GSSAPI", None),
+    "sasl.mechanism.inter.broker.protocol": (STRING, "GSSAPI", None),
+    "connections.max.reauth.ms": (LONG, 0, None),                     # KIP-368; 0 = never
+    "connection.failed.authentication.delay.ms": (INT, 100, _int_range(0)),   # KIP-306
     "num.network.threads": (INT, _D.NumNetworkThreads, _int_range(1)),
     "num.io.threads": (INT, _D.NumIoThreads, _int_range(1)),
     "background.threads": (INT, _D.BackgroundThreads, _int_range(1)),
@@ -317,6 +326,9 @@ CONFIG_DEF.update({name: (type_, default, _one_of(*allowed) if allowed else None
 LISTENER_PREFIX = "listener.name."
 
 
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
+
+
 def _parse_map(name: str, raw: str) -> dict[str, str]:
     result = {}
     for entry in [e.strip() for e in raw.split(",") if e.strip()]:
@@ -352,13 +364,25 @@ class KafkaConfig:
     def get(self, name: str):
         return self.values[name]
 
+    # Kafka: KafkaConfig.saslEnabledMechanisms(listenerName)
+    def sasl_enabled_mechanisms(self, listener_name: str) -> list[str]:
+        raw = self.originals.get(f"listener.name.{listener_name.lower()}.sasl.enabled.mechanisms")
+        return parse_type("sasl.enabled.mechanisms", raw, LIST) if raw is not None else self.get("sasl.enabled.mechanisms")
+
+    def validate_sasl(self) -> None:
+        _validate_sasl(self)
+
     @staticmethod
     def _is_listener_override(name: str) -> bool:
         # listener.name.<listener>.<key>: the listener name has no dots
         if not name.startswith(LISTENER_PREFIX):
             return False
         rest = name[len(LISTENER_PREFIX):]
-        return "." in rest and rest.split(".", 1)[1] in CONFIG_DEF
+        if "." not in rest:
+            return False
+        key = rest.split(".", 1)[1]
+        # also <mechanism>.sasl.jaas.config and <mechanism>.connections.max.reauth.ms (SASL, per mechanism)
+        return key in CONFIG_DEF or key.endswith((".sasl.jaas.config", ".connections.max.reauth.ms"))
 
     # Kafka: AbstractConfig.valuesWithPrefixOverride -- every value, with ``prefix``+key winning over key.
     def values_with_prefix_override(self, prefix: str) -> dict:
@@ -374,7 +398,14 @@ class KafkaConfig:
                     if validator is not None and value is not None:
                         validator(name, value)
                     result[key] = value
+                else:   # a mechanism's key (plain.sasl.jaas.config): kept as given, as Kafka keeps originals
+                    result[key] = raw
         return result
+
+    # Kafka: KafkaConfig.saslMechanismInterBrokerProtocol
+    @property
+    def sasl_mechanism_inter_broker_protocol(self) -> str:
+        return self.get("sasl.mechanism.inter.broker.protocol")
 
     # Kafka: KafkaConfig.interBrokerSecurityProtocol
     @property
@@ -544,6 +575,7 @@ class KafkaConfig:
                 raise ConfigException("control.plane.listener.name", cp,
                                       "control.plane.listener.name, when defined, should have a different value "
                                       "from the inter broker listener name")
+        self.validate_sasl()
         self.validate_ssl_listeners()
         if v["group.min.session.timeout.ms"] > v["group.max.session.timeout.ms"]:
             raise ConfigException("group.max.session.timeout.ms", v["group.max.session.timeout.ms"],
@@ -585,6 +617,33 @@ class KafkaConfig:
                 overridden = prefix + e.name in self.originals
                 raise ConfigException(prefix + e.name if overridden else e.name, e.value,
                                       f"{e.message} (listener {ep.listener_name})") from None
+# Kafka: KafkaConfig.saslEnabledMechanisms(listenerName) and validateValues' SASL checks; kafkalite also
+# checks here what Kafka's SaslChannelBuilder finds out at start-up (a mechanism it lacks, a missing JAAS
+# entry), so a bad server.properties stops with one line naming the key
+def _validate_sasl(config: "KafkaConfig") -> None:
+    for ep in config.listeners:
+        if ep.security_protocol not in ("SASL_PLAINTEXT", "SASL_SSL"):
+            continue
+        prefix = f"listener.name.{ep.listener_name.lower()}."
+        key = prefix + "sasl.enabled.mechanisms" if prefix + "sasl.enabled.mechanisms" in config.originals \
+            else "sasl.enabled.mechanisms"
+        mechanisms = config.sasl_enabled_mechanisms(ep.listener_name)
+        for mechanism in mechanisms:
+            if mechanism not in SASL_MECHANISMS:
+                raise ConfigException(key, ",".join(mechanisms), f"SASL mechanism {mechanism} is not supported by "
+                                      f"kafkalite (listener {ep.listener_name}); supported: {', '.join(SASL_MECHANISMS)}")
+            jaas_key = f"{prefix}{mechanism.lower()}.sasl.jaas.config"
+            if not config.originals.get(jaas_key):
+                raise ConfigException(jaas_key, None, f"listener {ep.listener_name} enables {mechanism}, which needs "
+                                      "a JAAS entry (kafkalite reads no JAAS files)")
+    protocol = config.listener_security_protocol_map.get(config.inter_broker_listener_name,
+                                                         config.inter_broker_listener_name)
+    mechanism = config.get("sasl.mechanism.inter.broker.protocol")
+    if protocol in ("SASL_PLAINTEXT", "SASL_SSL") and \
+            mechanism not in config.sasl_enabled_mechanisms(config.inter_broker_listener_name):
+        raise ConfigException("sasl.mechanism.inter.broker.protocol", mechanism,
+                              "sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms "
+                              "when SASL is used for inter-broker communication")
 
 
 def load_properties(path: str) -> dict[str, str]:

@@ -24,7 +24,9 @@ from kafkalite.network.socket_server import SocketServer
 from kafkalite.protocol.errors import Errors
 from kafkalite.server.admin_manager import AdminManager
 from kafkalite.server.dynamic_broker_config import DynamicLogConfig, dynamic_config_of
-from kafkalite.server.dynamic_config_manager import BrokerConfigHandler, DynamicConfigManager, TopicConfigHandler
+from kafkalite.security.authenticator.credential_cache import CredentialProvider
+from kafkalite.server.dynamic_config_manager import (BrokerConfigHandler, DynamicConfigManager, TopicConfigHandler,
+                                                     UserConfigHandler)
 from kafkalite.server.kafka_apis import KafkaApis
 from kafkalite.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafkalite.server.metadata_cache import MetadataCache
@@ -130,7 +132,10 @@ class KafkaServer(Logging):
         # 4. metadata cache
         self.metadata_cache = MetadataCache(self.broker_id)
         # 5. sockets: bound now (ports are known), processors start at the end
-        self.socket_server = SocketServer(cfg, self.time)
+        # Kafka: credentialProvider = new CredentialProvider(ScramMechanism.mechanismNames, tokenCache)
+        self.credential_provider = CredentialProvider()
+        self.socket_server = SocketServer(cfg, self.time, self.credential_provider,
+                                          api_versions_response=KafkaApis.api_versions_response)
         self.socket_server.startup(start_processing_requests=False)
         # 6. replica manager
         self.replica_manager = ReplicaManager(cfg, self.time, self.zk_client, self.kafka_scheduler, self.log_manager,
@@ -174,7 +179,8 @@ class KafkaServer(Logging):
         dynamic.add_reconfigurable(DynamicLogConfig(self.log_manager, self))
         dynamic.add_reconfigurable(self.socket_server)
         self.dynamic_config_manager = DynamicConfigManager(self.zk_client, {
-            "topics": TopicConfigHandler(self.log_manager, self.kafka_controller), "brokers": BrokerConfigHandler(cfg, dynamic)})
+            "topics": TopicConfigHandler(self.log_manager, self.kafka_controller), "brokers": BrokerConfigHandler(cfg, dynamic),
+            "users": UserConfigHandler(self.credential_provider)})
         self.dynamic_config_manager.startup()
         self.start_metrics_reporter()
         # 13. now the processors read requests

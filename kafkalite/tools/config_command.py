@@ -14,10 +14,18 @@ for a broker), or every entry with ``--all`` ("All configs for ..."). ``--alter`
 IncrementalAlterConfigs (SET for each added key, DELETE for each deleted one).
 Era notes: 2.4's ConfigCommand reached topics only through ZooKeeper and altered brokers with the
 non-incremental AlterConfigs; the ``--bootstrap-server`` topic path and its wording are Kafka 2.6+
-(KIP-248/KIP-339). Left out: users, clients, quotas, SCRAM credentials, broker loggers, default entity.
+(KIP-248/KIP-339).
+Users (SCRAM credentials, Kafka 2.7's ``--bootstrap-server`` form over KIP-554's APIs; 2.4 wrote them to
+ZooKeeper with ``--zookeeper``): ``--entity-type users --entity-name alice --alter --add-config
+'SCRAM-SHA-256=[iterations=8192,password=alice-secret]'`` (iterations default 4096), ``--delete-config
+SCRAM-SHA-512``, and ``--describe`` ("SCRAM credential configs for user-principal 'alice' are
+SCRAM-SHA-256=iterations=8192"). ``--command-config`` names a properties file for the admin client
+(``security.protocol``, ``sasl.mechanism``, ``sasl.jaas.config``), to reach a SASL listener.
+Left out: clients, quotas, broker loggers, default entity.
 """
 from __future__ import annotations
 
+import re
 import sys
 
 import click
@@ -71,22 +79,33 @@ def describe_lines(entity_type: str, entity_name: str, entries, describe_all: bo
                help="This tool helps to manipulate and describe entity config for a topic, client, user or "
                     "broker")
 @click.option("--bootstrap-server", required=True, help="The Kafka server to connect to.")
-@click.option("--entity-type", type=click.Choice(["topics", "brokers"]), required=True)
-@click.option("--entity-name", required=True)
+@click.option("--entity-type", type=click.Choice(["topics", "brokers", "users"]), required=True)
+@click.option("--entity-name")
+@click.option("--command-config", type=click.Path(exists=True, dir_okay=False),
+              help="Property file containing configs to be passed to Admin Client.")
 @click.option("--describe", is_flag=True, help="List configs for the given entity.")
 @click.option("--all", "describe_all", is_flag=True, help="List all configs, not only the dynamic ones.")
 @click.option("--alter", is_flag=True, help="Alter the configuration for the entity.")
 @click.option("--add-config", help="Key Value pairs of configs to add: k1=v1,k2=[v1,v2,v2],k3=v3")
 @click.option("--delete-config", help="config keys to remove 'k1,k2'")
-def main(bootstrap_server, entity_type, entity_name, describe, describe_all, alter, add_config, delete_config):
+def main(bootstrap_server, entity_type, entity_name, command_config, describe, describe_all, alter, add_config,
+         delete_config):
     """Kafka: ConfigCommand.main / processBrokerConfig."""
     if describe == alter:
         raise click.UsageError("Command must include exactly one action: --describe, --alter")
-    resource = ConfigResource(ENTITY_TYPES[entity_type], entity_name)
-    admin = KafkaAdminClient({"bootstrap.servers": bootstrap_server, "default.api.timeout.ms": 30000})
+    if entity_name is None and not (entity_type == "users" and describe):
+        raise click.UsageError("--entity-name must be specified with --alter of users, topics or brokers")
+    admin_config = {"bootstrap.servers": bootstrap_server, "default.api.timeout.ms": 30000}
+    if command_config:
+        from kafkalite.server.kafka_config import load_properties
+        admin_config.update(load_properties(command_config))
+    admin = KafkaAdminClient(admin_config)
     code = 0
     try:
-        if describe:
+        resource = ConfigResource(ENTITY_TYPES[entity_type], entity_name) if entity_type != "users" else None
+        if entity_type == "users":
+            process_user_scram_configs(admin, entity_name, describe, add_config, delete_config)
+        elif describe:
             entries = admin.describe_configs([resource], include_synonyms=True)[resource]
             click.echo("\n".join(describe_lines(entity_type, entity_name, entries, describe_all)))
         else:
@@ -107,6 +126,37 @@ def main(bootstrap_server, entity_type, entity_name, describe, describe_all, alt
     finally:
         admin.close()
     sys.exit(code)
+
+
+DEFAULT_SCRAM_ITERATIONS = 4096   # Kafka: ConfigCommand.DefaultScramIterations
+_SCRAM_VALUE = re.compile(r"^(?:iterations=(-?[0-9]*),)?password=(.*)$")
+
+
+# Kafka 2.7: ConfigCommand.alterUserScramCredentialConfigs / describeResourceConfig (the SCRAM half)
+def process_user_scram_configs(admin, user, describe: bool, add_config, delete_config) -> None:
+    if describe:
+        for name, infos in admin.describe_user_scram_credentials([user] if user else None).items():
+            text = ", ".join(f"{mechanism}=iterations={iterations}" for mechanism, iterations in infos)
+            click.echo(f"SCRAM credential configs for user-principal '{name}' are {text}")
+        return
+    to_add = parse_configs_to_be_added(add_config)
+    to_delete = [k.strip() for k in (delete_config or "").split(",") if k.strip()]
+    if not to_add and not to_delete:
+        raise click.UsageError("--alter needs --add-config or --delete-config")
+    scram = ("SCRAM-SHA-256", "SCRAM-SHA-512")
+    unknown = [k for k in list(to_add) + to_delete if k not in scram]
+    if unknown:
+        raise ValueError("Only quota and SCRAM credential configs can be added for 'users' using "
+                         f"--bootstrap-server. Unexpected config names: {unknown}")
+    upsertions = []
+    for mechanism, value in to_add.items():
+        m = _SCRAM_VALUE.match(value)
+        if m is None:
+            raise ValueError(f"Invalid credential property {mechanism}={value}")
+        iterations = int(m.group(1)) if m.group(1) not in (None, "", "-1") else DEFAULT_SCRAM_ITERATIONS
+        upsertions.append((user, mechanism, iterations, m.group(2)))
+    admin.alter_user_scram_credentials(upsertions, [(user, mechanism) for mechanism in to_delete])
+    click.echo(f"Completed updating config for user {user}.")
 
 
 if __name__ == "__main__":

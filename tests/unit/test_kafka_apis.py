@@ -57,7 +57,9 @@ def test_advertised_apis_are_the_served_ones_with_a_schema():
 
 
 def test_an_api_not_served_is_an_error():
-    unserved = next(k for k in ApiKeys if k not in SERVED_APIS)
+    # every ApiKeys member may be served one day: fall back to a key that is not a member at all
+    import types
+    unserved = next((k for k in ApiKeys if k not in SERVED_APIS), types.SimpleNamespace(name="NOT_AN_API"))
     errors = []
     apis = KafkaApis.__new__(KafkaApis)
     apis.time = FakeTime()

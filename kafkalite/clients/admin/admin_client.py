@@ -119,6 +119,9 @@ class KafkaAdminClient:
         """Kafka: KafkaAdminClient.Call -- send one request and wait for its response."""
         future = self.client.send(node, api_key, request, version)
         if not self.client.poll_future(future, self.timeout_ms):
+            auth_failure = self.client.client.authentication_exception(node)
+            if auth_failure is not None:   # Kafka: the call fails with the AuthenticationException
+                raise Errors.SASL_AUTHENTICATION_FAILED.exception(str(auth_failure))
             raise Errors.REQUEST_TIMED_OUT.exception(
                 f"Timed out waiting for a node assignment. Call: {api_key.api_name}")
         if future.failed():
@@ -136,8 +139,12 @@ class KafkaAdminClient:
                                   allow_auto_topic_creation=False)
         deadline = self.time.milliseconds() + self.timeout_ms
         while True:
-            future = self.client.send(self._least_loaded_node(), ApiKeys.METADATA, request)
+            node = self._least_loaded_node()
+            future = self.client.send(node, ApiKeys.METADATA, request)
             self.client.poll_future(future, max(0, deadline - self.time.milliseconds()))
+            auth_failure = self.client.client.authentication_exception(node)
+            if auth_failure is not None and not future.succeeded():   # Kafka: fatal, not retried
+                raise Errors.SASL_AUTHENTICATION_FAILED.exception(str(auth_failure))
             if future.succeeded():
                 response = future.value()
                 if response.brokers:   # Kafka ignores an empty answer (DefaultMetadataUpdater does the same)
@@ -593,7 +600,6 @@ class KafkaAdminClient:
                     result[(t.topic_name, p.partition_index, broker_id)] = Errors.for_code(p.error_code)
         return result
 
-    # Kafka: KafkaAdminClient.close
     # ---------------------------------------------------------------- ACLs
 
     # Kafka: KafkaAdminClient.createAcls -- raises the first binding's error (CreateAclsResult.all().get())
@@ -639,6 +645,54 @@ class KafkaAdminClient:
                                                              AclPermissionType.from_code(m.permission_type))))
         return deleted
 
+    # ---------------------------------------------------------------- SCRAM users (KIP-554, Kafka 2.7)
+
+    # Kafka 2.7: KafkaAdminClient.describeUserScramCredentials -- {user: [(mechanism name, iterations)]}
+    def describe_user_scram_credentials(self, users: list[str] | None = None) -> dict[str, list[tuple[str, int]]]:
+        from kafkalite.protocol.messages import describe_user_scram_credentials as dusc
+        from kafkalite.security.authenticator.scram_mechanism import ScramMechanism
+        request = dusc.DescribeUserScramCredentialsRequest(
+            users=None if users is None else [dusc.UserName(name=u) for u in users])
+        response = self._call(self._least_loaded_node(), ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, request)
+        if response.error_code:
+            raise Errors.for_code(response.error_code).exception(response.error_message)
+        result = {}
+        for r in response.results:
+            if r.error_code:
+                raise Errors.for_code(r.error_code).exception(r.error_message)
+            result[r.user] = [(ScramMechanism.from_type(c.mechanism).mechanism_name, c.iterations)
+                              for c in r.credential_infos if ScramMechanism.from_type(c.mechanism) is not None]
+        return result
+
+    # Kafka 2.7: KafkaAdminClient.alterUserScramCredentials -- upsertions (user, mechanism, iterations,
+    # password) are salted here: the password never leaves the client; deletions are (user, mechanism)
+    def alter_user_scram_credentials(self, upsertions=(), deletions=()) -> None:
+        from kafkalite.protocol.messages import alter_user_scram_credentials as ausc
+        from kafkalite.security.authenticator.scram_formatter import ScramFormatter
+        from kafkalite.security.authenticator.scram_mechanism import ScramMechanism
+
+        def mechanism_of(name: str) -> ScramMechanism:
+            mechanism = ScramMechanism.for_mechanism_name(name)
+            if mechanism is None:
+                raise Errors.UNSUPPORTED_SASL_MECHANISM.exception(f"Unknown SCRAM mechanism {name}")
+            return mechanism
+
+        request = ausc.AlterUserScramCredentialsRequest(deletions=[], upsertions=[])
+        for user, name in deletions:
+            request.deletions.append(ausc.ScramCredentialDeletion(name=user, mechanism=mechanism_of(name).type))
+        for user, name, iterations, password in upsertions:
+            mechanism = mechanism_of(name)
+            formatter = ScramFormatter(mechanism)
+            salt = formatter.secure_random_bytes()
+            request.upsertions.append(ausc.ScramCredentialUpsertion(
+                name=user, mechanism=mechanism.type, iterations=iterations, salt=salt,
+                salted_password=formatter.salted_password(password, salt, iterations)))
+        response = self._call(self._controller(), ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, request)
+        for r in response.results:
+            if r.error_code:
+                raise Errors.for_code(r.error_code).exception(f"{r.user}: {r.error_message}")
+
+    # Kafka: KafkaAdminClient.close
     def close(self) -> None:
         self.client.close()
 

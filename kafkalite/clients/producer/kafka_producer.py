@@ -25,7 +25,9 @@ with the ssl.* keys (ClientUtils.create_channel_builder).
 Era notes: ``linger.ms`` is 0 as in Kafka 2.x (Kafka 4.0 made it 5); ``acks`` defaults to ``all`` as in
 Kafka 3.0+ (2.4: 1) while ``enable.idempotence`` keeps 2.4's default false (3.0+: true). Partitioning is the
 3.3 built-in partitioner (DESIGN §2).
-Left out: interceptors, metrics, transactions (``initTransactions`` ...), SASL, ``partitioner.ignore.keys``.
+Security: ``security.protocol`` SSL (ssl.* keys), SASL_PLAINTEXT or SASL_SSL with ``sasl.mechanism`` PLAIN or
+SCRAM-SHA-256/512 and ``sasl.jaas.config`` (``client_utils.create_channel_builder``).
+Left out: interceptors, metrics, transactions (``initTransactions`` ...), ``partitioner.ignore.keys``.
 """
 from __future__ import annotations
 
