@@ -11,7 +11,9 @@ through the broker's own AclAuthorizer (``grant``, ``revoke``), whose cache is u
 connection is ``User:ANONYMOUS``. With ``security="SSL"`` the broker also has an SSL listener with mutual TLS
 (certificates from ``kafkalite.tools.gen_certs``), which is its inter-broker listener: the broker is
 ``User:CN=localhost,OU=brokers,O=kafkalite-test`` and holds ClusterAction, ``User:ANONYMOUS`` holds nothing, and
-``client_for(ssl_principal("alice"))`` connects with alice's client certificate.
+``client_for(ssl_principal("alice"))`` connects with alice's client certificate. With ``sasl=True`` the broker
+also has a SASL_PLAINTEXT listener with PLAIN: ``client_for(SASL_ALICE)`` authenticates as ``User:alice``
+(SaslHandshake v1 + SaslAuthenticate).
 """
 from __future__ import annotations
 
@@ -34,6 +36,10 @@ AUTHORIZER = "kafka.security.authorizer.AclAuthorizer"
 ANONYMOUS = "User:ANONYMOUS"
 SSL_CLIENTS = ("alice", "bob")
 BROKER_SSL_PRINCIPAL = "User:CN=localhost,OU=brokers,O=kafkalite-test"
+SASL_ALICE = "User:alice"
+SASL_USERS = {"alice": "alice-secret", "bob": "bob-secret"}
+PLAIN_JAAS = ("org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" "
+              "password=\"alice-secret\" " + " ".join(f'user_{u}="{p}"' for u, p in SASL_USERS.items()) + ";")
 
 
 def ssl_principal(name: str) -> str:
@@ -86,9 +92,14 @@ class AclBroker:
     """An in-process broker with the AclAuthorizer, and the operator's hands on its ACLs."""
 
     def __init__(self, tmp_path: Path, props: dict | None = None, broker_principal: str = ANONYMOUS,
-                 initial_acls: list[AclBinding] | None = None, certs: Path | None = None):
+                 initial_acls: list[AclBinding] | None = None, certs: Path | None = None, sasl: bool = False):
         self.log_dir = tmp_path / "acl-logs"
         self.certs = certs
+        self.sasl = sasl
+        if sasl:   # clients may also authenticate with SASL PLAIN (the brokers keep PLAINTEXT among themselves)
+            props = {"listeners": "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0",
+                     "sasl.enabled.mechanisms": "PLAIN",
+                     "listener.name.sasl_plaintext.plain.sasl.jaas.config": PLAIN_JAAS, **(props or {})}
         if certs is not None:   # SSL: the brokers talk over mutual TLS as the broker certificate's principal
             props = {**ssl_broker_props(certs), **(props or {})}
             broker_principal = BROKER_SSL_PRINCIPAL
@@ -170,6 +181,9 @@ class AclBroker:
     def client_for(self, principal: str) -> "AuthenticatedConnection":
         if principal == ANONYMOUS:
             conn = AuthenticatedConnection(self.port, principal)
+        elif self.sasl and principal.startswith("User:") and principal[5:] in SASL_USERS:
+            conn = AuthenticatedConnection(self.server.bound_port("SASL_PLAINTEXT"), principal)
+            conn.sasl_plain(principal[5:], SASL_USERS[principal[5:]])
         else:
             name = next((n for n in SSL_CLIENTS if ssl_principal(n) == principal), None)
             if self.certs is None or name is None:
@@ -196,6 +210,14 @@ class AuthenticatedConnection(RawConnection):
             self.sock = ssl_context.wrap_socket(self.sock, server_hostname="localhost")
         self.principal = principal
         self._correlation = 0
+
+    def sasl_plain(self, user: str, password: str) -> None:
+        """SaslHandshake v1 (PLAIN), then SaslAuthenticate v1 with PLAIN's ``\\0user\\0password``."""
+        from kafkalite.protocol.messages import sasl_authenticate, sasl_handshake
+        assert self.request(17, 1, sasl_handshake.SaslHandshakeRequest(mechanism="PLAIN")).error_code == 0
+        r = self.request(36, 1, sasl_authenticate.SaslAuthenticateRequest(
+            auth_bytes=b"\0" + user.encode() + b"\0" + password.encode()))
+        assert r.error_code == 0, r.error_message
 
     def request(self, api_key: int, version: int, body):
         self._correlation += 1

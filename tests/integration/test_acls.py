@@ -4,10 +4,10 @@ changes (no record written, no topic created or deleted, no offset committed, no
 joined); the same principal with exactly the ACLs Kafka requires succeeds. Then literal against prefixed
 patterns, deny over allow, super users, and what a real client sees.
 
-Every case runs against ``acl_broker.client_for(PRINCIPAL)``: on the PLAINTEXT listener that is
-``User:ANONYMOUS`` (which also holds ClusterAction, as the broker's own controller connects that way); the
-principal is parameterised so the same matrix runs with SSL or SASL principals where the broker has those
-listeners.
+Every case runs as three principals: ``User:ANONYMOUS`` on the PLAINTEXT listener (which also holds ClusterAction,
+as that broker's own controller connects that way), a client certificate's principal on an SSL listener with
+mutual TLS (the brokers' inter-broker listener, their certificate holding ClusterAction), and ``User:alice``
+authenticated with SASL PLAIN on a SASL_PLAINTEXT listener.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from contextlib import contextmanager
 import attrs
 import pytest
 
-from acl_harness import ANONYMOUS, AclBroker, binding, make_certs, ssl_principal
+from acl_harness import ANONYMOUS, SASL_ALICE, AclBroker, binding, make_certs, ssl_principal
 from clients import build_batch, raw_fetch_body, raw_produce
 
 from kafkalite.common.acl.acl_operation import AclOperation as Op
@@ -37,7 +37,8 @@ from kafkalite.protocol.messages import (add_offsets_to_txn as AOT, add_partitio
                                          init_producer_id as IPI, list_transactions as LTX, txn_offset_commit as TOC)
 
 PRINCIPAL = ANONYMOUS   # the principal of the single-principal tests below; the matrix runs as each of PRINCIPALS
-PRINCIPALS = [ANONYMOUS, ssl_principal("alice")]
+PRINCIPALS = [ANONYMOUS, ssl_principal("alice"), SASL_ALICE]
+BROKER_FIXTURE = {ANONYMOUS: "acl_broker", ssl_principal("alice"): "ssl_acl_broker", SASL_ALICE: "sasl_acl_broker"}
 TAF, GAF, CAF = Errors.TOPIC_AUTHORIZATION_FAILED, Errors.GROUP_AUTHORIZATION_FAILED, Errors.CLUSTER_AUTHORIZATION_FAILED
 TIAF = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
 
@@ -50,6 +51,13 @@ def certs(tmp_path_factory):
 @pytest.fixture
 def acl_broker(tmp_path):
     b = AclBroker(tmp_path).start()
+    yield b
+    b.stop()
+
+
+@pytest.fixture
+def sasl_acl_broker(tmp_path):
+    b = AclBroker(tmp_path, sasl=True).start()
     yield b
     b.stop()
 
@@ -525,9 +533,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-@pytest.mark.parametrize("principal", PRINCIPALS, ids=["PLAINTEXT", "SSL"])
+@pytest.mark.parametrize("principal", PRINCIPALS, ids=["PLAINTEXT", "SSL", "SASL_PLAIN"])
 def test_denied_without_the_acl_and_allowed_with_it(request, principal, ids, case):
-    acl_broker = request.getfixturevalue("acl_broker" if principal == ANONYMOUS else "ssl_acl_broker")
+    acl_broker = request.getfixturevalue(BROKER_FIXTURE[principal])
     conn = acl_broker.client_for(principal)
     case.setup(acl_broker, conn, ids)
     before = case.state(acl_broker, ids)
