@@ -36,11 +36,16 @@ Transactions, log side: Produce accepts transactional batches; a read_committed 
 1) reads up to the last stable offset and lists the aborted transactions; ListOffsets v2+ with isolation
 level 1 answers the LSO for LATEST; WriteTxnMarkers appends the coordinator's markers; DescribeProducers
 (KIP-664, Kafka 3.0) reports the producer state of each partition.
+Authorization (Kafka 2.4's checks, docs/acls.md has the table): each handler first asks ``self.authorize`` /
+``self.filter_authorized`` (kafka_apis_security.py, which also holds the CreateAcls / DescribeAcls / DeleteAcls
+handlers) for the operations Kafka checks and answers Kafka's *_AUTHORIZATION_FAILED codes for what is refused;
+with no authorizer configured every check passes. DescribeTransactions, ListTransactions and DescribeProducers
+authorize as Kafka 3.0 does (Describe on the transactional id, Read on the topic), Describe/AlterUserScramCredentials
+as Kafka 2.7 does (Describe / Alter on the cluster).
 SASL: the handshake APIs are the network thread's (SaslServerAuthenticator); one that reaches KafkaApis came
 after authentication and is answered ILLEGAL_SASL_STATE, as Kafka's handlers do. Describe/AlterUserScramCredentials
 (Kafka 2.7, KIP-554) are UserScramCredentialsManager's work.
-Omitted: authorization (every request is allowed, WriteTxnMarkers' ClusterAction included), quotas and
-throttling, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
+Omitted: quotas and throttling, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
 (multi-group) and FindCoordinator v4+ (batched keys).
 """
 from __future__ import annotations
@@ -49,6 +54,9 @@ import re
 import threading
 
 from kafkalite.common import topic as Topic
+from kafkalite.common.acl.acl_operation import AclOperation
+from kafkalite.common.resource.resource_pattern import CLUSTER_NAME
+from kafkalite.common.resource.resource_type import ResourceType
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.group.group_metadata import OffsetAndMetadata
 from kafkalite.coordinator.group.group_metadata_manager import INVALID_OFFSET, NO_METADATA
@@ -77,6 +85,7 @@ from kafkalite.record.control_record_type import ControlRecordType
 from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
+from kafkalite.server.kafka_apis_security import KafkaApisSecurity
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
 
@@ -98,17 +107,26 @@ SERVED_APIS = (
     ApiKeys.LIST_TRANSACTIONS,
     ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
     ApiKeys.TXN_OFFSET_COMMIT,
+    ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS,
     # SASL (issue 16): the handshake APIs reach KafkaApis only after authentication, to be refused
     ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE,
     ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
 )
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
+CONFIG_RESOURCE_TOPIC = 2   # Kafka: ConfigResource.Type.TOPIC (BROKER 4 and BROKER_LOGGER 8 are the cluster's)
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
 GROUP_KEY_TYPE = 0          # Kafka: CoordinatorType.GROUP
 TRANSACTION_KEY_TYPE = 1    # Kafka: CoordinatorType.TRANSACTION
 INT32_MIN = -2147483648     # authorized_operations when not requested
-# READ(3), DELETE(6), DESCRIBE(8): what a group allows when no authorizer is configured
-GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
+
+
+def _has_idempotent_records(records: MemoryRecords) -> bool:
+    """Kafka: ProduceRequest.hasIdempotentRecords -- the first batch carries a producer id."""
+    try:
+        first = records.first_batch()
+    except Exception:  # noqa: BLE001
+        return False
+    return first is not None and len(first.buffer) > 61 and first.has_producer_id()
 
 
 def _has_transactional_records(records: MemoryRecords) -> bool:
@@ -120,13 +138,13 @@ def _has_transactional_records(records: MemoryRecords) -> bool:
     return first is not None and len(first.buffer) > 22 and first.is_transactional
 
 
-class KafkaApis(Logging):
+class KafkaApis(KafkaApisSecurity, Logging):
     """Kafka: KafkaApis(requestChannel, replicaManager, adminManager, groupCoordinator, txnCoordinator,
     controller, zkClient, brokerId, config, metadataCache, ...)."""
 
     def __init__(self, request_channel, replica_manager, admin_manager, group_coordinator, txn_coordinator,
                  controller, zk_client, broker_id: int, config, metadata_cache, time, cluster_id: str,
-                 broker_epoch_fn=lambda: -1):
+                 broker_epoch_fn=lambda: -1, authorizer=None):
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -140,6 +158,7 @@ class KafkaApis(Logging):
         self.time = time
         self.cluster_id = cluster_id
         self.broker_epoch_fn = broker_epoch_fn
+        self.authorizer = authorizer   # Kafka: KafkaApis.authorizer (Option[Authorizer]); None allows everything
         self.log_ident = f"[KafkaApi-{broker_id}] "
 
     # ------------------------------------------------------------------ dispatch
@@ -193,6 +212,9 @@ class KafkaApis(Logging):
                 case ApiKeys.LIST_TRANSACTIONS: self.handle_list_transactions_request(request)
                 case ApiKeys.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request(request)
                 case ApiKeys.DESCRIBE_PRODUCERS: self.handle_describe_producers_request(request)
+                case ApiKeys.DESCRIBE_ACLS: self.handle_describe_acls(request)
+                case ApiKeys.CREATE_ACLS: self.handle_create_acls(request)
+                case ApiKeys.DELETE_ACLS: self.handle_delete_acls(request)
                 case ApiKeys.SASL_HANDSHAKE: self.handle_sasl_handshake_request(request)
                 case ApiKeys.SASL_AUTHENTICATE: self.handle_sasl_authenticate_request(request)
                 case ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS: self.handle_describe_user_scram_credentials_request(request)
@@ -289,18 +311,48 @@ class KafkaApis(Logging):
                     topics.append(name)
             all_topics = False
         allow_auto = body.allow_auto_topic_creation if version >= 4 else True
+        # DESCRIBE on each topic; a topic the principal may not describe is left out of an all-topics answer and
+        # answered TOPIC_AUTHORIZATION_FAILED when named (without saying whether it exists)
+        describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC, topics,
+                                             log_if_denied=not all_topics)
+        unauthorized_for_describe = [t for t in topics if t not in describable]
+        topics = [t for t in topics if t in describable]
+        unauthorized_for_create = []
+        if topics and allow_auto and self.config.auto_create_topics_enable:
+            # auto-creation needs CREATE on the cluster or on each topic to be created
+            non_existing = [t for t in topics if not self.metadata_cache.contains(t)]
+            if non_existing and not self.authorize(request, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME,
+                                                   log_if_denied=False):
+                creatable = self.filter_authorized(request, AclOperation.CREATE, ResourceType.TOPIC, non_existing)
+                unauthorized_for_create = [t for t in non_existing if t not in creatable]
+                topics = [t for t in topics if t not in unauthorized_for_create]
         topic_metadata = self.metadata_cache.get_topic_metadata(topics, listener, error_unavailable_endpoints=version == 0)
         if not all_topics:
             known = {t.name for t in topic_metadata}
             unknown = [t for t in topics if t not in known]
             if unknown:
                 topic_metadata += self.get_topic_metadata_for_unknown(unknown, allow_auto and self.config.auto_create_topics_enable)
+        cluster_authorized_operations = metadata.INT32_MIN
+        if version >= 8:   # KIP-430
+            if body.include_cluster_authorized_operations:
+                cluster_authorized_operations = self.authorized_operations(request, ResourceType.CLUSTER, CLUSTER_NAME) \
+                    if self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME) else 0
+            if body.include_topic_authorized_operations:
+                for t in topic_metadata:
+                    t.topic_authorized_operations = self.authorized_operations(request, ResourceType.TOPIC, t.name)
+        topic_metadata += [metadata.MetadataResponseTopic(error_code=Errors.TOPIC_AUTHORIZATION_FAILED.code, name=t,
+                                                          is_internal=Topic.is_internal(t))
+                           for t in unauthorized_for_create]
+        if not all_topics:
+            topic_metadata += [metadata.MetadataResponseTopic(error_code=Errors.TOPIC_AUTHORIZATION_FAILED.code, name=t,
+                                                              is_internal=False) for t in unauthorized_for_describe]
         brokers = [metadata.MetadataResponseBroker(node_id=i, host=hp[0], port=hp[1], rack=rack)
                    for i, hp, rack in self._alive_brokers_for(listener)]
         controller_id = self.metadata_cache.get_controller_id()
         self.send_response(request, metadata.MetadataResponse(
             brokers=brokers, cluster_id=self.cluster_id,
-            controller_id=controller_id if controller_id is not None else -1, topics=topic_metadata))
+            controller_id=controller_id if controller_id is not None else -1, topics=topic_metadata,
+            cluster_authorized_operations=cluster_authorized_operations))
 
     # Kafka: KafkaApis.getTopicMetadata (the unknown-topics half) and createTopic
     def get_topic_metadata_for_unknown(self, topics, auto_create: bool):
@@ -346,14 +398,19 @@ class KafkaApis(Logging):
             if e.error is not Errors.TOPIC_ALREADY_EXISTS:
                 raise
 
-    # Kafka 2.8: KafkaApis.handleDescribeCluster
+    # Kafka 2.8: KafkaApis.handleDescribeCluster -- KIP-430's cluster operations when asked and DESCRIBE is allowed
     def handle_describe_cluster(self, request) -> None:
         listener = request.context.listener_name
         controller_id = self.metadata_cache.get_controller_id()
+        cluster_authorized_operations = describe_cluster.INT32_MIN
+        if request.body.include_cluster_authorized_operations:
+            cluster_authorized_operations = self.authorized_operations(request, ResourceType.CLUSTER, CLUSTER_NAME) \
+                if self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME) else 0
         self.send_response(request, describe_cluster.DescribeClusterResponse(
             error_code=0, cluster_id=self.cluster_id, controller_id=controller_id if controller_id is not None else -1,
             brokers=[describe_cluster.DescribeClusterBroker(broker_id=i, host=hp[0], port=hp[1], rack=rack)
-                     for i, hp, rack in self._alive_brokers_for(listener)]))
+                     for i, hp, rack in self._alive_brokers_for(listener)],
+            cluster_authorized_operations=cluster_authorized_operations))
 
     # ------------------------------------------------------------------ CreateTopics / DeleteTopics
     # Kafka: KafkaApis.handleCreateTopicsRequest
@@ -372,18 +429,29 @@ class KafkaApis(Logging):
                     tid = self.zk_client.get_topic_ids_for_topics([t.name]).get(t.name) if not body.validate_only else None
                     if tid:
                         r.topic_id = topic_id_to_uuid(tid)
+                if t.name not in describable_configs:   # KIP-525: the created topic's configs need DESCRIBE_CONFIGS
+                    r.topic_config_error_code = Errors.TOPIC_AUTHORIZATION_FAILED.code
                 out.append(r)
             self.send_response(request, create_topics.CreateTopicsResponse(topics=out))
 
         names = [t.name for t in body.topics]
         dup_names = {n for n in names if names.count(n) > 1}
+        describable_configs = set(names)
         if self.controller is None or not self.controller.is_active():
             send_result({n: (Errors.NOT_CONTROLLER, None) for n in names})
             return
+        # CREATE on the cluster, or else on each topic
+        if self.authorize(request, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
+            creatable = set(names)
+        else:
+            creatable = self.filter_authorized(request, AclOperation.CREATE, ResourceType.TOPIC, names)
+        describable_configs = self.filter_authorized(request, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names)
         results = {n: (Errors.INVALID_REQUEST, "Create topics request from client `%s` contains multiple entries "
                        "for the following topics: %s" % (request.header.client_id, ",".join(sorted(dup_names))))
                    for n in dup_names}
-        to_create = {t.name: t for t in body.topics if t.name not in dup_names}
+        results.update({n: (Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.")
+                        for n in names if n not in dup_names and n not in creatable})
+        to_create = {t.name: t for t in body.topics if t.name not in results}
 
         def callback(created: dict, meta: dict):
             results.update(created)
@@ -423,10 +491,14 @@ class KafkaApis(Logging):
             return
         pre = {}
         to_delete = []
+        deletable = self.filter_authorized(request, AclOperation.DELETE, ResourceType.TOPIC,
+                                           [n for n, _, err in entries if err is None])
         for name, _, err in entries:
             if err is not None:
                 continue
-            if not self.metadata_cache.contains(name):
+            if name not in deletable:
+                pre[name] = Errors.TOPIC_AUTHORIZATION_FAILED
+            elif not self.metadata_cache.contains(name):
                 pre[name] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 to_delete.append(name)
@@ -453,12 +525,16 @@ class KafkaApis(Logging):
             respond({n: (Errors.NOT_CONTROLLER, None) for n in names})
             return
         results = {n: (Errors.INVALID_REQUEST, "Duplicate topic in request.") for n in dups}
+        alterable = self.filter_authorized(request, AclOperation.ALTER, ResourceType.TOPIC,
+                                           [n for n in names if n not in dups])
+        results.update({n: (Errors.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.")
+                        for n in names if n not in dups and n not in alterable})
 
         def callback(created: dict):
             results.update(created)
             respond(results)
 
-        self.admin_manager.create_partitions(body.timeout_ms, [t for t in body.topics if t.name not in dups],
+        self.admin_manager.create_partitions(body.timeout_ms, [t for t in body.topics if t.name not in results],
                                              body.validate_only, callback)
 
     # ------------------------------------------------------------------ control plane (S25)
@@ -474,6 +550,10 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleLeaderAndIsrRequest
     def handle_leader_and_isr_request(self, request) -> None:
         body = request.body
+        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+            self.send_response(request, leader_and_isr.LeaderAndIsrResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code))
+            return
         if self.is_broker_epoch_stale(body.broker_epoch):
             self.info(f"Received LeaderAndIsr request with broker epoch {body.broker_epoch} that is not the "
                       f"current broker epoch {self.broker_epoch_fn()}")
@@ -501,6 +581,10 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleUpdateMetadataRequest
     def handle_update_metadata_request(self, request) -> None:
         body = request.body
+        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+            self.send_response(request, update_metadata.UpdateMetadataResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code))
+            return
         if self.is_broker_epoch_stale(body.broker_epoch):
             self.info(f"Received update metadata request with broker epoch {body.broker_epoch} that is not the "
                       f"current broker epoch {self.broker_epoch_fn()}")
@@ -526,6 +610,10 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleStopReplicaRequest
     def handle_stop_replica_request(self, request) -> None:
         body = request.body
+        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+            self.send_response(request, stop_replica.StopReplicaResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code))
+            return
         if self.is_broker_epoch_stale(body.broker_epoch):
             self.send_response(request, stop_replica.StopReplicaResponse(error_code=Errors.STALE_BROKER_EPOCH.code))
             return
@@ -550,6 +638,10 @@ class KafkaApis(Logging):
     # from the controller's event thread once the broker's leaderships moved (or could not)
     def handle_controlled_shutdown_request(self, request) -> None:
         body = request.body
+        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+            self.send_response(request, controlled_shutdown.ControlledShutdownResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code))
+            return
 
         def controlled_shutdown_callback(partitions_remaining, error) -> None:
             if error is not None:
@@ -567,16 +659,22 @@ class KafkaApis(Logging):
         body = request.body
         all_partitions = body.topic_partitions is None
 
-        def send_response_callback(results: dict) -> None:
+        def send_response_callback(results: dict, top_error: Errors = Errors.NONE) -> None:
             if all_partitions:
                 results = {tp: e for tp, e in results.items() if e[0] is not Errors.ELECTION_NOT_NEEDED}
             by_topic: dict[str, list] = {}
             for tp, (error, message) in sorted(results.items(), key=lambda kv: (kv[0].topic, kv[0].partition)):
                 by_topic.setdefault(tp.topic, []).append(elect_leaders.PartitionResult(
                     partition_id=tp.partition, error_code=error.code, error_message=message))
-            self.send_response(request, elect_leaders.ElectLeadersResponse(error_code=Errors.NONE.code,
+            self.send_response(request, elect_leaders.ElectLeadersResponse(error_code=top_error.code,
                 replica_election_results=[elect_leaders.ReplicaElectionResult(topic=t, partition_result=r)
                                           for t, r in by_topic.items()]))
+        if not self.authorize(request, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+            denied = (Errors.CLUSTER_AUTHORIZATION_FAILED, None)
+            send_response_callback({} if all_partitions else {
+                TopicPartition(tps.topic, p): denied for tps in body.topic_partitions for p in tps.partition_id},
+                Errors.CLUSTER_AUTHORIZATION_FAILED)
+            return
         if all_partitions:
             partitions = {TopicPartition(t, p) for t in self.metadata_cache.get_all_topics()
                           for p in range(self.metadata_cache.num_partitions(t) or 0)}
@@ -591,6 +689,10 @@ class KafkaApis(Logging):
         body = request.body
         reassignments = {TopicPartition(t.name, p.partition_index): p.replicas
                          for t in body.topics for p in t.partitions}
+        if not self.authorize_cluster_operation(request, AclOperation.ALTER):
+            self.send_response(request, alter_partition_reassignments.AlterPartitionReassignmentsResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed."))
+            return
 
         def send_response_callback(results: dict | None, error: tuple | None) -> None:
             if error is not None:
@@ -614,6 +716,10 @@ class KafkaApis(Logging):
         partitions = None if body.topics is None else {
             TopicPartition(t.name, p) for t in body.topics for p in t.partition_indexes}
         msgs = list_partition_reassignments
+        if not self.authorize_cluster_operation(request, AclOperation.DESCRIBE):
+            self.send_response(request, msgs.ListPartitionReassignmentsResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed."))
+            return
 
         def send_response_callback(results: dict | None, error: tuple | None) -> None:
             if error is not None:
@@ -639,22 +745,35 @@ class KafkaApis(Logging):
         entries: dict[TopicPartition, MemoryRecords] = {}
         errors: dict[TopicPartition, object] = {}
         from kafkalite.server.replica_manager import PartitionResponse
+        # Kafka: ProduceRequest.hasTransactionalRecords -- transactional batches need WRITE on the producer's
+        # transactional id (which implies the producer id); other idempotent batches IDEMPOTENT_WRITE on the cluster
+        records = {TopicPartition(t.name, p.index): MemoryRecords(p.records)
+                   for t in body.topic_data for p in t.partition_data if p.records is not None}
+        if any(_has_transactional_records(r) for r in records.values()):
+            if body.transactional_id is None or not self.authorize(request, AclOperation.WRITE,
+                                                                   ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+                self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                                         "Transactional records need WRITE on the producer's transactional id")
+                return
+        elif self.authorizer is not None and any(_has_idempotent_records(r) for r in records.values()) and \
+                not self.authorize(request, AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME):
+            self.send_produce_errors(request, Errors.CLUSTER_AUTHORIZATION_FAILED,
+                                     "Idempotent records need IDEMPOTENT_WRITE on the cluster")
+            return
+        writable = self.filter_authorized(request, AclOperation.WRITE, ResourceType.TOPIC,
+                                          [t.name for t in body.topic_data for _ in t.partition_data])
         for topic in body.topic_data:
             for p in topic.partition_data:
                 tp = TopicPartition(topic.name, p.index)
-                if not self.metadata_cache.contains(tp.topic) or \
+                if tp.topic not in writable:
+                    errors[tp] = PartitionResponse(Errors.TOPIC_AUTHORIZATION_FAILED)
+                elif not self.metadata_cache.contains(tp.topic) or \
                         self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
                     errors[tp] = PartitionResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION)
                 elif p.records is None:
                     errors[tp] = PartitionResponse(Errors.INVALID_RECORD, error_message="Produce request has no records")
                 else:
-                    entries[tp] = MemoryRecords(p.records)
-        # Kafka: ProduceRequest.hasTransactionalRecords -- transactional batches need a transactional id
-        # (2.4 then authorizes WRITE on it; kafkalite has no authorizer)
-        if body.transactional_id is None and any(_has_transactional_records(r) for r in entries.values()):
-            self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                                     "Transactional records need the producer's transactional id")
-            return
+                    entries[tp] = records[tp]
 
         def send_response_callback(response_status: dict) -> None:
             merged = dict(response_status)
@@ -711,10 +830,19 @@ class KafkaApis(Logging):
         version = request.header.api_version
         fetch_infos = []
         errors = {}
+        if body.replica_id >= 0:
+            # a follower needs CLUSTER_ACTION on the cluster to fetch partition data
+            readable = {t.topic for t in body.topics} \
+                if self.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME) else set()
+        else:   # a consumer needs READ on each topic it fetches
+            readable = self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC,
+                                              [t.topic for t in body.topics for _ in t.partitions])
         for topic in body.topics:
             for p in topic.partitions:
                 tp = TopicPartition(topic.topic, p.partition)
-                if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                if tp.topic not in readable:
+                    errors[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+                elif self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                 else:
                     fetch_infos.append((tp, p))
@@ -764,10 +892,16 @@ class KafkaApis(Logging):
         body = request.body
         version = request.header.api_version
         topics = []
+        describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                             [t.name for t in body.topics for _ in t.partitions])
         for topic in body.topics:
             parts = []
             for p in topic.partitions:
                 r = list_offsets.ListOffsetsPartitionResponse(partition_index=p.partition_index)
+                if topic.name not in describable:
+                    r.error_code, r.timestamp, r.offset = Errors.TOPIC_AUTHORIZATION_FAILED.code, -1, -1
+                    parts.append(r)
+                    continue
                 try:
                     found = self.replica_manager.fetch_offset_for_timestamp(
                         TopicPartition(topic.name, p.partition_index), p.timestamp, p.current_leader_epoch,
@@ -791,6 +925,14 @@ class KafkaApis(Logging):
     # __consumer_offsets make the group coordinator apply (or drop) the transaction's pending offsets.
     def handle_write_txn_markers_request(self, request) -> None:
         markers = request.body.markers
+        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+            self.send_response(request, write_txn_markers.WriteTxnMarkersResponse(markers=[   # Kafka: getErrorResponse
+                write_txn_markers.WritableTxnMarkerResult(producer_id=m.producer_id, topics=[
+                    write_txn_markers.WritableTxnMarkerTopicResult(name=t.name, partitions=[
+                        write_txn_markers.WritableTxnMarkerPartitionResult(
+                            partition_index=i, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code)
+                        for i in t.partition_indexes]) for t in m.topics]) for m in markers]))
+            return
         errors: dict[int, dict[TopicPartition, Errors]] = {}
         lock = threading.Lock()
         pending = [len(markers)]
@@ -869,11 +1011,15 @@ class KafkaApis(Logging):
     # the first offset of its open transaction)
     def handle_describe_producers_request(self, request) -> None:
         topics = []
+        readable = self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC,
+                                          [t.name for t in request.body.topics])
         for topic in request.body.topics:
             parts = []
             for index in topic.partition_indexes:
                 tp = TopicPartition(topic.name, index)
-                if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                if topic.name not in readable:   # Kafka 3.0: READ on the topic
+                    error, producers = Errors.TOPIC_AUTHORIZATION_FAILED, []
+                elif self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
                     error, producers = Errors.UNKNOWN_TOPIC_OR_PARTITION, []
                 else:
                     error, producers = self.replica_manager.active_producer_state(tp)
@@ -891,10 +1037,22 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleOffsetForLeaderEpochRequest -> ReplicaManager.lastOffsetForLeaderEpoch
     def handle_offset_for_leader_epoch_request(self, request) -> None:
         topics = []
-        for topic in request.body.topics:
+        body = request.body
+        # a follower's CLUSTER_ACTION covers every topic; a client needs DESCRIBE on each
+        if self.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
+            describable = {t.topic for t in body.topics}
+        else:
+            describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                                 [t.topic for t in body.topics for _ in t.partitions])
+        for topic in body.topics:
             parts = []
             for p in topic.partitions:
                 r = offset_for_leader_epoch.EpochEndOffset(partition=p.partition)
+                if topic.topic not in describable:
+                    r.error_code, r.leader_epoch, r.end_offset = (Errors.TOPIC_AUTHORIZATION_FAILED.code, UNDEFINED_EPOCH,
+                                                                  UNDEFINED_EPOCH_OFFSET)
+                    parts.append(r)
+                    continue
                 try:
                     found = self.replica_manager.last_offset_for_leader_epoch(
                         TopicPartition(topic.topic, p.partition), p.current_leader_epoch, p.leader_epoch)
@@ -928,6 +1086,16 @@ class KafkaApis(Logging):
             self.send_response(request, init_producer_id.InitProducerIdResponse(
                 error_code=error.code, producer_id=result.producer_id, producer_epoch=result.producer_epoch))
 
+        # WRITE on the transactional id, or for a plain idempotent producer IDEMPOTENT_WRITE on the cluster
+        if body.transactional_id is not None:
+            if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+                self.send_response(request, init_producer_id.InitProducerIdResponse(
+                    error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, producer_id=-1, producer_epoch=-1))
+                return
+        elif not self.authorize(request, AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME):
+            self.send_response(request, init_producer_id.InitProducerIdResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, producer_id=-1, producer_epoch=-1))
+            return
         pid, epoch = (body.producer_id, body.producer_epoch) if version >= 3 else (-1, -1)
         if pid == -1 and epoch == -1:
             expected = None
@@ -953,6 +1121,9 @@ class KafkaApis(Logging):
                        f"{request.header.client_id}.")
             self.send_response(request, end_txn.EndTxnResponse(error_code=error.code))
 
+        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+            self.send_response(request, end_txn.EndTxnResponse(error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code))
+            return
         self.txn_coordinator.handle_end_transaction(body.transactional_id, body.producer_id, body.producer_epoch,
                                                     TransactionResult.for_id(body.committed), send_response_callback)
 
@@ -971,9 +1142,14 @@ class KafkaApis(Logging):
             self.send_response(request, add_partitions_to_txn.AddPartitionsToTxnResponse(results=[
                 add_partitions_to_txn.AddPartitionsToTxnTopicResult(name=t, results=rs) for t, rs in by_topic.items()]))
 
+        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+            respond({tp: Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED for tp in partitions_to_add})
+            return
+        writable = self.filter_authorized(request, AclOperation.WRITE, ResourceType.TOPIC,
+                                          [tp.topic for tp in partitions_to_add if not Topic.is_internal(tp.topic)])
         unauthorized, non_existing, authorized = {}, {}, []
         for tp in partitions_to_add:
-            if Topic.is_internal(tp.topic):
+            if Topic.is_internal(tp.topic) or tp.topic not in writable:
                 unauthorized[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
             elif self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
                 non_existing[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
@@ -1001,6 +1177,14 @@ class KafkaApis(Logging):
         version = request.header.api_version
         offset_topic_partition = TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME,
                                                 self.group_coordinator.partition_for(body.group_id))
+        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+            self.send_response(request, add_offsets_to_txn.AddOffsetsToTxnResponse(
+                error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code))
+            return
+        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+            self.send_response(request, add_offsets_to_txn.AddOffsetsToTxnResponse(
+                error_code=Errors.GROUP_AUTHORIZATION_FAILED.code))
+            return
 
         # Kafka: handleAddOffsetsToTxnRequest.sendResponseCallback
         def send_response_callback(error: Errors) -> None:
@@ -1018,10 +1202,19 @@ class KafkaApis(Logging):
     def handle_describe_transactions_request(self, request) -> None:
         states = []
         for transactional_id in request.body.transactional_ids:
+            if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, transactional_id):
+                states.append(describe_transactions.TransactionState(
+                    error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, transactional_id=transactional_id,
+                    transaction_state="", transaction_timeout_ms=0, transaction_start_time_ms=-1, producer_id=-1,
+                    producer_epoch=-1, topics=[]))
+                continue
             d = self.txn_coordinator.handle_describe_transactions(transactional_id)
+            describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                                 [tp.topic for tp in d.topic_partitions], log_if_denied=False)
             by_topic: dict[str, list[int]] = {}
             for tp in d.topic_partitions:
-                by_topic.setdefault(tp.topic, []).append(tp.partition)
+                if tp.topic in describable:   # Kafka 3.0 leaves out the partitions the principal may not describe
+                    by_topic.setdefault(tp.topic, []).append(tp.partition)
             states.append(describe_transactions.TransactionState(
                 error_code=d.error.code, transactional_id=d.transactional_id, transaction_state=d.state,
                 transaction_timeout_ms=d.txn_timeout_ms, transaction_start_time_ms=d.txn_start_timestamp,
@@ -1039,7 +1232,9 @@ class KafkaApis(Logging):
             error_code=result.error.code, unknown_state_filters=list(result.unknown_state_filters),
             transaction_states=[list_transactions.TransactionState(transactional_id=t, producer_id=p,
                                                                    transaction_state=s)
-                                for t, p, s in result.transactions]))
+                                for t, p, s in result.transactions
+                                if self.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t,
+                                                  log_if_denied=False)]))
 
     # ------------------------------------------------------------------ DeleteRecords
     # Kafka: KafkaApis.handleDeleteRecordsRequest -> ReplicaManager.deleteRecords (one replica: no waiting)
@@ -1047,16 +1242,23 @@ class KafkaApis(Logging):
         body = request.body
         offsets = {TopicPartition(topic.name, p.partition_index): p.offset
                    for topic in body.topics for p in topic.partitions}
+        deletable = self.filter_authorized(request, AclOperation.DELETE, ResourceType.TOPIC,
+                                           [tp.topic for tp in offsets])
+        unauthorized = {tp: (-1, Errors.TOPIC_AUTHORIZATION_FAILED) for tp in offsets if tp.topic not in deletable}
+        offsets = {tp: o for tp, o in offsets.items() if tp not in unauthorized}
 
         def send_response_callback(results: dict) -> None:
             by_topic: dict[str, list] = {}
-            for tp, (low_watermark, error) in results.items():
+            for tp, (low_watermark, error) in {**results, **unauthorized}.items():
                 by_topic.setdefault(tp.topic, []).append(delete_records.DeleteRecordsPartitionResult(
                     partition_index=tp.partition, low_watermark=low_watermark, error_code=error.code))
             self.send_response(request, delete_records.DeleteRecordsResponse(topics=[
                 delete_records.DeleteRecordsTopicResult(name=name, partitions=parts)
                 for name, parts in by_topic.items()]))
 
+        if not offsets:
+            send_response_callback({})
+            return
         self.replica_manager.delete_records(body.timeout_ms, offsets, send_response_callback)
 
     # ------------------------------------------------------------------ log dirs (KIP-113)
@@ -1064,7 +1266,10 @@ class KafkaApis(Logging):
     def handle_alter_replica_log_dirs_request(self, request) -> None:
         partition_dirs = {TopicPartition(topic.name, p): d.path
                           for d in request.body.dirs for topic in d.topics for p in topic.partitions}
-        response_map = self.replica_manager.alter_replica_log_dirs(partition_dirs)
+        if self.authorize(request, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+            response_map = self.replica_manager.alter_replica_log_dirs(partition_dirs)
+        else:
+            response_map = {tp: Errors.CLUSTER_AUTHORIZATION_FAILED for tp in partition_dirs}
         by_topic: dict[str, list] = {}
         for tp, error in response_map.items():
             by_topic.setdefault(tp.topic, []).append(alter_replica_log_dirs.AlterReplicaLogDirPartitionResult(
@@ -1076,6 +1281,9 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleDescribeLogDirsRequest -- topics null: every partition with a log on this broker
     def handle_describe_log_dirs_request(self, request) -> None:
         topics = request.body.topics
+        if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+            self.send_response(request, describe_log_dirs.DescribeLogDirsResponse(results=[]))   # 2.4: no dirs
+            return
         if topics is None:
             partitions = {log.topic_partition for log in self.replica_manager.log_manager.all_logs()}
         else:
@@ -1105,6 +1313,15 @@ class KafkaApis(Logging):
                 error_code=error.code, error_message=None if error is Errors.NONE else error.name,
                 node_id=node_id, host=host, port=port))
 
+        # DESCRIBE on the group or on the transactional id the coordinator is looked up for
+        if key_type == GROUP_KEY_TYPE and \
+                not self.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP, body.key):
+            respond(Errors.GROUP_AUTHORIZATION_FAILED)
+            return
+        if key_type == TRANSACTION_KEY_TYPE and \
+                not self.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, body.key):
+            respond(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+            return
         if key_type == GROUP_KEY_TYPE:
             topic = Topic.GROUP_METADATA_TOPIC_NAME
             partition = self.group_coordinator.partition_for(body.key)
@@ -1141,6 +1358,11 @@ class KafkaApis(Logging):
                 members=[join_group.JoinGroupResponseMember(member_id=m, group_instance_id=i, metadata=md)
                          for m, i, md in result.members]))
 
+        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+            self.send_response(request, join_group.JoinGroupResponse(
+                error_code=Errors.GROUP_AUTHORIZATION_FAILED.code, generation_id=-1, protocol_name="", leader="",
+                member_id="", members=[]))
+            return
         # KIP-394: from v4 a new member must come back with the id we give it (static members excepted)
         require_known_member_id = version >= 4 and body.group_instance_id is None
         rebalance_timeout_ms = body.session_timeout_ms if version == 0 else body.rebalance_timeout_ms
@@ -1162,6 +1384,10 @@ class KafkaApis(Logging):
                 protocol_name=result.protocol_name if version >= 5 else None,
                 assignment=result.member_assignment))
 
+        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+            self.send_response(request, sync_group.SyncGroupResponse(error_code=Errors.GROUP_AUTHORIZATION_FAILED.code,
+                                                                     assignment=b""))
+            return
         assignments = {a.member_id: bytes(a.assignment) for a in body.assignments}
         self.group_coordinator.handle_sync_group(
             body.group_id, body.generation_id, body.member_id,
@@ -1171,6 +1397,9 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleHeartbeatRequest
     def handle_heartbeat_request(self, request) -> None:
         body = request.body
+        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+            self.send_response(request, heartbeat.HeartbeatResponse(error_code=Errors.GROUP_AUTHORIZATION_FAILED.code))
+            return
         self.group_coordinator.handle_heartbeat(
             body.group_id, body.member_id, body.group_instance_id, body.generation_id,
             lambda error: self.send_response(request, heartbeat.HeartbeatResponse(error_code=error.code)))
@@ -1179,6 +1408,10 @@ class KafkaApis(Logging):
     def handle_leave_group_request(self, request) -> None:
         body = request.body
         version = request.header.api_version
+        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+            self.send_response(request, leave_group.LeaveGroupResponse(
+                error_code=Errors.GROUP_AUTHORIZATION_FAILED.code, members=[]))
+            return
         if version < 3:
             members = [(body.member_id, None)]
         else:
@@ -1207,10 +1440,19 @@ class KafkaApis(Logging):
         errors: dict[TopicPartition, Errors] = {}
         to_commit: dict[TopicPartition, OffsetAndMetadata] = {}
         retention = body.retention_time_ms if 2 <= version <= 4 else -1
+        group_authorized = self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id)
+        readable = self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC,
+                                          [t.name for t in body.topics]) if group_authorized else set()
         for t in body.topics:
             known = self.metadata_cache.contains(t.name)
             for p in t.partitions:
                 tp = TopicPartition(t.name, p.partition_index)
+                if not group_authorized:   # READ on the group first: every partition answers its error
+                    errors[tp] = Errors.GROUP_AUTHORIZATION_FAILED
+                    continue
+                if t.name not in readable:
+                    errors[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+                    continue
                 if not known:
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                     continue
@@ -1255,14 +1497,32 @@ class KafkaApis(Logging):
                             error_code=error.code) for i in t.partition_indexes]))
             return offset_fetch.OffsetFetchResponse(topics=topics, error_code=error.code)
 
+        if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP, body.group_id):
+            self.send_response(request, error_response(Errors.GROUP_AUTHORIZATION_FAILED))
+            return
         partitions = None if body.topics is None else [
             TopicPartition(t.name, i) for t in body.topics for i in t.partition_indexes]
+        # DESCRIBE on each topic: named ones answer TOPIC_AUTHORIZATION_FAILED, "all partitions" leaves them out
+        unauthorized: list[TopicPartition] = []
+        if partitions is not None:
+            describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                                 [tp.topic for tp in partitions])
+            unauthorized = [tp for tp in partitions if tp.topic not in describable]
+            partitions = [tp for tp in partitions if tp.topic in describable]
         require_stable = version >= 7 and body.require_stable
         error, data = self.group_coordinator.handle_fetch_offsets(body.group_id, partitions, require_stable)
         if error is not Errors.NONE:
             self.send_response(request, error_response(error))
             return
+        if body.topics is None:
+            describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                                 [tp.topic for tp in data], log_if_denied=False)
+            data = {tp: pd for tp, pd in data.items() if tp.topic in describable}
         by_topic: dict[str, list] = {}
+        for tp in unauthorized:   # Kafka: OffsetFetchResponse.UNAUTHORIZED_PARTITION
+            by_topic.setdefault(tp.topic, []).append(offset_fetch.OffsetFetchResponsePartition(
+                partition_index=tp.partition, committed_offset=INVALID_OFFSET, committed_leader_epoch=-1,
+                metadata=NO_METADATA, error_code=Errors.TOPIC_AUTHORIZATION_FAILED.code))
         for tp, pd in data.items():
             by_topic.setdefault(tp.topic, []).append(offset_fetch.OffsetFetchResponsePartition(
                 partition_index=tp.partition, committed_offset=pd.offset,
@@ -1280,9 +1540,21 @@ class KafkaApis(Logging):
         now = self.time.milliseconds()
         non_existing_topic_errors: dict[TopicPartition, Errors] = {}
         to_commit: dict[TopicPartition, OffsetAndMetadata] = {}
+        # WRITE on the transactional id, READ on the group, then READ on each topic
+        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+            denied = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        elif not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+            denied = Errors.GROUP_AUTHORIZATION_FAILED
+        else:
+            denied = None
+        readable = set() if denied else self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC,
+                                                                [t.name for t in body.topics])
         for t in body.topics:
             for p in t.partitions:
                 tp = TopicPartition(t.name, p.partition_index)
+                if denied is not None or t.name not in readable:
+                    non_existing_topic_errors[tp] = denied or Errors.TOPIC_AUTHORIZATION_FAILED
+                    continue
                 if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
                     non_existing_topic_errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                     continue
@@ -1320,6 +1592,10 @@ class KafkaApis(Logging):
         body = request.body
         version = request.header.api_version
         error, overviews = self.group_coordinator.handle_list_groups()
+        if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+            # without DESCRIBE on the cluster, only the groups the principal may describe
+            overviews = [o for o in overviews if self.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP,
+                                                                o.group_id, log_if_denied=False)]
         states = {s.lower() for s in body.states_filter} if version >= 4 else set()
         groups = [list_groups.ListedGroup(group_id=o.group_id, protocol_type=o.protocol_type, group_state=o.state)
                   for o in overviews if not states or o.state.lower() in states]
@@ -1330,6 +1606,11 @@ class KafkaApis(Logging):
         body = request.body
         described = []
         for group_id in body.groups:
+            if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+                described.append(describe_groups.DescribedGroup(   # Kafka: DescribeGroupsResponse.forError
+                    error_code=Errors.GROUP_AUTHORIZATION_FAILED.code, group_id=group_id, group_state="",
+                    protocol_type="", protocol_data="", members=[]))
+                continue
             error, summary = self.group_coordinator.handle_describe_group(group_id)
             described.append(describe_groups.DescribedGroup(
                 error_code=error.code, group_id=group_id, group_state=summary.state,
@@ -1338,24 +1619,36 @@ class KafkaApis(Logging):
                     member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
                     client_host=m.client_host, member_metadata=m.metadata, member_assignment=m.assignment)
                     for m in summary.members],
-                authorized_operations=GROUP_AUTHORIZED_OPERATIONS if body.include_authorized_operations else INT32_MIN))
+                authorized_operations=self.authorized_operations(request, ResourceType.GROUP, group_id)
+                if body.include_authorized_operations else INT32_MIN))
         self.send_response(request, describe_groups.DescribeGroupsResponse(groups=described))
 
     # Kafka: KafkaApis.handleDeleteGroupsRequest
     def handle_delete_groups_request(self, request) -> None:
-        results = self.group_coordinator.handle_delete_groups(list(dict.fromkeys(request.body.groups_names)))
+        names = list(dict.fromkeys(request.body.groups_names))
+        deletable = [g for g in names if self.authorize(request, AclOperation.DELETE, ResourceType.GROUP, g)]
+        results = {g: Errors.GROUP_AUTHORIZATION_FAILED for g in names if g not in deletable}
+        if deletable:
+            results.update(self.group_coordinator.handle_delete_groups(deletable))
         self.send_response(request, delete_groups.DeleteGroupsResponse(results=[
-            delete_groups.DeletableGroupResult(group_id=g, error_code=e.code) for g, e in results.items()]))
+            delete_groups.DeletableGroupResult(group_id=g, error_code=results[g].code) for g in names]))
 
     # Kafka: KafkaApis.handleOffsetDeleteRequest (KIP-496)
     def handle_offset_delete_request(self, request) -> None:
         body = request.body
+        if not self.authorize(request, AclOperation.DELETE, ResourceType.GROUP, body.group_id):
+            self.send_response(request, offset_delete.OffsetDeleteResponse(
+                error_code=Errors.GROUP_AUTHORIZATION_FAILED.code, topics=[]))
+            return
         unknown: dict[TopicPartition, Errors] = {}
         partitions = []
+        readable = self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC, [t.name for t in body.topics])
         for t in body.topics:
             for p in t.partitions:
                 tp = TopicPartition(t.name, p.partition_index)
-                if self.metadata_cache.contains(t.name):
+                if t.name not in readable:
+                    unknown[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+                elif self.metadata_cache.contains(t.name):
                     partitions.append(tp)
                 else:
                     unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
@@ -1374,8 +1667,33 @@ class KafkaApis(Logging):
     # ================================================================== configs
     # Kafka: KafkaApis.handleDescribeConfigsRequest -> AdminManager.describeConfigs
     def handle_describe_configs_request(self, request) -> None:
-        results = self.admin_manager.describe_configs(request.body.resources, request.body.include_synonyms)
+        resources = request.body.resources
+        authorized = [r for r in resources if self.config_resource_authorized(request, AclOperation.DESCRIBE_CONFIGS,
+                                                                               r.resource_type, r.resource_name)]
+        done = iter(self.admin_manager.describe_configs(authorized, request.body.include_synonyms))
+        results = []
+        for r in resources:
+            if any(r is a for a in authorized):
+                results.append(next(done))
+            else:
+                error = self.configs_authorization_error(r.resource_type)
+                results.append(describe_configs.DescribeConfigsResult(
+                    error_code=error.code, error_message=None, resource_type=r.resource_type,
+                    resource_name=r.resource_name, configs=[]))
         self.send_response(request, describe_configs.DescribeConfigsResponse(results=results))
+
+    # the resource-type switch of handleDescribeConfigsRequest / handleAlterConfigsRequest: a broker's (or its
+    # loggers') configs are the cluster's, a topic's the topic's
+    def config_resource_authorized(self, request, operation: AclOperation, resource_type: int, name: str) -> bool:
+        if resource_type == CONFIG_RESOURCE_TOPIC:
+            return self.authorize(request, operation, ResourceType.TOPIC, name)
+        return self.authorize(request, operation, ResourceType.CLUSTER, CLUSTER_NAME)
+
+    # Kafka: KafkaApis.configsAuthorizationApiError
+    @staticmethod
+    def configs_authorization_error(resource_type: int) -> Errors:
+        return Errors.TOPIC_AUTHORIZATION_FAILED if resource_type == CONFIG_RESOURCE_TOPIC \
+            else Errors.CLUSTER_AUTHORIZATION_FAILED
 
     # Kafka: KafkaApis.handleAlterConfigsRequest -> AdminManager.alterConfigs
     def handle_alter_configs_request(self, request) -> None:
@@ -1383,8 +1701,12 @@ class KafkaApis(Logging):
         results = []
         for res in body.resources:
             new_props = {c.name: c.value for c in res.configs if c.value is not None}
-            error, message = self.admin_manager.alter_configs(res.resource_type, res.resource_name, new_props,
-                                                              body.validate_only)
+            if not self.config_resource_authorized(request, AclOperation.ALTER_CONFIGS, res.resource_type,
+                                                   res.resource_name):
+                error, message = self.configs_authorization_error(res.resource_type), None
+            else:
+                error, message = self.admin_manager.alter_configs(res.resource_type, res.resource_name, new_props,
+                                                                  body.validate_only)
             results.append(alter_configs.AlterConfigsResourceResponse(
                 error_code=error.code, error_message=message, resource_type=res.resource_type,
                 resource_name=res.resource_name))
@@ -1395,8 +1717,12 @@ class KafkaApis(Logging):
         body = request.body
         results = []
         for res in body.resources:
-            error, message = self.admin_manager.incremental_alter_configs(res.resource_type, res.resource_name,
-                                                                          res.configs, body.validate_only)
+            if not self.config_resource_authorized(request, AclOperation.ALTER_CONFIGS, res.resource_type,
+                                                   res.resource_name):
+                error, message = self.configs_authorization_error(res.resource_type), None
+            else:
+                error, message = self.admin_manager.incremental_alter_configs(res.resource_type, res.resource_name,
+                                                                              res.configs, body.validate_only)
             results.append(incremental_alter_configs.AlterConfigsResourceResponse(
                 error_code=error.code, error_message=message, resource_type=res.resource_type,
                 resource_name=res.resource_name))
@@ -1417,6 +1743,12 @@ class KafkaApis(Logging):
 
     # Kafka 2.7: KafkaApis.handleDescribeUserScramCredentialsRequest (authorization left to the authorizer work)
     def handle_describe_user_scram_credentials_request(self, request) -> None:
+        if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+            from kafkalite.protocol.messages import describe_user_scram_credentials as dusc
+            self.send_response(request, dusc.DescribeUserScramCredentialsResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed.",
+                results=[]))
+            return
         users = None if request.body.users is None else [u.name for u in request.body.users]
         self.send_response(request, self.user_scram_credentials_manager().describe_user_scram_credentials(users))
 
@@ -1424,6 +1756,13 @@ class KafkaApis(Logging):
     # any broker may here: ZooKeeper serialises the writes
     def handle_alter_user_scram_credentials_request(self, request) -> None:
         body = request.body
+        if not self.authorize(request, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+            from kafkalite.protocol.messages import alter_user_scram_credentials as ausc
+            users = dict.fromkeys([u.name for u in body.upsertions] + [d.name for d in body.deletions])
+            self.send_response(request, ausc.AlterUserScramCredentialsResponse(results=[
+                ausc.AlterUserScramCredentialsResult(user=u, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code)
+                for u in users]))
+            return
         self.send_response(request, self.user_scram_credentials_manager().alter_user_scram_credentials(
             body.upsertions, body.deletions))
 

@@ -223,6 +223,9 @@ CONFIG_DEF: dict[str, tuple] = {
     "connections.max.idle.ms": (LONG, _D.ConnectionsMaxIdleMs, None),
     "request.timeout.ms": (INT, _D.RequestTimeoutMs, _int_range(0)),
     "zookeeper.connect": (STRING, _D.ZkConnect, None),
+    # Kafka: KafkaConfig.AuthorizerClassNameProp -- empty: no authorizer (super.users and allow.everyone.if.no.acl.found
+    # are the authorizer's own configs, read from the originals)
+    "authorizer.class.name": (STRING, "", None),
     "zookeeper.session.timeout.ms": (INT, _D.ZkSessionTimeoutMs, _int_range(1)),
     "zookeeper.connection.timeout.ms": (INT, _D.ZkConnectionTimeoutMs, None),
     "log.dir": (STRING, _D.LogDir, None),
@@ -577,6 +580,26 @@ class KafkaConfig:
         if v["group.min.session.timeout.ms"] > v["group.max.session.timeout.ms"]:
             raise ConfigException("group.max.session.timeout.ms", v["group.max.session.timeout.ms"],
                                   "must be at least group.min.session.timeout.ms")
+        self.validate_authorizer()
+
+    # Kafka: KafkaConfig.authorizer -- 2.4 instantiates the class here; kafkalite checks the name and the
+    # AclAuthorizer's super.users (type:name;...) so that start-up stops with one line
+    def validate_authorizer(self) -> None:
+        name = (self.values["authorizer.class.name"] or "").strip()
+        if not name:
+            return
+        from kafkalite.security.authorizer.authorizer_utils import KAFKA_AUTHORIZER_CLASS_NAMES
+        if name not in KAFKA_AUTHORIZER_CLASS_NAMES:
+            import importlib
+            module, _, cls = name.rpartition(".")
+            try:
+                getattr(importlib.import_module(module), cls)
+            except (ImportError, AttributeError, ValueError):
+                raise ConfigException("authorizer.class.name", name, f"Class {name} cannot be found") from None
+        for principal in str(self.originals.get("super.users") or "").split(";"):
+            if principal.strip() and ":" not in principal:
+                raise ConfigException("super.users", self.originals["super.users"],
+                                      f"Invalid principal {principal.strip()}: principals are of the form type:name")
 
 
     def validate_ssl_listeners(self) -> None:

@@ -86,6 +86,7 @@ class KafkaServer(Logging):
         self.control_plane_request_handler_pool = None
         self.metrics_reporter = None
         self.dynamic_config_manager = None
+        self.authorizer = None
         self._shutdown_latch = threading.Event()
         self._started = False
 
@@ -160,6 +161,8 @@ class KafkaServer(Logging):
         self.transaction_coordinator = TransactionCoordinator.create(cfg, self.replica_manager, self.zk_client,
                                                                      self.metadata_cache, self.time)
         self.transaction_coordinator.startup()
+        # Kafka: "Get the authorizer and initialize it if one is specified" (config.authorizer, configure(originals))
+        self.authorizer = self.create_authorizer()
         # 10.-11. request processing: KafkaApis + handler pools per plane
         self.data_plane_request_processor = self.create_apis(self.socket_server.data_plane_request_channel)
         self.data_plane_request_handler_pool = KafkaRequestHandlerPool(
@@ -191,7 +194,22 @@ class KafkaServer(Logging):
                          self.transaction_coordinator, self.kafka_controller, self.zk_client, self.broker_id,
                          self.config, self.metadata_cache, self.time, self.cluster_id,
                          # Kafka: controller.brokerEpoch -- re-registration after a session expiry renews it
-                         broker_epoch_fn=lambda: self.kafka_controller.broker_epoch)
+                         broker_epoch_fn=lambda: self.kafka_controller.broker_epoch, authorizer=self.authorizer)
+
+    # Kafka: KafkaServer.startup (config.authorizer, authorizer.configure(config.originals)) --
+    # None without authorizer.class.name: every request is allowed
+    def create_authorizer(self):
+        class_name = (self.config.get("authorizer.class.name") or "").strip()
+        if not class_name:
+            return None
+        from kafkalite.security.authorizer.authorizer_utils import AuthorizerUtils
+        authorizer = AuthorizerUtils.create_authorizer(class_name)
+        if hasattr(authorizer, "zk_client"):   # AclAuthorizer: on this broker's ZooKeeper session
+            authorizer.configure(dict(self.config.originals), self.zk_client)
+        else:
+            authorizer.configure(dict(self.config.originals))
+        authorizer.start()
+        return authorizer
 
     def create_group_coordinator(self):
         from kafkalite.coordinator.group.group_coordinator import GroupCoordinator
@@ -318,6 +336,7 @@ class KafkaServer(Logging):
             (self.admin_manager, "shutdown"),
             (self.log_manager, "shutdown"),                         # flush, checkpoints, clean-shutdown marker
             (self.kafka_controller, "shutdown"),
+            (self.authorizer, "close"),
             (self.zk_client, "close"),
             (self.socket_server, "shutdown"),
         ]

@@ -13,7 +13,9 @@ connect string selects the in-process ``LocalZooKeeper`` under ``data_dir``; any
 
 Era notes: topic ids (``topic_id`` in the topic znode, ``get_topic_ids_for_topics``) come from Kafka 2.8 (KIP-516).
 
-Left out: ACLs, delegation tokens, partition reassignment znodes, the producer-id block, feature znodes,
+ACLs: the methods of ``KafkaZkClientAcls`` (kafka_zk_client_acls.py), which this class inherits.
+
+Left out: delegation tokens, partition reassignment znodes, the producer-id block, feature znodes,
 ``zookeeper.set.acl``, and the request latency metrics.
 """
 from __future__ import annotations
@@ -28,6 +30,7 @@ from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ControllerMovedException
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
+from kafkalite.zk.kafka_zk_client_acls import KafkaZkClientAcls
 from kafkalite.zk.zk_data import (
     BrokerIdsZNode, BrokerIdZNode, BrokerSequenceIdZNode, BrokerInfo, ClusterIdZNode, ConfigEntityChangeNotificationSequenceZNode,
     ConfigEntityTypeZNode, ConfigEntityZNode, ControllerEpochZNode, ControllerZNode, DeleteTopicsTopicZNode,
@@ -65,8 +68,8 @@ class UpdateLeaderAndIsrResult:
     partitions_to_retry: list[TopicPartition]
 
 
-class KafkaZkClient(Logging):
-    """Kafka: KafkaZkClient."""
+class KafkaZkClient(KafkaZkClientAcls, Logging):
+    """Kafka: KafkaZkClient (its ACL methods in kafka_zk_client_acls.py)."""
 
     def __init__(self, zoo_keeper_client: ZooKeeperClient, time: Time = SYSTEM):
         self.zoo_keeper_client = zoo_keeper_client

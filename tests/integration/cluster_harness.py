@@ -9,7 +9,9 @@ config/server-<i>.properties`` with ``--override`` for its port, ``log.dirs`` an
 ``broker_overrides(i)`` adds settings for broker ``i`` alone (a metrics port, say; ``{port}`` in its ``listeners``
 is the broker's PLAINTEXT port, for extra listeners such as an SSL inter-broker one); ``control_plane=True`` gives each
 broker a second listener, CONTROLLER, named by ``control.plane.listener.name`` (KIP-291), so the controller's
-requests never share a connection with replication or clients (``control_port(i)``). For replication
+requests never share a connection with replication or clients (``control_port(i)``); ``extra_listeners={"SSL":
+"SSL"}`` gives each broker further listeners (name: security protocol) on ports of their own (``listener_port(name,
+i)``), e.g. a mutual-TLS inter-broker listener for the ACL tests. For replication
 tests: ``partition_state(topic, p)`` reads the partition's state znode (leader, ISR) from ZooKeeper,
 ``log_batches(i, topic, p)`` the batches in broker ``i``'s segment files, ``pause(i)`` / ``resume(i)``
 SIGSTOP and SIGCONT a broker. For the failure tests (``test_replication_failures.py``): ``partition_dir(i, …)``
@@ -37,9 +39,12 @@ def zookeeper_available() -> bool:
 
 class ClusterProcesses:
     def __init__(self, workdir: Path, num_brokers: int = 3, overrides: dict | None = None,
-                 broker_overrides=lambda i: {}, control_plane: bool = False):
+                 broker_overrides=lambda i: {}, control_plane: bool = False,
+                 extra_listeners: dict[str, str] | None = None):
         self.broker_overrides = broker_overrides
         self.control_plane = control_plane
+        self.extra_listeners = extra_listeners or {}
+        self.extra_ports: dict[str, list[int]] = {name: [] for name in self.extra_listeners}
         self.control_ports: list[int] = []
         self._zk = None
         self.workdir = Path(workdir)
@@ -60,6 +65,14 @@ class ClusterProcesses:
                     listeners = {"listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{self.control_ports[i]}",
                                  "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
                                  "control.plane.listener.name": "CONTROLLER"}
+                if self.extra_listeners:
+                    extra = []
+                    for name, protocol in self.extra_listeners.items():
+                        self.extra_ports[name].append(free_port())
+                        extra.append(f"{name}://127.0.0.1:{self.extra_ports[name][i]}")
+                    listeners = {"listeners": ",".join([f"PLAINTEXT://127.0.0.1:{port}", *extra]),
+                                 "listener.security.protocol.map": ",".join(
+                                     ["PLAINTEXT:PLAINTEXT", *(f"{n}:{p}" for n, p in self.extra_listeners.items())])}
                 own = dict(self.broker_overrides(i))
                 if "{port}" in str(own.get("listeners", "")):   # the PLAINTEXT port the harness picked
                     own["listeners"] = own["listeners"].replace("{port}", str(port))
@@ -78,6 +91,10 @@ class ClusterProcesses:
             self.stop()
             raise
         return self
+
+    def listener_port(self, name: str, i: int) -> int:
+        """Broker ``i``'s port for the extra listener ``name``."""
+        return self.extra_ports[name][i]
 
     def control_port(self, i: int) -> int:
         """Broker ``i``'s CONTROLLER listener port (``control_plane=True`` only)."""

@@ -331,3 +331,23 @@ def test_the_shipped_server_properties_is_valid():
     c = cfg(load_properties(os.path.join(REPO, "server.properties")))
     assert c.listeners and c.listeners[0].port == 9092 and c.listeners[0].host == "127.0.0.1"
     assert c.log_dirs
+
+
+@pytest.mark.parametrize("props,message", [
+    ({"authorizer.class.name": "com.example.NoSuchAuthorizer"},
+     "Invalid value com.example.NoSuchAuthorizer for configuration authorizer.class.name: "
+     "Class com.example.NoSuchAuthorizer cannot be found"),
+    ({"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer", "super.users": "User:a;bob"},
+     "Invalid value User:a;bob for configuration super.users: Invalid principal bob: principals are of the form "
+     "type:name"),
+])
+def test_authorizer_configs_are_checked_at_start_up(props, message):
+    with pytest.raises(ConfigException) as e:
+        cfg(props)
+    assert str(e.value) == message
+
+
+def test_kafkas_authorizer_names_are_accepted():
+    for name in ("kafka.security.authorizer.AclAuthorizer", "kafka.security.auth.SimpleAclAuthorizer",
+                 "kafkalite.security.authorizer.acl_authorizer.AclAuthorizer"):
+        assert cfg({"authorizer.class.name": name}).get("authorizer.class.name") == name

@@ -24,8 +24,9 @@ synchronous on the caller's thread, over the consumer's ConsumerNetworkClient. `
 to each broker named (KIP-113: a broker answers for its own dirs only). ``list_transactions``,
 ``describe_transactions``, ``describe_producers`` are Kafka 3.0's (KIP-664), for ``kafka-transactions``.
 ``abort_transaction`` is 3.0's too: an admin's WriteTxnMarkers, for a transaction no coordinator will end.
-Left out: ACLs, quotas, delegation tokens, retries of a whole call after a controller
-move (a NOT_CONTROLLER error refreshes the metadata and is retried once).
+``create_acls`` / ``describe_acls`` / ``delete_acls`` take and give the clients' AclBinding / AclBindingFilter
+(``kafkalite.common.acl``) and go to the least loaded broker. Left out: quotas, delegation tokens, retries of a
+whole call after a controller move (a NOT_CONTROLLER error refreshes the metadata and is retried once).
 """
 from __future__ import annotations
 
@@ -44,6 +45,13 @@ from kafkalite.clients.consumer.internals.consumer_network_client import Consume
 from kafkalite.clients.metadata import Metadata
 from kafkalite.clients.network_client import NetworkClient
 from kafkalite.clients.node import Node
+from kafkalite.common.acl.access_control_entry import AccessControlEntry
+from kafkalite.common.acl.acl_binding import AclBinding
+from kafkalite.common.acl.acl_operation import AclOperation
+from kafkalite.common.acl.acl_permission_type import AclPermissionType
+from kafkalite.common.resource.pattern_type import PatternType
+from kafkalite.common.resource.resource_pattern import ResourcePattern
+from kafkalite.common.resource.resource_type import ResourceType
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.api_keys import ApiKeys
@@ -57,6 +65,7 @@ from kafkalite.protocol.messages import (
 from kafkalite.protocol.messages import describe_producers as dp, describe_transactions as dtx, list_transactions as ltx
 from kafkalite.protocol.messages import write_txn_markers as wtm
 from kafkalite.protocol.messages import alter_replica_log_dirs as arld, describe_log_dirs as dld
+from kafkalite.protocol.messages import create_acls as ca, delete_acls as da, describe_acls as dacl
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
 from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRequestTopic
 from kafkalite.utils.time import SYSTEM
@@ -591,7 +600,51 @@ class KafkaAdminClient:
                     result[(t.topic_name, p.partition_index, broker_id)] = Errors.for_code(p.error_code)
         return result
 
-    # Kafka: KafkaAdminClient.close
+    # ---------------------------------------------------------------- ACLs
+
+    # Kafka: KafkaAdminClient.createAcls -- raises the first binding's error (CreateAclsResult.all().get())
+    def create_acls(self, acls: list[AclBinding]) -> None:
+        request = ca.CreateAclsRequest(creations=[ca.AclCreation(
+            resource_type=b.pattern.resource_type.code, resource_name=b.pattern.name,
+            resource_pattern_type=b.pattern.pattern_type.code, principal=b.entry.principal, host=b.entry.host,
+            operation=b.entry.operation.code, permission_type=b.entry.permission_type.code) for b in acls])
+        response = self._call(self._any_node(), ApiKeys.CREATE_ACLS, request)
+        for binding, result in zip(acls, response.results):
+            _raise_for(result.error_code, result.error_message, f"Create ACL {binding}")
+
+    # Kafka: KafkaAdminClient.describeAcls
+    def describe_acls(self, acl_filter) -> list[AclBinding]:
+        p, e = acl_filter.pattern_filter, acl_filter.entry_filter
+        response = self._call(self._any_node(), ApiKeys.DESCRIBE_ACLS, dacl.DescribeAclsRequest(
+            resource_type_filter=p.resource_type.code, resource_name_filter=p.name,
+            pattern_type_filter=p.pattern_type.code, principal_filter=e.principal, host_filter=e.host,
+            operation=e.operation.code, permission_type=e.permission_type.code))
+        _raise_for(response.error_code, response.error_message, "Describe ACLs")
+        return [AclBinding(ResourcePattern(ResourceType.from_code(r.resource_type), r.resource_name,
+                                           PatternType.from_code(r.pattern_type)),
+                           AccessControlEntry(a.principal, a.host, AclOperation.from_code(a.operation),
+                                              AclPermissionType.from_code(a.permission_type)))
+                for r in response.resources for a in r.acls]
+
+    # Kafka: KafkaAdminClient.deleteAcls -- the bindings deleted, over all filters (DeleteAclsResult.all().get())
+    def delete_acls(self, filters: list) -> list[AclBinding]:
+        request = da.DeleteAclsRequest(filters=[da.DeleteAclsFilter(
+            resource_type_filter=f.pattern_filter.resource_type.code, resource_name_filter=f.pattern_filter.name,
+            pattern_type_filter=f.pattern_filter.pattern_type.code, principal_filter=f.entry_filter.principal,
+            host_filter=f.entry_filter.host, operation=f.entry_filter.operation.code,
+            permission_type=f.entry_filter.permission_type.code) for f in filters])
+        response = self._call(self._any_node(), ApiKeys.DELETE_ACLS, request)
+        deleted = []
+        for result in response.filter_results:
+            _raise_for(result.error_code, result.error_message, "Delete ACLs")
+            for m in result.matching_acls:
+                _raise_for(m.error_code, m.error_message, "Delete ACL")
+                deleted.append(AclBinding(ResourcePattern(ResourceType.from_code(m.resource_type), m.resource_name,
+                                                          PatternType.from_code(m.pattern_type)),
+                                          AccessControlEntry(m.principal, m.host, AclOperation.from_code(m.operation),
+                                                             AclPermissionType.from_code(m.permission_type))))
+        return deleted
+
     # ---------------------------------------------------------------- SCRAM users (KIP-554, Kafka 2.7)
 
     # Kafka 2.7: KafkaAdminClient.describeUserScramCredentials -- {user: [(mechanism name, iterations)]}
@@ -639,6 +692,7 @@ class KafkaAdminClient:
             if r.error_code:
                 raise Errors.for_code(r.error_code).exception(f"{r.user}: {r.error_message}")
 
+    # Kafka: KafkaAdminClient.close
     def close(self) -> None:
         self.client.close()
 

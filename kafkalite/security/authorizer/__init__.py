@@ -1,0 +1,2 @@
+"""Kafka's authorizers: the Authorizer interface (org.apache.kafka.server.authorizer) and AclAuthorizer
+(kafka.security.authorizer)."""
