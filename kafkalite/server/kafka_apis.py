@@ -80,9 +80,9 @@ from kafkalite.protocol.requests import api_versions_fallback_response
 from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dirs, describe_producers, write_txn_markers
 from kafkalite.protocol.messages import sasl_authenticate, sasl_handshake
 from kafkalite.log.producer_state_manager import AppendOrigin
-from kafkalite.protocol.transaction_result import TransactionResult
 from kafkalite.record.control_record_type import ControlRecordType
 from kafkalite.record.end_transaction_marker import EndTransactionMarker
+from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.server.kafka_apis_security import KafkaApisSecurity
@@ -135,7 +135,7 @@ def _has_transactional_records(records: MemoryRecords) -> bool:
         first = records.first_batch()
     except Exception:  # noqa: BLE001
         return False
-    return first is not None and len(first.buffer) > 22 and first.is_transactional
+    return first is not None and len(first.buffer) >= ATTRIBUTES_OFFSET + 2 and first.is_transactional
 
 
 class KafkaApis(KafkaApisSecurity, Logging):

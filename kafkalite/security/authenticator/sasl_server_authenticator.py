@@ -37,7 +37,7 @@ from kafkalite.network.network_receive import NetworkReceive
 from kafkalite.network.network_send import NetworkSend
 from kafkalite.network.transport_layer import OP_WRITE
 from kafkalite.protocol.api_keys import ApiKeys
-from kafkalite.protocol.errors import (ApiException, Errors, IllegalSaslStateException, InvalidRequestException,
+from kafkalite.protocol.errors import (Errors, IllegalSaslStateException, InvalidRequestException,
                                        SaslAuthenticationException, UnsupportedSaslMechanismException)
 from kafkalite.protocol.messages.api_versions import ApiVersionsResponse
 from kafkalite.protocol.messages.sasl_authenticate import SaslAuthenticateResponse
