@@ -36,10 +36,10 @@ Transactions, log side: Produce accepts transactional batches; a read_committed 
 1) reads up to the last stable offset and lists the aborted transactions; ListOffsets v2+ with isolation
 level 1 answers the LSO for LATEST; WriteTxnMarkers appends the coordinator's markers; DescribeProducers
 (KIP-664, Kafka 3.0) reports the producer state of each partition.
-Authorization (Kafka 2.4's checks, docs/acls.md has the table): each handler first asks ``self.authorize`` /
-``self.filter_authorized`` (kafka_apis_security.py, which also holds the CreateAcls / DescribeAcls / DeleteAcls
-handlers) for the operations Kafka checks and answers Kafka's *_AUTHORIZATION_FAILED codes for what is refused;
-with no authorizer configured every check passes. DescribeTransactions, ListTransactions and DescribeProducers
+Authorization (Kafka 2.4's checks, docs/acls.md has the table): each handler first asks ``self.auth_helper``
+(auth_helper.py: 2.4's private authorize / filterAuthorized helpers under Kafka 2.8's AuthHelper name) for the operations Kafka checks and answers Kafka's *_AUTHORIZATION_FAILED codes for what is refused;
+with no authorizer configured every check passes. The CreateAcls / DescribeAcls / DeleteAcls handlers live in
+``self.acl_apis`` (acl_apis.py, Kafka 3.0's AclApis). DescribeTransactions, ListTransactions and DescribeProducers
 authorize as Kafka 3.0 does (Describe on the transactional id, Read on the topic), Describe/AlterUserScramCredentials
 as Kafka 2.7 does (Describe / Alter on the cluster).
 SASL: the handshake APIs are the network thread's (SaslServerAuthenticator); one that reaches KafkaApis came
@@ -85,7 +85,8 @@ from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
-from kafkalite.server.kafka_apis_security import KafkaApisSecurity
+from kafkalite.server.acl_apis import AclApis
+from kafkalite.server.auth_helper import AuthHelper
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
 
@@ -138,7 +139,7 @@ def _has_transactional_records(records: MemoryRecords) -> bool:
     return first is not None and len(first.buffer) >= ATTRIBUTES_OFFSET + 2 and first.is_transactional
 
 
-class KafkaApis(KafkaApisSecurity, Logging):
+class KafkaApis(Logging):
     """Kafka: KafkaApis(requestChannel, replicaManager, adminManager, groupCoordinator, txnCoordinator,
     controller, zkClient, brokerId, config, metadataCache, ...)."""
 
@@ -160,6 +161,8 @@ class KafkaApis(KafkaApisSecurity, Logging):
         self.broker_epoch_fn = broker_epoch_fn
         self.authorizer = authorizer   # Kafka: KafkaApis.authorizer (Option[Authorizer]); None allows everything
         self.log_ident = f"[KafkaApi-{broker_id}] "
+        self.auth_helper = AuthHelper(authorizer, self.log_ident)   # Kafka 2.8: KafkaApis.authHelper
+        self.acl_apis = AclApis(self.auth_helper, authorizer, self.send_response)   # Kafka 3.0: KafkaApis.aclApis
 
     # ------------------------------------------------------------------ dispatch
     # Kafka: KafkaApis.handle -- one case per API, as Kafka's match on request.header.apiKey
@@ -212,9 +215,9 @@ class KafkaApis(KafkaApisSecurity, Logging):
                 case ApiKeys.LIST_TRANSACTIONS: self.handle_list_transactions_request(request)
                 case ApiKeys.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request(request)
                 case ApiKeys.DESCRIBE_PRODUCERS: self.handle_describe_producers_request(request)
-                case ApiKeys.DESCRIBE_ACLS: self.handle_describe_acls(request)
-                case ApiKeys.CREATE_ACLS: self.handle_create_acls(request)
-                case ApiKeys.DELETE_ACLS: self.handle_delete_acls(request)
+                case ApiKeys.DESCRIBE_ACLS: self.acl_apis.handle_describe_acls(request)
+                case ApiKeys.CREATE_ACLS: self.acl_apis.handle_create_acls(request)
+                case ApiKeys.DELETE_ACLS: self.acl_apis.handle_delete_acls(request)
                 case ApiKeys.SASL_HANDSHAKE: self.handle_sasl_handshake_request(request)
                 case ApiKeys.SASL_AUTHENTICATE: self.handle_sasl_authenticate_request(request)
                 case ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS: self.handle_describe_user_scram_credentials_request(request)
@@ -313,7 +316,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
         allow_auto = body.allow_auto_topic_creation if version >= 4 else True
         # DESCRIBE on each topic; a topic the principal may not describe is left out of an all-topics answer and
         # answered TOPIC_AUTHORIZATION_FAILED when named (without saying whether it exists)
-        describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC, topics,
+        describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC, topics,
                                              log_if_denied=not all_topics)
         unauthorized_for_describe = [t for t in topics if t not in describable]
         topics = [t for t in topics if t in describable]
@@ -321,9 +324,9 @@ class KafkaApis(KafkaApisSecurity, Logging):
         if topics and allow_auto and self.config.auto_create_topics_enable:
             # auto-creation needs CREATE on the cluster or on each topic to be created
             non_existing = [t for t in topics if not self.metadata_cache.contains(t)]
-            if non_existing and not self.authorize(request, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME,
+            if non_existing and not self.auth_helper.authorize(request, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME,
                                                    log_if_denied=False):
-                creatable = self.filter_authorized(request, AclOperation.CREATE, ResourceType.TOPIC, non_existing)
+                creatable = self.auth_helper.filter_by_authorized(request, AclOperation.CREATE, ResourceType.TOPIC, non_existing)
                 unauthorized_for_create = [t for t in non_existing if t not in creatable]
                 topics = [t for t in topics if t not in unauthorized_for_create]
         topic_metadata = self.metadata_cache.get_topic_metadata(topics, listener, error_unavailable_endpoints=version == 0)
@@ -335,11 +338,11 @@ class KafkaApis(KafkaApisSecurity, Logging):
         cluster_authorized_operations = metadata.INT32_MIN
         if version >= 8:   # KIP-430
             if body.include_cluster_authorized_operations:
-                cluster_authorized_operations = self.authorized_operations(request, ResourceType.CLUSTER, CLUSTER_NAME) \
-                    if self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME) else 0
+                cluster_authorized_operations = self.auth_helper.authorized_operations(request, ResourceType.CLUSTER, CLUSTER_NAME) \
+                    if self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME) else 0
             if body.include_topic_authorized_operations:
                 for t in topic_metadata:
-                    t.topic_authorized_operations = self.authorized_operations(request, ResourceType.TOPIC, t.name)
+                    t.topic_authorized_operations = self.auth_helper.authorized_operations(request, ResourceType.TOPIC, t.name)
         topic_metadata += [metadata.MetadataResponseTopic(error_code=Errors.TOPIC_AUTHORIZATION_FAILED.code, name=t,
                                                           is_internal=Topic.is_internal(t))
                            for t in unauthorized_for_create]
@@ -404,8 +407,8 @@ class KafkaApis(KafkaApisSecurity, Logging):
         controller_id = self.metadata_cache.get_controller_id()
         cluster_authorized_operations = describe_cluster.INT32_MIN
         if request.body.include_cluster_authorized_operations:
-            cluster_authorized_operations = self.authorized_operations(request, ResourceType.CLUSTER, CLUSTER_NAME) \
-                if self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME) else 0
+            cluster_authorized_operations = self.auth_helper.authorized_operations(request, ResourceType.CLUSTER, CLUSTER_NAME) \
+                if self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME) else 0
         self.send_response(request, describe_cluster.DescribeClusterResponse(
             error_code=0, cluster_id=self.cluster_id, controller_id=controller_id if controller_id is not None else -1,
             brokers=[describe_cluster.DescribeClusterBroker(broker_id=i, host=hp[0], port=hp[1], rack=rack)
@@ -441,11 +444,11 @@ class KafkaApis(KafkaApisSecurity, Logging):
             send_result({n: (Errors.NOT_CONTROLLER, None) for n in names})
             return
         # CREATE on the cluster, or else on each topic
-        if self.authorize(request, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
+        if self.auth_helper.authorize(request, AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
             creatable = set(names)
         else:
-            creatable = self.filter_authorized(request, AclOperation.CREATE, ResourceType.TOPIC, names)
-        describable_configs = self.filter_authorized(request, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names)
+            creatable = self.auth_helper.filter_by_authorized(request, AclOperation.CREATE, ResourceType.TOPIC, names)
+        describable_configs = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names)
         results = {n: (Errors.INVALID_REQUEST, "Create topics request from client `%s` contains multiple entries "
                        "for the following topics: %s" % (request.header.client_id, ",".join(sorted(dup_names))))
                    for n in dup_names}
@@ -491,7 +494,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
             return
         pre = {}
         to_delete = []
-        deletable = self.filter_authorized(request, AclOperation.DELETE, ResourceType.TOPIC,
+        deletable = self.auth_helper.filter_by_authorized(request, AclOperation.DELETE, ResourceType.TOPIC,
                                            [n for n, _, err in entries if err is None])
         for name, _, err in entries:
             if err is not None:
@@ -525,7 +528,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
             respond({n: (Errors.NOT_CONTROLLER, None) for n in names})
             return
         results = {n: (Errors.INVALID_REQUEST, "Duplicate topic in request.") for n in dups}
-        alterable = self.filter_authorized(request, AclOperation.ALTER, ResourceType.TOPIC,
+        alterable = self.auth_helper.filter_by_authorized(request, AclOperation.ALTER, ResourceType.TOPIC,
                                            [n for n in names if n not in dups])
         results.update({n: (Errors.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.")
                         for n in names if n not in dups and n not in alterable})
@@ -550,7 +553,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # Kafka: KafkaApis.handleLeaderAndIsrRequest
     def handle_leader_and_isr_request(self, request) -> None:
         body = request.body
-        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+        if not self.auth_helper.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
             self.send_response(request, leader_and_isr.LeaderAndIsrResponse(
                 error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code))
             return
@@ -581,7 +584,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # Kafka: KafkaApis.handleUpdateMetadataRequest
     def handle_update_metadata_request(self, request) -> None:
         body = request.body
-        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+        if not self.auth_helper.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
             self.send_response(request, update_metadata.UpdateMetadataResponse(
                 error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code))
             return
@@ -610,7 +613,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # Kafka: KafkaApis.handleStopReplicaRequest
     def handle_stop_replica_request(self, request) -> None:
         body = request.body
-        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+        if not self.auth_helper.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
             self.send_response(request, stop_replica.StopReplicaResponse(
                 error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code))
             return
@@ -638,7 +641,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # from the controller's event thread once the broker's leaderships moved (or could not)
     def handle_controlled_shutdown_request(self, request) -> None:
         body = request.body
-        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+        if not self.auth_helper.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
             self.send_response(request, controlled_shutdown.ControlledShutdownResponse(
                 error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code))
             return
@@ -669,7 +672,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
             self.send_response(request, elect_leaders.ElectLeadersResponse(error_code=top_error.code,
                 replica_election_results=[elect_leaders.ReplicaElectionResult(topic=t, partition_result=r)
                                           for t, r in by_topic.items()]))
-        if not self.authorize(request, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+        if not self.auth_helper.authorize(request, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
             denied = (Errors.CLUSTER_AUTHORIZATION_FAILED, None)
             send_response_callback({} if all_partitions else {
                 TopicPartition(tps.topic, p): denied for tps in body.topic_partitions for p in tps.partition_id},
@@ -689,7 +692,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
         body = request.body
         reassignments = {TopicPartition(t.name, p.partition_index): p.replicas
                          for t in body.topics for p in t.partitions}
-        if not self.authorize_cluster_operation(request, AclOperation.ALTER):
+        if not self.auth_helper.authorize_cluster_operation(request, AclOperation.ALTER):
             self.send_response(request, alter_partition_reassignments.AlterPartitionReassignmentsResponse(
                 error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed."))
             return
@@ -716,7 +719,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
         partitions = None if body.topics is None else {
             TopicPartition(t.name, p) for t in body.topics for p in t.partition_indexes}
         msgs = list_partition_reassignments
-        if not self.authorize_cluster_operation(request, AclOperation.DESCRIBE):
+        if not self.auth_helper.authorize_cluster_operation(request, AclOperation.DESCRIBE):
             self.send_response(request, msgs.ListPartitionReassignmentsResponse(
                 error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed."))
             return
@@ -750,17 +753,17 @@ class KafkaApis(KafkaApisSecurity, Logging):
         records = {TopicPartition(t.name, p.index): MemoryRecords(p.records)
                    for t in body.topic_data for p in t.partition_data if p.records is not None}
         if any(_has_transactional_records(r) for r in records.values()):
-            if body.transactional_id is None or not self.authorize(request, AclOperation.WRITE,
+            if body.transactional_id is None or not self.auth_helper.authorize(request, AclOperation.WRITE,
                                                                    ResourceType.TRANSACTIONAL_ID, body.transactional_id):
                 self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                                          "Transactional records need WRITE on the producer's transactional id")
                 return
         elif self.authorizer is not None and any(_has_idempotent_records(r) for r in records.values()) and \
-                not self.authorize(request, AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME):
+                not self.auth_helper.authorize(request, AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME):
             self.send_produce_errors(request, Errors.CLUSTER_AUTHORIZATION_FAILED,
                                      "Idempotent records need IDEMPOTENT_WRITE on the cluster")
             return
-        writable = self.filter_authorized(request, AclOperation.WRITE, ResourceType.TOPIC,
+        writable = self.auth_helper.filter_by_authorized(request, AclOperation.WRITE, ResourceType.TOPIC,
                                           [t.name for t in body.topic_data for _ in t.partition_data])
         for topic in body.topic_data:
             for p in topic.partition_data:
@@ -833,9 +836,9 @@ class KafkaApis(KafkaApisSecurity, Logging):
         if body.replica_id >= 0:
             # a follower needs CLUSTER_ACTION on the cluster to fetch partition data
             readable = {t.topic for t in body.topics} \
-                if self.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME) else set()
+                if self.auth_helper.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME) else set()
         else:   # a consumer needs READ on each topic it fetches
-            readable = self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC,
+            readable = self.auth_helper.filter_by_authorized(request, AclOperation.READ, ResourceType.TOPIC,
                                               [t.topic for t in body.topics for _ in t.partitions])
         for topic in body.topics:
             for p in topic.partitions:
@@ -892,7 +895,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
         body = request.body
         version = request.header.api_version
         topics = []
-        describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+        describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
                                              [t.name for t in body.topics for _ in t.partitions])
         for topic in body.topics:
             parts = []
@@ -925,7 +928,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # __consumer_offsets make the group coordinator apply (or drop) the transaction's pending offsets.
     def handle_write_txn_markers_request(self, request) -> None:
         markers = request.body.markers
-        if not self.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
+        if not self.auth_helper.authorize_cluster_operation(request, AclOperation.CLUSTER_ACTION):
             self.send_response(request, write_txn_markers.WriteTxnMarkersResponse(markers=[   # Kafka: getErrorResponse
                 write_txn_markers.WritableTxnMarkerResult(producer_id=m.producer_id, topics=[
                     write_txn_markers.WritableTxnMarkerTopicResult(name=t.name, partitions=[
@@ -1011,7 +1014,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # the first offset of its open transaction)
     def handle_describe_producers_request(self, request) -> None:
         topics = []
-        readable = self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC,
+        readable = self.auth_helper.filter_by_authorized(request, AclOperation.READ, ResourceType.TOPIC,
                                           [t.name for t in request.body.topics])
         for topic in request.body.topics:
             parts = []
@@ -1039,10 +1042,10 @@ class KafkaApis(KafkaApisSecurity, Logging):
         topics = []
         body = request.body
         # a follower's CLUSTER_ACTION covers every topic; a client needs DESCRIBE on each
-        if self.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
+        if self.auth_helper.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
             describable = {t.topic for t in body.topics}
         else:
-            describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+            describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
                                                  [t.topic for t in body.topics for _ in t.partitions])
         for topic in body.topics:
             parts = []
@@ -1088,11 +1091,11 @@ class KafkaApis(KafkaApisSecurity, Logging):
 
         # WRITE on the transactional id, or for a plain idempotent producer IDEMPOTENT_WRITE on the cluster
         if body.transactional_id is not None:
-            if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+            if not self.auth_helper.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
                 self.send_response(request, init_producer_id.InitProducerIdResponse(
                     error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, producer_id=-1, producer_epoch=-1))
                 return
-        elif not self.authorize(request, AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME):
+        elif not self.auth_helper.authorize(request, AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME):
             self.send_response(request, init_producer_id.InitProducerIdResponse(
                 error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, producer_id=-1, producer_epoch=-1))
             return
@@ -1121,7 +1124,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
                        f"{request.header.client_id}.")
             self.send_response(request, end_txn.EndTxnResponse(error_code=error.code))
 
-        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+        if not self.auth_helper.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
             self.send_response(request, end_txn.EndTxnResponse(error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code))
             return
         self.txn_coordinator.handle_end_transaction(body.transactional_id, body.producer_id, body.producer_epoch,
@@ -1142,10 +1145,10 @@ class KafkaApis(KafkaApisSecurity, Logging):
             self.send_response(request, add_partitions_to_txn.AddPartitionsToTxnResponse(results=[
                 add_partitions_to_txn.AddPartitionsToTxnTopicResult(name=t, results=rs) for t, rs in by_topic.items()]))
 
-        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+        if not self.auth_helper.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
             respond({tp: Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED for tp in partitions_to_add})
             return
-        writable = self.filter_authorized(request, AclOperation.WRITE, ResourceType.TOPIC,
+        writable = self.auth_helper.filter_by_authorized(request, AclOperation.WRITE, ResourceType.TOPIC,
                                           [tp.topic for tp in partitions_to_add if not Topic.is_internal(tp.topic)])
         unauthorized, non_existing, authorized = {}, {}, []
         for tp in partitions_to_add:
@@ -1177,11 +1180,11 @@ class KafkaApis(KafkaApisSecurity, Logging):
         version = request.header.api_version
         offset_topic_partition = TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME,
                                                 self.group_coordinator.partition_for(body.group_id))
-        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+        if not self.auth_helper.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
             self.send_response(request, add_offsets_to_txn.AddOffsetsToTxnResponse(
                 error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code))
             return
-        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+        if not self.auth_helper.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
             self.send_response(request, add_offsets_to_txn.AddOffsetsToTxnResponse(
                 error_code=Errors.GROUP_AUTHORIZATION_FAILED.code))
             return
@@ -1202,14 +1205,14 @@ class KafkaApis(KafkaApisSecurity, Logging):
     def handle_describe_transactions_request(self, request) -> None:
         states = []
         for transactional_id in request.body.transactional_ids:
-            if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, transactional_id):
+            if not self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, transactional_id):
                 states.append(describe_transactions.TransactionState(
                     error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, transactional_id=transactional_id,
                     transaction_state="", transaction_timeout_ms=0, transaction_start_time_ms=-1, producer_id=-1,
                     producer_epoch=-1, topics=[]))
                 continue
             d = self.txn_coordinator.handle_describe_transactions(transactional_id)
-            describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+            describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
                                                  [tp.topic for tp in d.topic_partitions], log_if_denied=False)
             by_topic: dict[str, list[int]] = {}
             for tp in d.topic_partitions:
@@ -1233,7 +1236,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
             transaction_states=[list_transactions.TransactionState(transactional_id=t, producer_id=p,
                                                                    transaction_state=s)
                                 for t, p, s in result.transactions
-                                if self.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t,
+                                if self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t,
                                                   log_if_denied=False)]))
 
     # ------------------------------------------------------------------ DeleteRecords
@@ -1242,7 +1245,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
         body = request.body
         offsets = {TopicPartition(topic.name, p.partition_index): p.offset
                    for topic in body.topics for p in topic.partitions}
-        deletable = self.filter_authorized(request, AclOperation.DELETE, ResourceType.TOPIC,
+        deletable = self.auth_helper.filter_by_authorized(request, AclOperation.DELETE, ResourceType.TOPIC,
                                            [tp.topic for tp in offsets])
         unauthorized = {tp: (-1, Errors.TOPIC_AUTHORIZATION_FAILED) for tp in offsets if tp.topic not in deletable}
         offsets = {tp: o for tp, o in offsets.items() if tp not in unauthorized}
@@ -1266,7 +1269,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     def handle_alter_replica_log_dirs_request(self, request) -> None:
         partition_dirs = {TopicPartition(topic.name, p): d.path
                           for d in request.body.dirs for topic in d.topics for p in topic.partitions}
-        if self.authorize(request, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+        if self.auth_helper.authorize(request, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
             response_map = self.replica_manager.alter_replica_log_dirs(partition_dirs)
         else:
             response_map = {tp: Errors.CLUSTER_AUTHORIZATION_FAILED for tp in partition_dirs}
@@ -1281,7 +1284,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # Kafka: KafkaApis.handleDescribeLogDirsRequest -- topics null: every partition with a log on this broker
     def handle_describe_log_dirs_request(self, request) -> None:
         topics = request.body.topics
-        if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        if not self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
             self.send_response(request, describe_log_dirs.DescribeLogDirsResponse(results=[]))   # 2.4: no dirs
             return
         if topics is None:
@@ -1315,11 +1318,11 @@ class KafkaApis(KafkaApisSecurity, Logging):
 
         # DESCRIBE on the group or on the transactional id the coordinator is looked up for
         if key_type == GROUP_KEY_TYPE and \
-                not self.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP, body.key):
+                not self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP, body.key):
             respond(Errors.GROUP_AUTHORIZATION_FAILED)
             return
         if key_type == TRANSACTION_KEY_TYPE and \
-                not self.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, body.key):
+                not self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, body.key):
             respond(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
             return
         if key_type == GROUP_KEY_TYPE:
@@ -1358,7 +1361,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
                 members=[join_group.JoinGroupResponseMember(member_id=m, group_instance_id=i, metadata=md)
                          for m, i, md in result.members]))
 
-        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+        if not self.auth_helper.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
             self.send_response(request, join_group.JoinGroupResponse(
                 error_code=Errors.GROUP_AUTHORIZATION_FAILED.code, generation_id=-1, protocol_name="", leader="",
                 member_id="", members=[]))
@@ -1384,7 +1387,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
                 protocol_name=result.protocol_name if version >= 5 else None,
                 assignment=result.member_assignment))
 
-        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+        if not self.auth_helper.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
             self.send_response(request, sync_group.SyncGroupResponse(error_code=Errors.GROUP_AUTHORIZATION_FAILED.code,
                                                                      assignment=b""))
             return
@@ -1397,7 +1400,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # Kafka: KafkaApis.handleHeartbeatRequest
     def handle_heartbeat_request(self, request) -> None:
         body = request.body
-        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+        if not self.auth_helper.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
             self.send_response(request, heartbeat.HeartbeatResponse(error_code=Errors.GROUP_AUTHORIZATION_FAILED.code))
             return
         self.group_coordinator.handle_heartbeat(
@@ -1408,7 +1411,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     def handle_leave_group_request(self, request) -> None:
         body = request.body
         version = request.header.api_version
-        if not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+        if not self.auth_helper.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
             self.send_response(request, leave_group.LeaveGroupResponse(
                 error_code=Errors.GROUP_AUTHORIZATION_FAILED.code, members=[]))
             return
@@ -1440,8 +1443,8 @@ class KafkaApis(KafkaApisSecurity, Logging):
         errors: dict[TopicPartition, Errors] = {}
         to_commit: dict[TopicPartition, OffsetAndMetadata] = {}
         retention = body.retention_time_ms if 2 <= version <= 4 else -1
-        group_authorized = self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id)
-        readable = self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC,
+        group_authorized = self.auth_helper.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id)
+        readable = self.auth_helper.filter_by_authorized(request, AclOperation.READ, ResourceType.TOPIC,
                                           [t.name for t in body.topics]) if group_authorized else set()
         for t in body.topics:
             known = self.metadata_cache.contains(t.name)
@@ -1497,7 +1500,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
                             error_code=error.code) for i in t.partition_indexes]))
             return offset_fetch.OffsetFetchResponse(topics=topics, error_code=error.code)
 
-        if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP, body.group_id):
+        if not self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP, body.group_id):
             self.send_response(request, error_response(Errors.GROUP_AUTHORIZATION_FAILED))
             return
         partitions = None if body.topics is None else [
@@ -1505,7 +1508,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
         # DESCRIBE on each topic: named ones answer TOPIC_AUTHORIZATION_FAILED, "all partitions" leaves them out
         unauthorized: list[TopicPartition] = []
         if partitions is not None:
-            describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+            describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
                                                  [tp.topic for tp in partitions])
             unauthorized = [tp for tp in partitions if tp.topic not in describable]
             partitions = [tp for tp in partitions if tp.topic in describable]
@@ -1515,7 +1518,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
             self.send_response(request, error_response(error))
             return
         if body.topics is None:
-            describable = self.filter_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+            describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
                                                  [tp.topic for tp in data], log_if_denied=False)
             data = {tp: pd for tp, pd in data.items() if tp.topic in describable}
         by_topic: dict[str, list] = {}
@@ -1541,13 +1544,13 @@ class KafkaApis(KafkaApisSecurity, Logging):
         non_existing_topic_errors: dict[TopicPartition, Errors] = {}
         to_commit: dict[TopicPartition, OffsetAndMetadata] = {}
         # WRITE on the transactional id, READ on the group, then READ on each topic
-        if not self.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
+        if not self.auth_helper.authorize(request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body.transactional_id):
             denied = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-        elif not self.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+        elif not self.auth_helper.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
             denied = Errors.GROUP_AUTHORIZATION_FAILED
         else:
             denied = None
-        readable = set() if denied else self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC,
+        readable = set() if denied else self.auth_helper.filter_by_authorized(request, AclOperation.READ, ResourceType.TOPIC,
                                                                 [t.name for t in body.topics])
         for t in body.topics:
             for p in t.partitions:
@@ -1592,9 +1595,9 @@ class KafkaApis(KafkaApisSecurity, Logging):
         body = request.body
         version = request.header.api_version
         error, overviews = self.group_coordinator.handle_list_groups()
-        if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        if not self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
             # without DESCRIBE on the cluster, only the groups the principal may describe
-            overviews = [o for o in overviews if self.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP,
+            overviews = [o for o in overviews if self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP,
                                                                 o.group_id, log_if_denied=False)]
         states = {s.lower() for s in body.states_filter} if version >= 4 else set()
         groups = [list_groups.ListedGroup(group_id=o.group_id, protocol_type=o.protocol_type, group_state=o.state)
@@ -1606,7 +1609,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
         body = request.body
         described = []
         for group_id in body.groups:
-            if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+            if not self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
                 described.append(describe_groups.DescribedGroup(   # Kafka: DescribeGroupsResponse.forError
                     error_code=Errors.GROUP_AUTHORIZATION_FAILED.code, group_id=group_id, group_state="",
                     protocol_type="", protocol_data="", members=[]))
@@ -1619,14 +1622,14 @@ class KafkaApis(KafkaApisSecurity, Logging):
                     member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
                     client_host=m.client_host, member_metadata=m.metadata, member_assignment=m.assignment)
                     for m in summary.members],
-                authorized_operations=self.authorized_operations(request, ResourceType.GROUP, group_id)
+                authorized_operations=self.auth_helper.authorized_operations(request, ResourceType.GROUP, group_id)
                 if body.include_authorized_operations else INT32_MIN))
         self.send_response(request, describe_groups.DescribeGroupsResponse(groups=described))
 
     # Kafka: KafkaApis.handleDeleteGroupsRequest
     def handle_delete_groups_request(self, request) -> None:
         names = list(dict.fromkeys(request.body.groups_names))
-        deletable = [g for g in names if self.authorize(request, AclOperation.DELETE, ResourceType.GROUP, g)]
+        deletable = [g for g in names if self.auth_helper.authorize(request, AclOperation.DELETE, ResourceType.GROUP, g)]
         results = {g: Errors.GROUP_AUTHORIZATION_FAILED for g in names if g not in deletable}
         if deletable:
             results.update(self.group_coordinator.handle_delete_groups(deletable))
@@ -1636,13 +1639,13 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # Kafka: KafkaApis.handleOffsetDeleteRequest (KIP-496)
     def handle_offset_delete_request(self, request) -> None:
         body = request.body
-        if not self.authorize(request, AclOperation.DELETE, ResourceType.GROUP, body.group_id):
+        if not self.auth_helper.authorize(request, AclOperation.DELETE, ResourceType.GROUP, body.group_id):
             self.send_response(request, offset_delete.OffsetDeleteResponse(
                 error_code=Errors.GROUP_AUTHORIZATION_FAILED.code, topics=[]))
             return
         unknown: dict[TopicPartition, Errors] = {}
         partitions = []
-        readable = self.filter_authorized(request, AclOperation.READ, ResourceType.TOPIC, [t.name for t in body.topics])
+        readable = self.auth_helper.filter_by_authorized(request, AclOperation.READ, ResourceType.TOPIC, [t.name for t in body.topics])
         for t in body.topics:
             for p in t.partitions:
                 tp = TopicPartition(t.name, p.partition_index)
@@ -1686,8 +1689,8 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # loggers') configs are the cluster's, a topic's the topic's
     def config_resource_authorized(self, request, operation: AclOperation, resource_type: int, name: str) -> bool:
         if resource_type == CONFIG_RESOURCE_TOPIC:
-            return self.authorize(request, operation, ResourceType.TOPIC, name)
-        return self.authorize(request, operation, ResourceType.CLUSTER, CLUSTER_NAME)
+            return self.auth_helper.authorize(request, operation, ResourceType.TOPIC, name)
+        return self.auth_helper.authorize(request, operation, ResourceType.CLUSTER, CLUSTER_NAME)
 
     # Kafka: KafkaApis.configsAuthorizationApiError
     @staticmethod
@@ -1743,7 +1746,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
 
     # Kafka 2.7: KafkaApis.handleDescribeUserScramCredentialsRequest (authorization left to the authorizer work)
     def handle_describe_user_scram_credentials_request(self, request) -> None:
-        if not self.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        if not self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
             from kafkalite.protocol.messages import describe_user_scram_credentials as dusc
             self.send_response(request, dusc.DescribeUserScramCredentialsResponse(
                 error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed.",
@@ -1756,7 +1759,7 @@ class KafkaApis(KafkaApisSecurity, Logging):
     # any broker may here: ZooKeeper serialises the writes
     def handle_alter_user_scram_credentials_request(self, request) -> None:
         body = request.body
-        if not self.authorize(request, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+        if not self.auth_helper.authorize(request, AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
             from kafkalite.protocol.messages import alter_user_scram_credentials as ausc
             users = dict.fromkeys([u.name for u in body.upsertions] + [d.name for d in body.deletions])
             self.send_response(request, ausc.AlterUserScramCredentialsResponse(results=[

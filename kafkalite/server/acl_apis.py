@@ -1,18 +1,12 @@
-"""Mirrors Kafka 2.4: core/src/main/scala/kafka/server/KafkaApis.scala (its authorization helpers and the three ACL
-handlers; KafkaApis inherits them from this mixin, kafka_apis.py holds the rest)
+"""Mirrors Kafka 2.4: core/src/main/scala/kafka/server/KafkaApis.scala (handleDescribeAcls, handleCreateAcls,
+handleDeleteAcls; Kafka 3.0 moved them into core/src/main/scala/kafka/server/AclApis.scala, whose name and shape
+this file takes)
 
-Classes: KafkaApisSecurity.
+Classes: AclApis.
 
-The helpers every handler calls, as 2.4's private KafkaApis methods: ``authorize(request, operation,
-resource_type, name)`` (one literal resource; True when no authorizer is configured), ``filter_authorized`` (the
-names of a list that pass, each authorized once with its reference count), ``authorize_cluster_operation``
-(the CLUSTER resource ``kafka-cluster``; 2.4 throws ClusterAuthorizationException and lets handleError answer,
-here the handler answers CLUSTER_AUTHORIZATION_FAILED itself) and ``authorized_operations`` (KIP-430: the bit
-field of the operations the principal may perform on a resource, each checked without audit logging).
-
-The ACL handlers: DescribeAcls needs DESCRIBE on the cluster, CreateAcls and DeleteAcls ALTER on the cluster;
-without an authorizer they answer SECURITY_DISABLED. A creation naming the CLUSTER resource by another name than
-``kafka-cluster``, an empty name, or ANY / MATCH / UNKNOWN codes fails alone with INVALID_REQUEST.
+DescribeAcls needs DESCRIBE on the cluster, CreateAcls and DeleteAcls ALTER on the cluster; without an authorizer
+they answer SECURITY_DISABLED. A creation naming the CLUSTER resource by another name than ``kafka-cluster``, an
+empty name, or ANY / MATCH / UNKNOWN codes fails alone with INVALID_REQUEST.
 
 Era notes: the ACL APIs are served at today's versions (0-3); v0 requests mean LITERAL patterns and a v0
 DescribeAcls answer leaves prefixed ACLs out, as Kafka does. Requests that 2.4 refuses while parsing (an ANY
@@ -30,7 +24,6 @@ from kafkalite.common.resource.resource_pattern import CLUSTER_NAME, ResourcePat
 from kafkalite.common.resource.resource_type import ResourceType
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import create_acls, delete_acls, describe_acls
-from kafkalite.security.authorizer.authorizer import Action, AuthorizationResult
 from kafkalite.security.authorizer.authorizer_utils import AuthorizerUtils
 
 NO_AUTHORIZER = "No Authorizer is configured on the broker"
@@ -40,59 +33,15 @@ def _error_text(e) -> str | None:
     return str(e) if e is not None else None
 
 
-class KafkaApisSecurity:
-    """The authorization half of Kafka's KafkaApis (self is a KafkaApis)."""
+class AclApis:
+    """Kafka 3.0: AclApis(authHelper, authorizer, requestHelper, ...) -- the three ACL handlers."""
 
-    authorizer = None
+    def __init__(self, auth_helper, authorizer, send_response):
+        self.auth_helper = auth_helper
+        self.authorizer = authorizer
+        self.send_response = send_response   # Kafka 3.0: RequestHandlerHelper.sendResponseMaybeThrottle
 
-    # Kafka: KafkaApis.authorize -- one literal resource; no authorizer allows everything
-    def authorize(self, request, operation: AclOperation, resource_type: ResourceType, resource_name: str,
-                  log_if_allowed: bool = True, log_if_denied: bool = True, ref_count: int = 1) -> bool:
-        if self.authorizer is None:
-            return True
-        action = Action(operation, ResourcePattern(resource_type, resource_name, PatternType.LITERAL), ref_count,
-                        log_if_allowed, log_if_denied)
-        return self.authorizer.authorize(request.context, [action])[0] is AuthorizationResult.ALLOWED
-
-    # Kafka: KafkaApis.filterAuthorized -- each distinct name once, with how often the request names it
-    def filter_authorized(self, request, operation: AclOperation, resource_type: ResourceType, resource_names,
-                          log_if_allowed: bool = True, log_if_denied: bool = True) -> set[str]:
-        names = list(resource_names)
-        if self.authorizer is None:
-            return set(names)
-        counts: dict[str, int] = {}
-        for n in names:
-            counts[n] = counts.get(n, 0) + 1
-        actions = [Action(operation, ResourcePattern(resource_type, n, PatternType.LITERAL), c, log_if_allowed,
-                          log_if_denied) for n, c in counts.items()]
-        results = self.authorizer.authorize(request.context, actions)
-        return {n for n, r in zip(counts, results) if r is AuthorizationResult.ALLOWED}
-
-    # Kafka: KafkaApis.authorizeClusterOperation -- True if allowed (2.4 throws ClusterAuthorizationException)
-    def authorize_cluster_operation(self, request, operation: AclOperation) -> bool:
-        allowed = self.authorize(request, operation, ResourceType.CLUSTER, CLUSTER_NAME)
-        if not allowed:
-            self.info(f"Request {request.request_desc()} from {request.context.connection_id} is not authorized "
-                      f"for {operation} on the cluster")
-        return allowed
-
-    # Kafka: KafkaApis.authorizedOperations -- KIP-430's bit field (bit n = the operation whose code is n)
-    def authorized_operations(self, request, resource_type: ResourceType, resource_name: str) -> int:
-        supported = sorted(AuthorizerUtils.supported_operations(resource_type), key=lambda o: o.code)
-        if self.authorizer is None:
-            allowed = supported
-        else:
-            pattern = ResourcePattern(resource_type, resource_name, PatternType.LITERAL)
-            results = self.authorizer.authorize(request.context,
-                                                [Action(op, pattern, 1, False, False) for op in supported])
-            allowed = [op for op, r in zip(supported, results) if r is AuthorizationResult.ALLOWED]
-        bits = 0   # Kafka: Utils.to32BitField
-        for op in allowed:
-            bits |= 1 << op.code
-        return bits
-
-    # ------------------------------------------------------------------ the ACL APIs
-    # Kafka: KafkaApis.handleDescribeAcls
+    # Kafka: KafkaApis.handleDescribeAcls (3.0: AclApis.handleDescribeAcls)
     def handle_describe_acls(self, request) -> None:
         body = request.body
         version = request.header.api_version
@@ -100,7 +49,7 @@ class KafkaApisSecurity:
         def error(e: Errors, message: str | None):
             self.send_response(request, describe_acls.DescribeAclsResponse(error_code=e.code, error_message=message,
                                                                            resources=[]))
-        if not self.authorize_cluster_operation(request, AclOperation.DESCRIBE):
+        if not self.auth_helper.authorize_cluster_operation(request, AclOperation.DESCRIBE):
             error(Errors.CLUSTER_AUTHORIZATION_FAILED, f"Request {request.request_desc()} is not authorized.")
             return
         if self.authorizer is None:
@@ -127,14 +76,14 @@ class KafkaApisSecurity:
             for p, entries in sorted(by_pattern.items(), key=lambda kv: str(kv[0]))]
         self.send_response(request, describe_acls.DescribeAclsResponse(error_code=0, resources=resources))
 
-    # Kafka: KafkaApis.handleCreateAcls
+    # Kafka: KafkaApis.handleCreateAcls (3.0: AclApis.handleCreateAcls)
     def handle_create_acls(self, request) -> None:
         creations = request.body.creations
 
         def respond(results: list) -> None:
             self.send_response(request, create_acls.CreateAclsResponse(results=[
                 create_acls.AclCreationResult(error_code=e.code, error_message=m) for e, m in results]))
-        if not self.authorize_cluster_operation(request, AclOperation.ALTER):
+        if not self.auth_helper.authorize_cluster_operation(request, AclOperation.ALTER):
             respond([(Errors.CLUSTER_AUTHORIZATION_FAILED, f"Request {request.request_desc()} is not authorized.")]
                     * len(creations))
             return
@@ -166,7 +115,7 @@ class KafkaApisSecurity:
             results[i] = (Errors.NONE, None) if e is None else (Errors.for_exception(e), _error_text(e))
         respond(results)
 
-    # Kafka: KafkaApis.handleDeleteAcls
+    # Kafka: KafkaApis.handleDeleteAcls (3.0: AclApis.handleDeleteAcls)
     def handle_delete_acls(self, request) -> None:
         filters = request.body.filters
         version = request.header.api_version
@@ -175,7 +124,7 @@ class KafkaApisSecurity:
             self.send_response(request, delete_acls.DeleteAclsResponse(filter_results=[
                 delete_acls.DeleteAclsFilterResult(error_code=e.code, error_message=message, matching_acls=[])
                 for _ in filters]))
-        if not self.authorize_cluster_operation(request, AclOperation.ALTER):
+        if not self.auth_helper.authorize_cluster_operation(request, AclOperation.ALTER):
             error_response(Errors.CLUSTER_AUTHORIZATION_FAILED, f"Request {request.request_desc()} is not authorized.")
             return
         if self.authorizer is None:

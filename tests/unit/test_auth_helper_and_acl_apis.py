@@ -1,11 +1,13 @@
 """Kafka's KafkaApisTest cases on authorization (core/src/test/scala/unit/kafka/server/KafkaApisTest.scala):
-the helpers KafkaApis's handlers call and the ACL handlers' answers, with a recording authorizer."""
+the AuthHelper KafkaApis's handlers ask and AclApis's answers, with a recording authorizer."""
 from kafkalite.common.acl.acl_operation import AclOperation as Op
 from kafkalite.common.resource.pattern_type import PatternType
 from kafkalite.common.resource.resource_type import ResourceType as RT
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import create_acls, delete_acls, describe_acls
 from kafkalite.security.authorizer.authorizer import AuthorizationResult, Authorizer
+from kafkalite.server.acl_apis import AclApis
+from kafkalite.server.auth_helper import AuthHelper
 from kafkalite.server.kafka_apis import KafkaApis
 
 
@@ -39,20 +41,22 @@ def apis(authorizer):
     a.authorizer = authorizer
     a.sent = []
     a.send_response = lambda request, body: a.sent.append(body)
+    a.auth_helper = AuthHelper(authorizer)
+    a.acl_apis = AclApis(a.auth_helper, authorizer, a.send_response)
     return a
 
 
 def test_no_authorizer_allows_everything():
     a = apis(None)
-    assert a.authorize(Req(), Op.WRITE, RT.TOPIC, "t")
-    assert a.filter_authorized(Req(), Op.READ, RT.TOPIC, ["a", "b"]) == {"a", "b"}
-    assert a.authorized_operations(Req(), RT.GROUP, "g") == (1 << 3) | (1 << 6) | (1 << 8)
+    assert a.auth_helper.authorize(Req(), Op.WRITE, RT.TOPIC, "t")
+    assert a.auth_helper.filter_by_authorized(Req(), Op.READ, RT.TOPIC, ["a", "b"]) == {"a", "b"}
+    assert a.auth_helper.authorized_operations(Req(), RT.GROUP, "g") == (1 << 3) | (1 << 6) | (1 << 8)
 
 
 def test_filter_authorized_asks_once_per_name_with_its_reference_count():
     auth = RecordingAuthorizer({(Op.READ, "a")})
     a = apis(auth)
-    assert a.filter_authorized(Req(), Op.READ, RT.TOPIC, ["a", "b", "a", "a"]) == {"a"}
+    assert a.auth_helper.filter_by_authorized(Req(), Op.READ, RT.TOPIC, ["a", "b", "a", "a"]) == {"a"}
     assert [(x.resource_pattern.name, x.resource_reference_count) for x in auth.actions] == [("a", 3), ("b", 1)]
     assert all(x.resource_pattern.pattern_type is PatternType.LITERAL for x in auth.actions)
 
@@ -60,18 +64,18 @@ def test_filter_authorized_asks_once_per_name_with_its_reference_count():
 def test_authorized_operations_are_a_bit_field_of_the_supported_ones_without_audit_logging():
     auth = RecordingAuthorizer({(Op.READ, "t"), (Op.DESCRIBE, "t"), (Op.CLUSTER_ACTION, "t")})
     a = apis(auth)
-    assert a.authorized_operations(Req(), RT.TOPIC, "t") == (1 << 3) | (1 << 8)   # ClusterAction: not a topic op
+    assert a.auth_helper.authorized_operations(Req(), RT.TOPIC, "t") == (1 << 3) | (1 << 8)   # ClusterAction: not a topic op
     assert not any(x.log_if_allowed or x.log_if_denied for x in auth.actions)
 
 
 def test_acl_apis_without_an_authorizer_answer_security_disabled():
     a = apis(None)
-    a.handle_create_acls(Req(create_acls.CreateAclsRequest(creations=[create_acls.AclCreation(
+    a.acl_apis.handle_create_acls(Req(create_acls.CreateAclsRequest(creations=[create_acls.AclCreation(
         resource_type=2, resource_name="t", resource_pattern_type=3, principal="User:a", host="*", operation=3,
         permission_type=3)])))
-    a.handle_describe_acls(Req(describe_acls.DescribeAclsRequest(resource_type_filter=1, pattern_type_filter=1,
+    a.acl_apis.handle_describe_acls(Req(describe_acls.DescribeAclsRequest(resource_type_filter=1, pattern_type_filter=1,
                                                                  operation=1, permission_type=1)))
-    a.handle_delete_acls(Req(delete_acls.DeleteAclsRequest(filters=[delete_acls.DeleteAclsFilter(
+    a.acl_apis.handle_delete_acls(Req(delete_acls.DeleteAclsRequest(filters=[delete_acls.DeleteAclsFilter(
         resource_type_filter=1, pattern_type_filter=1, operation=1, permission_type=1)])))
     assert a.sent[0].results[0].error_code == Errors.SECURITY_DISABLED.code
     assert a.sent[1].error_code == Errors.SECURITY_DISABLED.code
@@ -81,10 +85,10 @@ def test_acl_apis_without_an_authorizer_answer_security_disabled():
 def test_acl_apis_need_alter_or_describe_on_the_cluster():
     a = apis(RecordingAuthorizer(set()))
     a.info = lambda msg: None
-    a.handle_create_acls(Req(create_acls.CreateAclsRequest(creations=[create_acls.AclCreation(
+    a.acl_apis.handle_create_acls(Req(create_acls.CreateAclsRequest(creations=[create_acls.AclCreation(
         resource_type=2, resource_name="t", resource_pattern_type=3, principal="User:a", host="*", operation=3,
         permission_type=3)])))
-    a.handle_describe_acls(Req(describe_acls.DescribeAclsRequest(resource_type_filter=1, pattern_type_filter=1,
+    a.acl_apis.handle_describe_acls(Req(describe_acls.DescribeAclsRequest(resource_type_filter=1, pattern_type_filter=1,
                                                                  operation=1, permission_type=1)))
     assert a.sent[0].results[0].error_code == Errors.CLUSTER_AUTHORIZATION_FAILED.code
     assert a.sent[1].error_code == Errors.CLUSTER_AUTHORIZATION_FAILED.code
@@ -101,7 +105,7 @@ def test_create_acls_refuses_a_cluster_resource_by_another_name_and_any_pattern(
     auth = Creating({(Op.ALTER, "kafka-cluster")})
     a = apis(auth)
     creation = dict(resource_pattern_type=3, principal="User:a", host="*", operation=3, permission_type=3)
-    a.handle_create_acls(Req(create_acls.CreateAclsRequest(creations=[
+    a.acl_apis.handle_create_acls(Req(create_acls.CreateAclsRequest(creations=[
         create_acls.AclCreation(resource_type=4, resource_name="other", **creation),
         create_acls.AclCreation(resource_type=2, resource_name="", **creation),
         create_acls.AclCreation(resource_type=2, resource_name="t", **{**creation, "resource_pattern_type": 1}),
