@@ -3,7 +3,9 @@ kafkajs and kafkalite's own clients produce and consume over TLS, server-verifie
 (``ssl.client.auth=required``); a client that does not trust the broker's CA and a client without a
 certificate under required client auth are refused with their usual SSL errors while other connections
 keep working; hostile bytes on the TLS port (garbage, truncated and mangled ClientHellos, a handshake that
-never comes) close only those connections, bounded by ``connections.max.idle.ms``; a bad key store stops
+never comes) close only those connections, bounded by ``connections.max.idle.ms``, and a hypothesis run of altered,
+cut and oversized handshakes and records does the same while a TLS connection beside them keeps answering (a record
+that fails authentication is refused at once); a bad key store stops
 start-up with one line; three brokers replicate over an SSL inter-broker listener.
 
 One broker serves the module, with three listeners: PLAINTEXT (the harness's readiness check and topic
@@ -416,7 +418,7 @@ def client_hello() -> bytes:
 
 def tls_client_after_handshake(port: int, ca: str):
     """A TLS client over a plain blocking socket and an SSLObject, so that the test can send raw (broken)
-    TLS records after a real handshake: returns (sock, ssl_object, outgoing BIO)."""
+    TLS records after a real handshake: returns (sock, ssl_object, outgoing BIO, incoming BIO)."""
     ctx = ssl.create_default_context(cafile=ca)
     incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
     obj = ctx.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
@@ -431,7 +433,7 @@ def tls_client_after_handshake(port: int, ca: str):
             assert data, "the broker closed during the handshake"
             incoming.write(data)
     sock.sendall(outgoing.read())
-    return sock, obj, outgoing
+    return sock, obj, outgoing, incoming
 
 
 def closed_within(sock: socket.socket, seconds: float) -> bool:
@@ -461,7 +463,7 @@ def test_hostile_bytes_close_only_their_own_connection(ssl_broker, certs, unique
     half.sendall(hello[:len(hello) // 2])
     # garbage, a Kafka request in plaintext, and mangled ClientHellos fail their handshakes at once
     quick = []
-    for payload in [os.urandom(300), bytes.fromhex("0000000c00120000000000010000"),
+    for payload in [os.urandom(300), bytes.fromhex("0000000a00120000000000010000"),
                     b"\x16\x03\x01\xff\xff" + os.urandom(40)]:
         s = connect()
         s.sendall(payload)
@@ -482,8 +484,8 @@ def test_hostile_bytes_close_only_their_own_connection(ssl_broker, certs, unique
         quick.append(s)
     # after a real handshake: a request record cut in half (then EOF), and one whose ciphertext was altered
     for damage in ("truncate", "corrupt"):
-        sock, obj, outgoing = tls_client_after_handshake(port, certs.ca)
-        obj.write(bytes.fromhex("0000000c00120000000000010000"))   # an ApiVersions v0 request, encrypted
+        sock, obj, outgoing, _ = tls_client_after_handshake(port, certs.ca)
+        obj.write(API_VERSIONS_V0)   # an ApiVersions v0 request, encrypted
         record = bytearray(outgoing.read())
         if damage == "truncate":
             sock.sendall(bytes(record[:len(record) // 2]))
@@ -506,6 +508,108 @@ def test_hostile_bytes_close_only_their_own_connection(ssl_broker, certs, unique
     assert "Processor got uncaught exception" not in ssl_broker.broker.log_text()
     create_topic(ssl_broker, f"{topic}-2")
     assert run_kafka_python(ssl_broker.bootstrap("MTLS"), f"{topic}-2", ["c"], certs, True, tmp_path) == ["c"]
+
+
+API_VERSIONS_V0 = bytes.fromhex("0000000a00120000000000010000")   # size 10, key 18, v0, correlation id 1, null-free empty client id
+
+
+def tls_round_trip(sock, obj, outgoing, incoming, correlation_id: int) -> int:
+    """Send an ApiVersions v0 request over an established TLS client and return the correlation id answered."""
+    obj.write(API_VERSIONS_V0[:8] + correlation_id.to_bytes(4, "big") + API_VERSIONS_V0[12:])
+    sock.sendall(outgoing.read())
+    data = b""
+    sock.settimeout(10)
+    while True:
+        try:
+            chunk = obj.read(65536)
+            assert chunk, "the broker ended a healthy TLS connection (close_notify)"
+            data += chunk
+        except ssl.SSLWantReadError:
+            chunk = sock.recv(65536)
+            assert chunk, "the broker closed a healthy TLS connection"
+            incoming.write(chunk)
+            continue
+        if len(data) >= 4 and len(data) >= 4 + int.from_bytes(data[:4], "big"):
+            return int.from_bytes(data[4:8], "big")
+
+
+@pytest.mark.timeout(300)
+def test_fuzzed_tls_handshakes_and_records_close_only_their_connection(ssl_broker, certs):
+    """Hypothesis against the SSL handshake and the records after it: ClientHellos with bytes changed, cut or
+    followed by garbage, random bytes, and after a real handshake encrypted requests whose records are altered,
+    cut short or announce a huge length. Each bad connection is closed (at once, or at EOF); a TLS connection
+    opened before the run keeps answering between examples, the broker's memory stays bounded."""
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    port = ssl_broker.ssl_port
+    hello = client_hello()
+    pid = ssl_broker.broker.proc.pid
+    rss_start = rss(pid)
+    bystander = tls_client_after_handshake(port, certs.ca)
+    counter = iter(range(1000, 10**6))
+    assert tls_round_trip(*bystander, next(counter)) == 1000
+    flips = st.lists(st.tuples(st.integers(min_value=0), st.integers(min_value=0, max_value=255)), max_size=8)
+
+    pending = []   # connections left without EOF: the broker may wait for more bytes, up to connections.max.idle.ms
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(mode=st.sampled_from(["hello", "garbage", "record", "huge-record", "altered-record"]), flips=flips,
+           cut=st.none() | st.integers(min_value=0), tail=st.binary(max_size=64), eof=st.booleans())
+    def one(mode, flips, cut, tail, eof):
+        if mode in ("hello", "garbage"):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            payload = bytearray(hello if mode == "hello" else os.urandom(1 + (cut or 0) % 400))
+        else:
+            sock, obj, outgoing, _ = tls_client_after_handshake(port, certs.ca)
+            obj.write(API_VERSIONS_V0)
+            payload = bytearray(outgoing.read())
+            if mode == "huge-record":   # an application-data record header claiming 16 KiB + 2 KiB
+                payload = bytearray(b"\x17\x03\x03\x48\x00") + payload[5:]
+        if mode == "altered-record":
+            # one whole record whose ciphertext was changed: its authentication fails, the broker closes at once
+            i = 5 + (flips[0][0] if flips else 0) % (len(payload) - 5)
+            payload[i] ^= 1 + (flips[0][1] if flips else 0) % 255
+            fast = True
+        else:
+            for i, value in flips:
+                payload[i % len(payload)] = value
+            if cut is not None:
+                payload = payload[:1 + cut % len(payload)]
+            payload += tail
+            fast = False
+        try:
+            sock.sendall(bytes(payload))
+            if eof and not fast:
+                sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            sock.close()   # closed by the broker while we were still sending
+        else:
+            if fast:
+                assert closed_within(sock, IDLE_MS / 2000), "a TLS record that fails authentication was not refused"
+                sock.close()
+            elif eof:
+                assert closed_within(sock, 10), f"a {mode} connection with bad TLS bytes was left open after EOF"
+                sock.close()
+            else:
+                pending.append(sock)
+        assert tls_round_trip(*bystander, correlation_id := next(counter)) == correlation_id
+
+    one()
+    for sock in pending:
+        assert closed_within(sock, IDLE_MS / 1000 + 10), "bad TLS bytes kept a connection past connections.max.idle.ms"
+        sock.close()
+    bystander[0].close()
+    assert rss(pid) - rss_start < 100 * 1024 * 1024
+    assert ssl_broker.broker.running
+    assert "Processor got uncaught exception" not in ssl_broker.broker.log_text()
+
+
+def rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
 
 
 # --------------------------------------------------------------------------- configuration
