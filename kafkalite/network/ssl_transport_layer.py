@@ -233,9 +233,13 @@ class SslTransportLayer(TransportLayer):
         while read < want:
             try:
                 n = self.ssl_engine.read(want - read, dst[read:])
+                if n == 0:
+                    # close_notify: Python's SSLObject returns 0 bytes instead of raising once the peer's
+                    # close_notify is in (Kafka: SSLEngineResult.Status.CLOSED); data already read goes first
+                    raise ssl.SSLZeroReturnError
             except ssl.SSLWantReadError:
                 n = 0
-            except ssl.SSLZeroReturnError:   # close_notify: data already read is returned first
+            except ssl.SSLZeroReturnError:
                 if read == 0:
                     self._has_bytes_buffered = False
                     return -1

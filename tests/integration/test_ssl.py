@@ -604,6 +604,23 @@ def test_fuzzed_tls_handshakes_and_records_close_only_their_connection(ssl_broke
     assert "Processor got uncaught exception" not in ssl_broker.broker.log_text()
 
 
+def test_close_notify_is_answered_with_close_notify(ssl_broker, certs):
+    """A client ending TLS with close_notify gets the broker's close_notify back at once, then EOF: clients that
+    wait for the TLS shutdown (asyncio's SSL transport under aiokafka waits up to 30 s) are not held."""
+    ctx = ssl.create_default_context(cafile=certs.ca)
+    sock = ctx.wrap_socket(socket.create_connection(("127.0.0.1", ssl_broker.ssl_port), timeout=5),
+                           server_hostname="127.0.0.1")
+    sock.sendall(API_VERSIONS_V0)
+    response = sock.recv(4)
+    while len(response) < 4 + int.from_bytes(response[:4], "big"):
+        response += sock.recv(65536)
+    assert response[4:8] == API_VERSIONS_V0[8:12]   # the correlation id: a healthy connection until here
+    sock.settimeout(IDLE_MS / 3000)   # well inside connections.max.idle.ms, which would close it anyway
+    plain = sock.unwrap()   # sends close_notify, waits for the broker's: TimeoutError if none comes
+    assert closed_within(plain, IDLE_MS / 3000), "the broker kept the TCP connection after the TLS shutdown"
+    plain.close()
+
+
 def rss(pid: int) -> int:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
