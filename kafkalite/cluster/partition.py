@@ -33,7 +33,7 @@ from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.fetch_data_info import FetchIsolation, LogOffsetSnapshot, LogReadInfo
 from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
-from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.record.file_records import TimestampAndOffset
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
@@ -111,6 +111,10 @@ class DelayedOperations:
     # Kafka: DelayedOperations.checkAndCompleteProduce
     def check_and_complete_produce(self) -> None:
         self.produce.check_and_complete(self.key)
+
+    # Kafka: DelayedOperations.numDelayedDelete
+    def num_delayed_delete(self) -> int:
+        return self.delete_records.num_delayed()
 
     # Kafka: DelayedOperations.checkAndCompleteDeleteRecords
     def check_and_complete_delete_records(self) -> None:
@@ -344,6 +348,9 @@ class Partition(Logging):
         if follower_replica is None:
             return False
         prev_follower_end_offset = follower_replica.log_end_offset
+        # the low watermark only matters while a DeleteRecords waits for it (Kafka: numDelayedDelete > 0)
+        waiting_delete = self.delayed_operations.num_delayed_delete() > 0
+        old_low_watermark = self._low_watermark_or_none() if waiting_delete else None
         follower_replica.update_fetch_state(follower_fetch_offset_metadata, follower_start_offset,
                                             follower_fetch_time_ms, leader_end_offset, last_sent_high_watermark)
         if follower_id not in self.in_sync_replica_ids:
@@ -354,7 +361,9 @@ class Partition(Logging):
                 leader_log = self.leader_log_if_local()
                 if leader_log is not None:
                     hw_incremented = self.maybe_increment_leader_hw(leader_log, follower_fetch_time_ms)
-        if hw_incremented:
+        low_watermark_incremented = waiting_delete and old_low_watermark is not None and \
+            (self._low_watermark_or_none() or -1) > old_low_watermark
+        if hw_incremented or low_watermark_incremented:
             self.try_complete_delayed_requests()
         self.debug(f"Recorded replica {follower_id} log end offset (LEO) position "
                    f"{follower_fetch_offset_metadata.message_offset} and log start offset {follower_start_offset}.")
@@ -429,6 +438,12 @@ class Partition(Logging):
                 low_watermark = replica.log_start_offset
         future_log = self.future_log
         return low_watermark if future_log is None else min(low_watermark, future_log.log_start_offset)
+
+    def _low_watermark_or_none(self) -> int | None:
+        try:
+            return self.low_watermark_if_leader()
+        except ApiException:
+            return None
 
     # Kafka: Partition.tryCompleteDelayedRequests -- called without holding the leader-ISR lock
     def try_complete_delayed_requests(self) -> None:
@@ -614,20 +629,23 @@ class Partition(Logging):
         with self.leader_isr_update_lock:
             self.log_manager.truncate_fully_and_start_at(self.topic_partition, new_offset, is_future=is_future)
 
-    # Kafka: Partition.deleteRecordsOnLeader -- moves the log start offset; returns the low watermark
-    def delete_records_on_leader(self, offset: int) -> int:
+    # Kafka: Partition.deleteRecordsOnLeader -- moves the log start offset; returns (requested offset, low watermark)
+    def delete_records_on_leader(self, offset: int) -> tuple[int, int]:
         with self.leader_isr_update_lock:
             log = self.leader_log_if_local()
             if log is None:
                 raise Errors.NOT_LEADER_FOR_PARTITION.exception(
                     f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
+            if not log.config.delete:
+                raise Errors.POLICY_VIOLATION.exception(
+                    f"Records of partition {self.topic_partition} can not be deleted due to the configured policy")
             converted = log.high_watermark if offset == -1 else offset
             if converted < 0 or converted > log.high_watermark:
                 raise Errors.OFFSET_OUT_OF_RANGE.exception(
                     f"Cannot increment the log start offset to {converted} of partition {self.topic_partition} "
                     f"since it is larger than the high watermark {log.high_watermark}")
             log.maybe_increment_log_start_offset(converted)
-            return self.low_watermark_if_leader()
+            return converted, self.low_watermark_if_leader()
 
     # Kafka: Partition.delete
     def delete(self) -> None:

@@ -1240,7 +1240,7 @@ class KafkaApis(Logging):
                                                   log_if_denied=False)]))
 
     # ------------------------------------------------------------------ DeleteRecords
-    # Kafka: KafkaApis.handleDeleteRecordsRequest -> ReplicaManager.deleteRecords (one replica: no waiting)
+    # Kafka: KafkaApis.handleDeleteRecordsRequest -> ReplicaManager.deleteRecords (waits in DelayedDeleteRecords)
     def handle_delete_records_request(self, request) -> None:
         body = request.body
         offsets = {TopicPartition(topic.name, p.partition_index): p.offset

@@ -24,7 +24,7 @@ the group coordinator's offsets and WriteTxnMarkers' control batches; 2.4 passes
 which is still accepted). A read_committed consumer fetch (isolation level 1) reads with
 FetchIsolation.FETCH_TXN_COMMITTED: up to the last stable offset, with the aborted transactions.
 ``active_producer_state`` (KIP-664, Kafka 3.0) serves DescribeProducers.
-Omitted: quotas, DelayedDeleteRecords.
+Omitted: quotas.
 """
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.metrics.kafka_metrics_group import MetricsGroup
 from kafkalite.record.memory_records import MemoryRecords
+from kafkalite.server.delayed_delete_records import INVALID_LOW_WATERMARK, DeleteRecordsPartitionStatus, DelayedDeleteRecords
 from kafkalite.server.delayed_elect_leader import DelayedElectLeader
 from kafkalite.server.delayed_fetch import DelayedFetch, FetchMetadata, FetchPartitionStatus
 from kafkalite.server.delayed_operation import DelayedOperationPurgatory
@@ -610,21 +611,35 @@ class ReplicaManager(Logging):
         return partition.last_offset_for_leader_epoch(current_leader_epoch, leader_epoch, True)
 
     # ------------------------------------------------------------------ DeleteRecords
-    # Kafka: ReplicaManager.deleteRecords -- moves each partition's log start offset (-1: to the high
-    # watermark) and answers with the low watermark. Left out until followers exist: the
-    # DelayedDeleteRecords wait for every replica's log start offset (the low watermark is the leader's).
+    # Kafka: ReplicaManager.deleteRecords -- moves each partition's log start offset (-1: to the high watermark);
+    # the answer waits in DelayedDeleteRecords until every live replica's log start offset got there too
     def delete_records(self, timeout_ms: int, offset_per_partition: dict, response_callback) -> None:
-        response_callback(self.delete_records_on_local_log(offset_per_partition))
+        local_results = self.delete_records_on_local_log(offset_per_partition)
+        status = {tp: DeleteRecordsPartitionStatus(requested, low_watermark, error)
+                  for tp, (requested, low_watermark, error) in local_results.items()}
+        if self.delayed_delete_records_required(local_results):
+            keys = [TopicPartitionOperationKey.from_topic_partition(tp) for tp in offset_per_partition]
+            self.delayed_delete_records_purgatory.try_complete_else_watch(
+                DelayedDeleteRecords(timeout_ms, status, self, response_callback), keys)
+        else:
+            response_callback({tp: (s.low_watermark, s.error) for tp, s in status.items()})
 
-    # Kafka: ReplicaManager.deleteRecordsOnLocalLog
+    # Kafka: ReplicaManager.delayedDeleteRecordsRequired
+    @staticmethod
+    def delayed_delete_records_required(local_results: dict) -> bool:
+        return any(error is Errors.NONE and low_watermark < requested
+                   for requested, low_watermark, error in local_results.values())
+
+    # Kafka: ReplicaManager.deleteRecordsOnLocalLog -- tp -> (requested offset, low watermark, error)
     def delete_records_on_local_log(self, offset_per_partition: dict) -> dict:
         results = {}
         for tp, requested_offset in offset_per_partition.items():
             try:
                 partition = self.get_partition_or_exception(tp, expect_leader=True)
-                results[tp] = (partition.delete_records_on_leader(requested_offset), Errors.NONE)
+                requested, low_watermark = partition.delete_records_on_leader(requested_offset)
+                results[tp] = (requested, low_watermark, Errors.NONE)
             except ApiException as e:
-                results[tp] = (-1, e.error)
+                results[tp] = (requested_offset, INVALID_LOW_WATERMARK, e.error)
         return results
 
     # ------------------------------------------------------------------ ElectLeaders

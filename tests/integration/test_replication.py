@@ -15,6 +15,8 @@ three kafkalite broker processes over Debian's ZooKeeper, started from ``config/
   whose registration goes, out of every ISR: ReplicaStateMachine's OfflineReplica), not
   ``replica.lag.time.max.ms`` later, in ZooKeeper and in Metadata; acks=all goes on with two in sync, and
   the restarted follower catches up on what it missed and rejoins.
+- DeleteRecords (confluent-kafka's delete_records) is answered with the low watermark once every live
+  follower's log start offset got there (DelayedDeleteRecords); a paused follower makes it time out.
 """
 import threading
 import time
@@ -209,3 +211,30 @@ def test_a_follower_stopped_with_sigterm_leaves_the_isr_at_once_and_rejoins(clus
     assert cluster.log_batches(stopped, unique_topic, 0)[-1][1] == len(values) + 1
     wait_until(lambda: leader_metric(cluster, leader, "kafka_server_replicamanager_underreplicatedpartitions")
                == under_replicated, 30, f"UnderReplicatedPartitions back to {under_replicated}")
+
+
+def test_delete_records_answers_once_every_live_replica_moved_its_log_start_offset(cluster, unique_topic):
+    """Kafka's DelayedDeleteRecords: confluent-kafka's delete_records is answered with the partition's low
+    watermark (the smallest log start offset over the live replicas) once the followers' fetches report the new
+    start; a follower that stops fetching (SIGSTOP: still registered, so still live) holds the answer until the
+    operation timeout, REQUEST_TIMED_OUT, and once it fetches again the same deletion completes."""
+    from confluent_kafka import KafkaException, TopicPartition as CTP
+    from confluent_kafka.admin import AdminClient
+    clients.create_topic(cluster.bootstrap, unique_topic, 1, replication_factor=-1)
+    wait_for_full_isr(cluster, unique_topic, 1)
+    clients.produce_confluent(cluster.bootstrap, unique_topic, clients.make_records(10, partitions=1), {"acks": "all"})
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    [future] = admin.delete_records([CTP(unique_topic, 0, 6)], operation_timeout=20).values()
+    assert future.result(30).low_watermark == 6
+    leader = cluster.leader(unique_topic, 0)
+    follower = next(i for i in range(3) if i != leader)
+    cluster.pause(follower)
+    try:
+        [future] = admin.delete_records([CTP(unique_topic, 0, 8)], operation_timeout=2, request_timeout=20).values()
+        with pytest.raises(KafkaException) as e:
+            future.result(30)
+        assert e.value.args[0].name() == "REQUEST_TIMED_OUT", e.value
+    finally:
+        cluster.resume(follower)
+    [future] = admin.delete_records([CTP(unique_topic, 0, 8)], operation_timeout=20).values()
+    assert future.result(30).low_watermark == 8

@@ -14,7 +14,7 @@ from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_manager import LogManager
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
-from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionState
 from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
 from kafkalite.utils.time import MockTime
@@ -25,8 +25,11 @@ LAG_MS = 10_000
 
 
 class RecordingPurgatory:
-    def __init__(self, name, calls):
-        self.name, self.calls = name, calls
+    def __init__(self, name, calls, delayed=0):
+        self.name, self.calls, self.delayed = name, calls, delayed
+
+    def num_delayed(self):
+        return self.delayed
 
     def check_and_complete(self, key):
         self.calls.append((self.name, key))
@@ -449,3 +452,84 @@ def test_low_watermark_counts_the_future_log(tmp_path):
     partition.future_log.update_high_watermark(4)
     partition.future_log.maybe_increment_log_start_offset(3)
     assert partition.low_watermark_if_leader() == 2
+
+
+# ---- DeleteRecords waits for the low watermark (Kafka's DelayedDeleteRecords, ReplicaManagerTest's cases)
+
+class OnePartitionReplicaManager:
+    def __init__(self, partition):
+        self.partition = partition
+
+    def get_partition_or_exception(self, tp, expect_leader=True):
+        if not self.partition.is_leader():
+            raise Errors.NOT_LEADER_FOR_PARTITION.exception("not leader")
+        return self.partition
+
+
+def follower_fetch_with_start(partition, follower_id, offset, log_start_offset):
+    log = partition.log
+    return partition.update_follower_fetch_state(follower_id, LogOffsetMetadata(offset), log_start_offset,
+                                                 partition.time.milliseconds(), log.log_end_offset,
+                                                 log.high_watermark)
+
+
+def test_delete_records_waits_until_every_live_replica_moved_its_log_start_offset(tmp_path):
+    from kafkalite.server.delayed_delete_records import DeleteRecordsPartitionStatus, DelayedDeleteRecords
+    from kafkalite.server.delayed_operation import DelayedOperationPurgatory
+    from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
+    partition, calls, _ = make_partition(tmp_path, [0, 1])
+    purgatory = DelayedOperationPurgatory("DeleteRecords")
+    partition.delayed_operations.delete_records = purgatory
+    append(partition, 10)
+    follower_fetch(partition, 1, 10)                        # the follower has everything: HW 10
+    assert partition.log.high_watermark == 10
+    requested, low_watermark = partition.delete_records_on_leader(6)
+    assert (requested, low_watermark, partition.log.log_start_offset) == (6, 0, 6)   # the follower still starts at 0
+    answers = []
+    op = DelayedDeleteRecords(30_000, {TP: DeleteRecordsPartitionStatus(requested, low_watermark, Errors.NONE)},
+                              OnePartitionReplicaManager(partition), answers.append)
+    try:
+        assert not purgatory.try_complete_else_watch(op, [TopicPartitionOperationKey.from_topic_partition(TP)])
+        follower_fetch_with_start(partition, 1, 10, 3)     # moved, but not far enough
+        assert answers == []
+        follower_fetch_with_start(partition, 1, 10, 6)     # the follower's next fetch reports the new start
+        assert answers == [{TP: (6, Errors.NONE)}]
+    finally:
+        purgatory.shutdown()
+
+
+def test_delayed_delete_records_fails_a_partition_that_lost_leadership(tmp_path):
+    from kafkalite.server.delayed_delete_records import DeleteRecordsPartitionStatus, DelayedDeleteRecords
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 4)
+    follower_fetch(partition, 1, 4)
+    answers = []
+    op = DelayedDeleteRecords(30_000, {TP: DeleteRecordsPartitionStatus(2, 0, Errors.NONE)},
+                              OnePartitionReplicaManager(partition), answers.append)
+    assert not op.try_complete() and answers == []
+    partition.make_follower(0, leader_state([0, 1], leader=1, leader_epoch=2), 2)
+    assert op.try_complete()
+    assert answers == [{TP: (-1, Errors.NOT_LEADER_FOR_PARTITION)}]
+
+
+def test_delayed_delete_records_expires_as_request_timed_out(tmp_path):
+    from kafkalite.server.delayed_delete_records import DeleteRecordsPartitionStatus, DelayedDeleteRecords
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 4)
+    answers = []
+    op = DelayedDeleteRecords(10, {TP: DeleteRecordsPartitionStatus(2, 0, Errors.NONE),
+                                   TopicPartition("orders", 9): DeleteRecordsPartitionStatus(
+                                       1, -1, Errors.UNKNOWN_TOPIC_OR_PARTITION)},
+                              OnePartitionReplicaManager(partition), answers.append)
+    op.run()   # the purgatory's timer firing: force_complete, then on_expiration
+    assert answers == [{TP: (0, Errors.REQUEST_TIMED_OUT),
+                        TopicPartition("orders", 9): (-1, Errors.UNKNOWN_TOPIC_OR_PARTITION)}]
+
+
+def test_delete_records_refuses_a_compacted_only_topic(tmp_path):
+    partition, _, log_manager = make_partition(tmp_path, [0])
+    append(partition, 3)
+    partition.log.config = LogConfig({"cleanup.policy": "compact"})
+    with pytest.raises(ApiException) as e:
+        partition.delete_records_on_leader(1)
+    assert e.value.error is Errors.POLICY_VIOLATION and partition.log.log_start_offset == 0

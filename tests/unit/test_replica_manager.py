@@ -163,7 +163,7 @@ class TestDeleteRecordsAndStats:
         rm.delete_records(1000, {tp: 3, TopicPartition("missing", 0): 1}, results.append)
         [answer] = results
         assert answer[tp] == (3, Errors.NONE) and partition.log.log_start_offset == 3
-        assert answer[TopicPartition("missing", 0)][1] is Errors.UNKNOWN_TOPIC_OR_PARTITION
+        assert answer[TopicPartition("missing", 0)] == (-1, Errors.UNKNOWN_TOPIC_OR_PARTITION)
         rm.delete_records(1000, {tp: 99}, results.append)
         assert results[-1][tp][1] is Errors.OFFSET_OUT_OF_RANGE
         rm.delete_records(1000, {tp: -1}, results.append)   # -1: up to the high watermark
