@@ -36,6 +36,9 @@ from kafkalite.clients.network_client_utils import NetworkClientUtils
 from kafkalite.clients.node import Node
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.controller.controller_context import ControllerContext, PartitionAndReplica
+from kafkalite.controller.controller_events import (
+    LeaderAndIsrResponseReceived, TopicDeletionStopReplicaResponseReceived, UpdateMetadataResponseReceived,
+)
 from kafkalite.network.channel_builders import broker_client_channel_builder
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.api_keys import ApiKeys
@@ -447,7 +450,6 @@ class ControllerBrokerRequestBatch(Logging):
 
     def _leader_and_isr_callback(self, broker_id: int):
         def callback(response) -> None:
-            from kafkalite.controller.kafka_controller import LeaderAndIsrResponseReceived
             self.send_event(LeaderAndIsrResponseReceived(response, broker_id))
         return callback
 
@@ -470,7 +472,6 @@ class ControllerBrokerRequestBatch(Logging):
 
     def _update_metadata_callback(self, broker_id: int):
         def callback(response) -> None:
-            from kafkalite.controller.kafka_controller import UpdateMetadataResponseReceived
             self.send_event(UpdateMetadataResponseReceived(response, broker_id))
         return callback
 
@@ -506,7 +507,6 @@ class ControllerBrokerRequestBatch(Logging):
 
     def _stop_replica_callback(self, broker_id: int):
         def callback(response) -> None:
-            from kafkalite.controller.kafka_controller import TopicDeletionStopReplicaResponseReceived
             self.send_event(TopicDeletionStopReplicaResponseReceived(broker_id, response))
         return callback
 

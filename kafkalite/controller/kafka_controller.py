@@ -1,12 +1,7 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/KafkaController.scala
 
-Classes: KafkaController, its ZooKeeper handlers (ControllerChangeHandler, BrokerChangeHandler, TopicChangeHandler,
-TopicDeletionHandler, IsrChangeNotificationHandler, PartitionReassignmentIsrChangeHandler) and its events (Startup,
-BrokerChange, TopicChange, TopicDeletion, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire,
-IsrChangeNotification, LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived,
-TopicDeletionStopReplicaResponseReceived, ReplicaLeaderElection, AutoPreferredReplicaLeaderElection,
-ControlledShutdown, ApiPartitionReassignment, PartitionReassignmentIsrChange, ListPartitionReassignments,
-UncleanLeaderElectionEnable, TopicUncleanLeaderElectionEnable).
+Classes: KafkaController. Its ZooKeeper handlers are in controller_znode_handlers.py and its events in
+controller_events.py (2.4 keeps all three in KafkaController.scala).
 
 Every broker runs a KafkaController; the one that creates the ephemeral ``/controller`` znode is active
 (research/controller.md §2.2). ``elect()`` creates it and bumps ``/controller_epoch`` in one ZooKeeper multi; from
@@ -31,7 +26,16 @@ from __future__ import annotations
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.controller.controller_channel_manager import ControllerBrokerRequestBatch, ControllerChannelManager
 from kafkalite.controller.controller_context import ControllerContext, PartitionAndReplica, ReplicaAssignment
-from kafkalite.controller.controller_event_manager import ControllerEvent, ControllerEventManager, ControllerState
+from kafkalite.controller.controller_event_manager import ControllerEvent, ControllerEventManager
+from kafkalite.controller.controller_events import (
+    ApiPartitionReassignment, AutoPreferredReplicaLeaderElection, ControlledShutdown, ELECTION_TYPE_PREFERRED,
+    ElectionTrigger, ListPartitionReassignments, ReplicaLeaderElection, Startup, TopicUncleanLeaderElectionEnable,
+    UncleanLeaderElectionEnable, election_name,
+)
+from kafkalite.controller.controller_znode_handlers import (
+    BrokerChangeHandler, ControllerChangeHandler, IsrChangeNotificationHandler, PartitionModificationsHandler,
+    PartitionReassignmentIsrChangeHandler, TopicChangeHandler, TopicDeletionHandler, _ControllerStateChangeHandler,
+)
 from kafkalite.controller.election import (
     ControlledShutdownPartitionLeaderElectionStrategy, OfflinePartitionLeaderElectionStrategy,
     PreferredReplicaPartitionLeaderElectionStrategy, ReassignPartitionLeaderElectionStrategy,
@@ -46,11 +50,7 @@ from kafkalite.protocol.errors import ControllerMovedException, Errors
 from kafkalite.utils.kafka_scheduler import KafkaScheduler
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
-from kafkalite.zk.zk_data import (
-    BrokerIdsZNode, BrokerInfo, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, LeaderAndIsr,
-    LeaderIsrAndControllerEpoch, TopicPartitionStateZNode, TopicsZNode, TopicZNode,
-)
-from kafkalite.zookeeper.zoo_keeper_client import StateChangeHandler, ZNodeChangeHandler, ZNodeChildChangeHandler
+from kafkalite.zk.zk_data import BrokerInfo, LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartitionStateZNode
 
 
 class KafkaController(Logging):
@@ -453,12 +453,12 @@ class KafkaController(Logging):
         known = [tp for tp in partitions if tp in ctx.partition_leadership_info]
         unknown = [tp for tp in partitions if tp not in ctx.partition_leadership_info]
         for tp in unknown:
-            self.info(f"Skipping replica leader election ({_election_name(election_type)}) for partition {tp} by "
+            self.info(f"Skipping replica leader election ({election_name(election_type)}) for partition {tp} by "
                       f"{election_trigger} since it doesn't exist.")
         being_deleted = [tp for tp in known if self.topic_deletion_manager.is_topic_queued_up_for_deletion(tp.topic)]
         live = [tp for tp in known if tp not in set(being_deleted)]
         if being_deleted:
-            self.warn(f"Skipping replica leader election ({_election_name(election_type)}) for partitions "
+            self.warn(f"Skipping replica leader election ({election_name(election_type)}) for partitions "
                       f"{_sorted_tps(being_deleted)} by {election_trigger} since the respective topics are being "
                       f"deleted")
 
@@ -489,7 +489,7 @@ class KafkaController(Logging):
     # unclean: an offline election that may pick a replica outside the ISR, only when an admin asked for it
     def on_replica_election(self, partitions: list[TopicPartition], election_type: int,
                             election_trigger: str) -> dict:
-        self.info(f"Starting replica leader election ({_election_name(election_type)}) for partitions "
+        self.info(f"Starting replica leader election ({election_name(election_type)}) for partitions "
                   f"{','.join(map(str, _sorted_tps(partitions)))} triggered by {election_trigger}")
         if election_type == ELECTION_TYPE_PREFERRED:
             strategy = PreferredReplicaPartitionLeaderElectionStrategy()
@@ -500,7 +500,7 @@ class KafkaController(Logging):
         if election_trigger != ElectionTrigger.ADMIN_CLIENT:
             for tp, outcome in results.items():
                 if isinstance(outcome, Exception):
-                    self.error(f"Error completing replica leader election ({_election_name(election_type)}) for "
+                    self.error(f"Error completing replica leader election ({election_name(election_type)}) for "
                                f"partition {tp}: {outcome}")
         return results
 
@@ -1004,338 +1004,3 @@ def _sorted_tps(tps) -> list[TopicPartition]:
 
 def _sorted_replicas(replicas) -> list[PartitionAndReplica]:
     return sorted(replicas, key=lambda r: (r.topic, r.topic_partition.partition, r.replica))
-
-
-# ---------------------------------------------------------------- ZooKeeper handlers (they only enqueue)
-
-class _ControllerStateChangeHandler(StateChangeHandler):
-    """Kafka: the anonymous StateChangeHandler of KafkaController.startup."""
-
-    name = "controller-state-change-handler"
-
-    def __init__(self, controller: KafkaController):
-        self.controller = controller
-
-    def after_initializing_session(self) -> None:
-        self.controller.event_manager.put(RegisterBrokerAndReelect())
-
-    def before_initializing_session(self) -> None:
-        queued = self.controller.event_manager.clear_and_put(Expire())
-        queued.await_processing(30)
-
-
-class ControllerChangeHandler(ZNodeChangeHandler):
-    """Kafka: ControllerChangeHandler -- watches /controller."""
-
-    path = ControllerZNode.path()
-
-    def __init__(self, event_manager: ControllerEventManager):
-        self.event_manager = event_manager
-
-    def handle_creation(self) -> None:
-        self.event_manager.put(ControllerChange())
-
-    def handle_deletion(self) -> None:
-        self.event_manager.put(Reelect())
-
-    def handle_data_change(self) -> None:
-        self.event_manager.put(ControllerChange())
-
-
-class BrokerChangeHandler(ZNodeChildChangeHandler):
-    """Kafka: BrokerChangeHandler -- watches the children of /brokers/ids."""
-
-    path = BrokerIdsZNode.path()
-
-    def __init__(self, event_manager: ControllerEventManager):
-        self.event_manager = event_manager
-
-    def handle_child_change(self) -> None:
-        self.event_manager.put(BrokerChange())
-
-
-class TopicChangeHandler(ZNodeChildChangeHandler):
-    """Kafka: TopicChangeHandler -- watches the children of /brokers/topics."""
-
-    path = TopicsZNode.path()
-
-    def __init__(self, event_manager: ControllerEventManager):
-        self.event_manager = event_manager
-
-    def handle_child_change(self) -> None:
-        self.event_manager.put(TopicChange())
-
-
-class PartitionModificationsHandler(ZNodeChangeHandler):
-    """Kafka: PartitionModificationsHandler -- watches /brokers/topics/<topic> for added partitions."""
-
-    def __init__(self, event_manager: ControllerEventManager, topic: str):
-        self.event_manager = event_manager
-        self.topic = topic
-        self.path = TopicZNode.path(topic)
-
-    def handle_data_change(self) -> None:
-        self.event_manager.put(PartitionModifications(self.topic))
-
-
-class TopicDeletionHandler(ZNodeChildChangeHandler):
-    """Kafka: TopicDeletionHandler -- watches the children of /admin/delete_topics."""
-
-    path = DeleteTopicsZNode.path()
-
-    def __init__(self, event_manager: ControllerEventManager):
-        self.event_manager = event_manager
-
-    def handle_child_change(self) -> None:
-        self.event_manager.put(TopicDeletion())
-
-
-class PartitionReassignmentIsrChangeHandler(ZNodeChangeHandler):
-    """Kafka: PartitionReassignmentIsrChangeHandler -- the state znode of a partition being reassigned."""
-
-    def __init__(self, event_manager: ControllerEventManager, tp: TopicPartition):
-        self.event_manager, self.topic_partition = event_manager, tp
-        self.path = TopicPartitionStateZNode.path(tp)
-
-    def handle_data_change(self) -> None:
-        self.event_manager.put(PartitionReassignmentIsrChange(self.topic_partition))
-
-
-class IsrChangeNotificationHandler(ZNodeChildChangeHandler):
-    """Kafka: IsrChangeNotificationHandler -- watches the children of /isr_change_notification."""
-
-    path = IsrChangeNotificationZNode.path()
-
-    def __init__(self, event_manager: ControllerEventManager):
-        self.event_manager = event_manager
-
-    def handle_child_change(self) -> None:
-        self.event_manager.put(IsrChangeNotification())
-
-
-# ---------------------------------------------------------------- events
-
-class Startup(ControllerEvent):
-    state = ControllerState.ControllerChange
-
-    def process(self, controller) -> None:
-        controller.process_startup()
-
-
-class ControllerChange(ControllerEvent):
-    state = ControllerState.ControllerChange
-
-    def process(self, controller) -> None:
-        controller.maybe_resign()
-
-
-class Reelect(ControllerEvent):
-    state = ControllerState.ControllerChange
-
-    def process(self, controller) -> None:
-        controller.process_reelect()
-
-
-class RegisterBrokerAndReelect(ControllerEvent):
-    state = ControllerState.ControllerChange
-
-    def process(self, controller) -> None:
-        controller.process_register_broker_and_reelect()
-
-
-class Expire(ControllerEvent):
-    state = ControllerState.ControllerChange
-
-    def process(self, controller) -> None:
-        controller.process_expire()
-
-
-class BrokerChange(ControllerEvent):
-    state = ControllerState.BrokerChange
-
-    def process(self, controller) -> None:
-        controller.process_broker_change()
-
-
-class TopicChange(ControllerEvent):
-    state = ControllerState.TopicChange
-
-    def process(self, controller) -> None:
-        controller.process_topic_change()
-
-
-class PartitionModifications(ControllerEvent):
-    state = ControllerState.TopicChange
-
-    def __init__(self, topic: str):
-        self.topic = topic
-
-    def process(self, controller) -> None:
-        controller.process_partition_modifications(self.topic)
-
-
-class TopicDeletion(ControllerEvent):
-    state = ControllerState.TopicDeletion
-
-    def process(self, controller) -> None:
-        controller.process_topic_deletion()
-
-
-class IsrChangeNotification(ControllerEvent):
-    state = ControllerState.IsrChange
-
-    def process(self, controller) -> None:
-        controller.process_isr_change_notification()
-
-
-class LeaderAndIsrResponseReceived(ControllerEvent):
-    state = ControllerState.LeaderAndIsrResponseReceived
-
-    def __init__(self, response, broker_id: int):
-        self.response, self.broker_id = response, broker_id
-
-    def process(self, controller) -> None:
-        controller.process_leader_and_isr_response_received(self.response, self.broker_id)
-
-
-class UpdateMetadataResponseReceived(ControllerEvent):
-    state = ControllerState.UpdateMetadataResponseReceived
-
-    def __init__(self, response, broker_id: int):
-        self.response, self.broker_id = response, broker_id
-
-    def process(self, controller) -> None:
-        controller.process_update_metadata_response_received(self.response, self.broker_id)
-
-
-class ElectionTrigger:
-    """Kafka: ElectionTrigger -- who asked for a replica leader election."""
-
-    ADMIN_CLIENT = "AdminClientTriggered"
-    AUTO = "AutoTriggered"
-    ZK = "ZkTriggered"
-
-
-ELECTION_TYPE_PREFERRED, ELECTION_TYPE_UNCLEAN = 0, 1   # Kafka: ElectionType.PREFERRED / UNCLEAN
-
-
-def _election_name(election_type: int) -> str:
-    return "PREFERRED" if election_type == ELECTION_TYPE_PREFERRED else "UNCLEAN"
-
-
-class ReplicaLeaderElection(ControllerEvent):
-    """Kafka: ReplicaLeaderElection(partitionsFromAdminClientOpt, electionType, electionTrigger, callback)."""
-
-    state = ControllerState.ManualLeaderBalance
-
-    def __init__(self, partitions, election_type: int, election_trigger: str, callback):
-        self.partitions, self.election_type = partitions, election_type
-        self.election_trigger, self.callback = election_trigger, callback
-
-    def process(self, controller) -> None:
-        controller.process_replica_leader_election(self.partitions, self.election_type, self.election_trigger,
-                                                   self.callback)
-
-    # Kafka: KafkaController.preemptReplicaLeaderElection
-    def preempt(self, controller) -> None:
-        self.callback({tp: (None, (Errors.NOT_CONTROLLER, None)) for tp in self.partitions or ()})
-
-
-class AutoPreferredReplicaLeaderElection(ControllerEvent):
-    """Kafka: AutoPreferredReplicaLeaderElection."""
-
-    state = ControllerState.AutoLeaderBalance
-
-    def process(self, controller) -> None:
-        controller.process_auto_preferred_replica_leader_election()
-
-
-class UncleanLeaderElectionEnable(ControllerEvent):
-    """Kafka: UncleanLeaderElectionEnable."""
-
-    state = ControllerState.UncleanLeaderElectionEnable
-
-    def process(self, controller) -> None:
-        controller.process_unclean_leader_election_enable()
-
-
-class TopicUncleanLeaderElectionEnable(ControllerEvent):
-    """Kafka: TopicUncleanLeaderElectionEnable(topic)."""
-
-    state = ControllerState.TopicUncleanLeaderElectionEnable
-
-    def __init__(self, topic: str):
-        self.topic = topic
-
-    def process(self, controller) -> None:
-        controller.process_topic_unclean_leader_election_enable(self.topic)
-
-
-class ControlledShutdown(ControllerEvent):
-    """Kafka: ControlledShutdown(id, brokerEpoch, controlledShutdownCallback)."""
-
-    state = ControllerState.ControlledShutdown
-
-    def __init__(self, broker_id: int, broker_epoch: int, callback):
-        self.broker_id, self.broker_epoch, self.callback = broker_id, broker_epoch, callback
-
-    def process(self, controller) -> None:
-        controller.process_controlled_shutdown(self.broker_id, self.broker_epoch, self.callback)
-
-    # Kafka: KafkaController.preemptControlledShutdown
-    def preempt(self, controller) -> None:
-        self.callback(None, ControllerMovedException("Controller moved to another broker"))
-
-
-class TopicDeletionStopReplicaResponseReceived(ControllerEvent):
-    state = ControllerState.TopicDeletion
-
-    def __init__(self, replica_id: int, response):
-        self.replica_id, self.response = replica_id, response
-
-    def process(self, controller) -> None:
-        controller.process_topic_deletion_stop_replica_response_received(self.replica_id, self.response)
-
-
-class ApiPartitionReassignment(ControllerEvent):
-    """Kafka: ApiPartitionReassignment(reassignments, callback)."""
-
-    state = ControllerState.AlterPartitionReassignment
-
-    def __init__(self, reassignments: dict, callback):
-        self.reassignments, self.callback = reassignments, callback
-
-    def process(self, controller) -> None:
-        controller.process_api_partition_reassignment(self.reassignments, self.callback)
-
-    # Later Kafka (not 2.4, which leaves the callback unanswered): ApiPartitionReassignment.preempt
-    def preempt(self, controller) -> None:
-        self.callback(None, (Errors.NOT_CONTROLLER, None))
-
-
-class PartitionReassignmentIsrChange(ControllerEvent):
-    """Kafka: PartitionReassignmentIsrChange(partition)."""
-
-    state = ControllerState.AlterPartitionReassignment
-
-    def __init__(self, tp: TopicPartition):
-        self.topic_partition = tp
-
-    def process(self, controller) -> None:
-        controller.process_partition_reassignment_isr_change(self.topic_partition)
-
-
-class ListPartitionReassignments(ControllerEvent):
-    """Kafka: ListPartitionReassignments(partitionsOpt, callback)."""
-
-    state = ControllerState.ListPartitionReassignment
-
-    def __init__(self, partitions, callback):
-        self.partitions, self.callback = partitions, callback
-
-    def process(self, controller) -> None:
-        controller.process_list_partition_reassignments(self.partitions, self.callback)
-
-    # Later Kafka (not 2.4, which leaves the callback unanswered): ListPartitionReassignments.preempt
-    def preempt(self, controller) -> None:
-        self.callback(None, (Errors.NOT_CONTROLLER, None))
