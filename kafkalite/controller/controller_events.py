@@ -1,7 +1,7 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/KafkaController.scala (its ControllerEvent case classes
 and ElectionTrigger; 2.4 keeps them at the end of KafkaController.scala)
 
-Classes: Startup, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire, BrokerChange, TopicChange, PartitionModifications, TopicDeletion, IsrChangeNotification, LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived, ElectionTrigger, ReplicaLeaderElection, AutoPreferredReplicaLeaderElection, UncleanLeaderElectionEnable, TopicUncleanLeaderElectionEnable, ControlledShutdown, TopicDeletionStopReplicaResponseReceived, ApiPartitionReassignment, PartitionReassignmentIsrChange, ListPartitionReassignments.
+Classes: Startup, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire, BrokerChange, TopicChange, PartitionModifications, TopicDeletion, IsrChangeNotification, LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived, ElectionTrigger, ReplicaLeaderElection, AutoPreferredReplicaLeaderElection, UncleanLeaderElectionEnable, TopicUncleanLeaderElectionEnable, ControlledShutdown, TopicDeletionStopReplicaResponseReceived, ApiPartitionReassignment, PartitionReassignmentIsrChange, ZkPartitionReassignment, ListPartitionReassignments.
 
 Each event is one piece of the controller's work, put on ``controller-event-thread``'s queue by a ZooKeeper
 handler (controller_znode_handlers.py), a broker's request (KafkaApis through KafkaController's public methods)
@@ -222,6 +222,15 @@ class PartitionReassignmentIsrChange(ControllerEvent):
 
     def process(self, controller) -> None:
         controller.process_partition_reassignment_isr_change(self.topic_partition)
+
+
+class ZkPartitionReassignment(ControllerEvent):
+    """Kafka: ZkPartitionReassignment -- /admin/reassign_partitions was created."""
+
+    state = ControllerState.AlterPartitionReassignment
+
+    def process(self, controller) -> None:
+        controller.process_zk_partition_reassignment()
 
 
 class ListPartitionReassignments(ControllerEvent):

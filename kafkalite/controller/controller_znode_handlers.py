@@ -1,7 +1,7 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/KafkaController.scala (its ZooKeeper handlers;
 2.4 keeps them near the end of KafkaController.scala)
 
-Classes: _ControllerStateChangeHandler, ControllerChangeHandler, BrokerChangeHandler, TopicChangeHandler, PartitionModificationsHandler, TopicDeletionHandler, PartitionReassignmentIsrChangeHandler, IsrChangeNotificationHandler.
+Classes: _ControllerStateChangeHandler, ControllerChangeHandler, BrokerChangeHandler, TopicChangeHandler, PartitionModificationsHandler, TopicDeletionHandler, PartitionReassignmentIsrChangeHandler, PartitionReassignmentHandler, IsrChangeNotificationHandler.
 
 A handler runs on the ZooKeeper client's event thread when a watched znode changes; it only puts the matching
 event (controller_events.py) on ``controller-event-thread``'s queue, where the work happens.
@@ -11,9 +11,11 @@ from __future__ import annotations
 from kafkalite.controller.controller_events import (
     BrokerChange, ControllerChange, Expire, IsrChangeNotification, PartitionModifications,
     PartitionReassignmentIsrChange, Reelect, RegisterBrokerAndReelect, TopicChange, TopicDeletion,
+    ZkPartitionReassignment,
 )
 from kafkalite.zk.zk_data import (
-    BrokerIdsZNode, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, TopicPartitionStateZNode,
+    BrokerIdsZNode, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, ReassignPartitionsZNode,
+    TopicPartitionStateZNode,
     TopicsZNode, TopicZNode,
 )
 from kafkalite.zookeeper.zoo_keeper_client import StateChangeHandler, ZNodeChangeHandler, ZNodeChildChangeHandler
@@ -110,6 +112,19 @@ class PartitionReassignmentIsrChangeHandler(ZNodeChangeHandler):
 
     def handle_data_change(self) -> None:
         self.event_manager.put(PartitionReassignmentIsrChange(self.topic_partition))
+
+
+class PartitionReassignmentHandler(ZNodeChangeHandler):
+    """Kafka: PartitionReassignmentHandler -- watches /admin/reassign_partitions (2.4's ZooKeeper route)."""
+
+    path = ReassignPartitionsZNode.path()
+
+    def __init__(self, event_manager: ControllerEventManager):
+        self.event_manager = event_manager
+
+    # the controller deletes the znode when the last partition is done; only its creation starts work
+    def handle_creation(self) -> None:
+        self.event_manager.put(ZkPartitionReassignment())
 
 
 class IsrChangeNotificationHandler(ZNodeChildChangeHandler):

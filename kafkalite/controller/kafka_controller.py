@@ -17,8 +17,11 @@ All work runs as events on ``controller-event-thread``; ZooKeeper watchers only 
 Partition reassignment (KIP-455) is the API path: AlterPartitionReassignments → ``ApiPartitionReassignment`` →
 ``on_partition_reassignment``; a new controller resumes what the topic znodes say is moving.
 
-Left out: the /admin/reassign_partitions znode (2.4's ZooKeeper path for reassignments), the
-/admin/preferred_replica_election znode (ZkTriggered elections),
+2.4's ZooKeeper route works too: a /admin/reassign_partitions znode (kafka-reassign-partitions --zookeeper)
+starts ``process_zk_partition_reassignment``; finished or failed partitions are taken out of it and the znode is
+deleted when none are left; an API reassignment of the same partition supersedes it.
+
+Left out: the /admin/preferred_replica_election znode (ZkTriggered elections),
 log-dir failure events, controller metrics.
 """
 from __future__ import annotations
@@ -30,11 +33,12 @@ from kafkalite.controller.controller_event_manager import ControllerEvent, Contr
 from kafkalite.controller.controller_events import (
     ApiPartitionReassignment, AutoPreferredReplicaLeaderElection, ControlledShutdown, ELECTION_TYPE_PREFERRED,
     ElectionTrigger, ListPartitionReassignments, ReplicaLeaderElection, Startup, TopicUncleanLeaderElectionEnable,
-    UncleanLeaderElectionEnable, election_name,
+    UncleanLeaderElectionEnable, ZkPartitionReassignment, election_name,
 )
 from kafkalite.controller.controller_znode_handlers import (
     BrokerChangeHandler, ControllerChangeHandler, IsrChangeNotificationHandler, PartitionModificationsHandler,
-    PartitionReassignmentIsrChangeHandler, TopicChangeHandler, TopicDeletionHandler, _ControllerStateChangeHandler,
+    PartitionReassignmentHandler, PartitionReassignmentIsrChangeHandler, TopicChangeHandler, TopicDeletionHandler,
+    _ControllerStateChangeHandler,
 )
 from kafkalite.controller.election import (
     ControlledShutdownPartitionLeaderElectionStrategy, OfflinePartitionLeaderElectionStrategy,
@@ -50,7 +54,9 @@ from kafkalite.protocol.errors import ControllerMovedException, Errors
 from kafkalite.utils.kafka_scheduler import KafkaScheduler
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
-from kafkalite.zk.zk_data import BrokerInfo, LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartitionStateZNode
+from kafkalite.zk.zk_data import (
+    BrokerInfo, LeaderAndIsr, LeaderIsrAndControllerEpoch, ReassignPartitionsZNode, TopicPartitionStateZNode,
+)
 
 
 class KafkaController(Logging):
@@ -91,6 +97,7 @@ class KafkaController(Logging):
         self.topic_change_handler = TopicChangeHandler(self.event_manager)
         self.topic_deletion_handler = TopicDeletionHandler(self.event_manager)
         self.isr_change_notification_handler = IsrChangeNotificationHandler(self.event_manager)
+        self.partition_reassignment_handler = PartitionReassignmentHandler(self.event_manager)
         self.partition_modifications_handlers: dict[str, PartitionModificationsHandler] = {}
         self.active_controller_id = -1
 
@@ -224,7 +231,7 @@ class KafkaController(Logging):
         self.replica_state_machine.startup()
         self.partition_state_machine.startup()
         self.info(f"Ready to serve as the new controller with epoch {self.epoch}")
-        self.maybe_resume_reassignments(lambda tp, assignment: True)   # initializePartitionReassignments
+        self.initialize_partition_reassignments()
         if self.config.get("auto.leader.rebalance.enable"):
             self.kafka_scheduler = KafkaScheduler(1)
             self.kafka_scheduler.startup()
@@ -238,6 +245,7 @@ class KafkaController(Logging):
                         self.topic_change_handler, self.broker_change_handler):
             self.zk_client.unregister_znode_child_change_handler(handler.path)
         self.unregister_partition_modifications_handlers(list(self.partition_modifications_handlers))
+        self.zk_client.unregister_znode_change_handler(self.partition_reassignment_handler.path)
         self.unregister_partition_reassignment_isr_change_handlers()
         self.topic_deletion_manager.reset()
         if self.kafka_scheduler is not None:
@@ -595,8 +603,56 @@ class KafkaController(Logging):
                 results[tp] = (Errors.NO_REASSIGNMENT_IN_PROGRESS, None)
             else:
                 to_reassign[tp] = reassignment
+        # the latest reassignment wins, whichever route it came by: drop these from a ZooKeeper one
+        self.maybe_remove_from_zk_reassignment(lambda tp, replicas: tp in to_reassign)
         results.update(self.maybe_trigger_partition_reassignment(to_reassign))
         callback(results, None)
+
+    # Kafka: KafkaController.initializePartitionReassignments -- a ZooKeeper reassignment written while no
+    # controller watched supersedes API reassignments of the same partitions
+    def initialize_partition_reassignments(self) -> None:
+        zk_resumed = self.process_zk_partition_reassignment()
+        self.maybe_resume_reassignments(lambda tp, assignment: tp not in zk_resumed)
+
+    # Kafka: KafkaController.processZkPartitionReassignment -- registers the watch (so the next creation is seen)
+    # and starts what /admin/reassign_partitions lists; partitions that fail are taken out of the znode
+    def process_zk_partition_reassignment(self) -> set[TopicPartition]:
+        if not self.is_active() or \
+                not self.zk_client.register_znode_change_handler_and_check_existence(self.partition_reassignment_handler):
+            return set()
+        results: dict[TopicPartition, tuple] = {}
+        to_reassign: dict[TopicPartition, ReplicaAssignment] = {}
+        for tp, target in self.zk_client.get_partition_reassignment().items():
+            reassignment = self.maybe_build_reassignment(tp, target)
+            if reassignment is None:
+                results[tp] = (Errors.NO_REASSIGNMENT_IN_PROGRESS, None)
+            else:
+                to_reassign[tp] = reassignment
+        results.update(self.maybe_trigger_partition_reassignment(to_reassign))
+        failed = {tp for tp, (error, _) in results.items() if error is not Errors.NONE}
+        if failed:
+            self.warn(f"Failed reassignment through zk with the following errors: "
+                      f"{ {tp: results[tp][0].name for tp in _sorted_tps(failed)} }")
+            self.maybe_remove_from_zk_reassignment(lambda tp, replicas: tp in failed)
+        return set(results) - failed
+
+    # Kafka: KafkaController.maybeRemoveFromZkReassignment -- rewrite the znode without the partitions the
+    # predicate picks; delete it when none are left (and look again, so that the next creation is watched)
+    def maybe_remove_from_zk_reassignment(self, should_remove) -> None:
+        if not self.zk_client.reassign_partitions_in_progress():
+            return
+        reassigning = self.zk_client.get_partition_reassignment()
+        removing = {tp for tp, replicas in reassigning.items() if should_remove(tp, replicas)}
+        if not removing:
+            return
+        remaining = {tp: replicas for tp, replicas in reassigning.items() if tp not in removing}
+        self.info(f"Removing partitions {_sorted_tps(removing)} from the list of reassigned partitions in zookeeper")
+        if not remaining:
+            self.info(f"No more partitions need to be reassigned. Deleting zk path {ReassignPartitionsZNode.path()}")
+            self.zk_client.delete_partition_reassignment(self.controller_context.epoch_zk_version)
+            self.event_manager.put(ZkPartitionReassignment())
+        else:
+            self.zk_client.set_or_create_partition_reassignment(remaining, self.controller_context.epoch_zk_version)
 
     # Kafka: KafkaController.replicasAreValid -- no duplicates, no negative ids, new replicas on live brokers
     def replicas_are_valid(self, tp: TopicPartition, replicas) -> bool:
@@ -654,7 +710,7 @@ class KafkaController(Logging):
         self.move_reassigned_partition_leader_if_required(tp, completed)                   # B3
         self.stop_removed_replicas_of_reassigned_partition(tp, reassignment.removing_replicas)   # B4, B5
         self.update_replica_assignment_for_partition(tp, completed)                         # B6
-        self.remove_partition_from_reassigning_partitions(tp)                               # B7
+        self.remove_partition_from_reassigning_partitions(tp, completed)                    # B7
         self.send_update_metadata_request(sorted(self.controller_context.live_or_shutting_down_broker_ids), {tp})
         self.topic_deletion_manager.resume_deletion_for_topics({tp.topic})
 
@@ -766,8 +822,10 @@ class KafkaController(Logging):
                 return updated
 
     # Kafka: KafkaController.removePartitionFromReassigningPartitions
-    def remove_partition_from_reassigning_partitions(self, tp: TopicPartition) -> None:
+    def remove_partition_from_reassigning_partitions(self, tp: TopicPartition, assignment: ReplicaAssignment) -> None:
         self.zk_client.unregister_znode_change_handler(TopicPartitionStateZNode.path(tp))
+        done = list(assignment.replicas)
+        self.maybe_remove_from_zk_reassignment(lambda t, replicas: t == tp and list(replicas) == done)
         self.controller_context.partitions_being_reassigned.discard(tp)
 
     # Kafka: KafkaController.unregisterPartitionReassignmentIsrChangeHandlers

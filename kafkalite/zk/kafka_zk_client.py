@@ -35,7 +35,7 @@ from kafkalite.zk.zk_data import (
     BrokerIdsZNode, BrokerIdZNode, BrokerSequenceIdZNode, BrokerInfo, ClusterIdZNode, ConfigEntityChangeNotificationSequenceZNode,
     ConfigEntityTypeZNode, ConfigEntityZNode, ControllerEpochZNode, ControllerZNode, DeleteTopicsTopicZNode,
     DeleteTopicsZNode, IsrChangeNotificationSequenceZNode, IsrChangeNotificationZNode, LeaderAndIsr,
-    LeaderIsrAndControllerEpoch, TopicPartitionStateZNode, TopicPartitionsZNode, TopicPartitionZNode, TopicsZNode,
+    LeaderIsrAndControllerEpoch, ReassignPartitionsZNode, TopicPartitionStateZNode, TopicPartitionsZNode, TopicPartitionZNode, TopicsZNode,
     TopicZNode, ZkData, ZkVersion,
 )
 from kafkalite.zookeeper.zoo_keeper_client import (
@@ -459,6 +459,36 @@ class KafkaZkClient(KafkaZkClientAcls, Logging):
     def delete_topic_z_node(self, topic: str, expected_controller_epoch_zk_version: int
                             = ZkVersion.MATCH_ANY_VERSION) -> None:
         self.delete_recursive(TopicZNode.path(topic), expected_controller_epoch_zk_version)
+
+    # ------------------------------------------------------------ /admin/reassign_partitions (2.4's ZooKeeper route)
+
+    # Kafka: KafkaZkClient.reassignPartitionsInProgress
+    def reassign_partitions_in_progress(self) -> bool:
+        return self.path_exists(ReassignPartitionsZNode.path())
+
+    # Kafka: KafkaZkClient.getPartitionReassignment -- {} when there is none
+    def get_partition_reassignment(self) -> dict[TopicPartition, list[int]]:
+        data, _ = self.get_data_and_version(ReassignPartitionsZNode.path())
+        return ReassignPartitionsZNode.decode(data)
+
+    # Kafka: KafkaZkClient.createPartitionReassignment -- what kafka-reassign-partitions --zookeeper writes
+    def create_partition_reassignment(self, reassignment: dict[TopicPartition, list[int]]) -> None:
+        self.create_recursive(ReassignPartitionsZNode.path(), ReassignPartitionsZNode.encode(reassignment))
+
+    # Kafka: KafkaZkClient.setOrCreatePartitionReassignment
+    def set_or_create_partition_reassignment(self, reassignment: dict[TopicPartition, list[int]],
+                                             expected_controller_epoch_zk_version: int) -> None:
+        data = ReassignPartitionsZNode.encode(reassignment)
+        response = self._retry(SetDataRequest(ReassignPartitionsZNode.path(), data, ZkVersion.MATCH_ANY_VERSION),
+                               expected_controller_epoch_zk_version)
+        if response.result_code == Code.NONODE:
+            response = self._retry(CreateRequest(ReassignPartitionsZNode.path(), data),
+                                   expected_controller_epoch_zk_version)
+        response.maybe_throw()
+
+    # Kafka: KafkaZkClient.deletePartitionReassignment
+    def delete_partition_reassignment(self, expected_controller_epoch_zk_version: int) -> None:
+        self.delete_recursive(ReassignPartitionsZNode.path(), expected_controller_epoch_zk_version)
 
     # ------------------------------------------------------------ configs
 

@@ -440,9 +440,31 @@ class DeleteTopicsTopicZNode:
 
 
 class ReassignPartitionsZNode:
+    """Kafka: ReassignPartitionsZNode -- 2.4's ZooKeeper route for reassignments (kafka-reassign-partitions
+    --zookeeper): {"version":1,"partitions":[{"topic":t,"partition":p,"replicas":[...]}, ...]}."""
+
     @staticmethod
     def path() -> str:
         return "/admin/reassign_partitions"
+
+    # Kafka: ReassignPartitionsZNode.encode
+    @staticmethod
+    def encode(reassignment: dict[TopicPartition, list[int]]) -> bytes:
+        return _json_bytes({"version": 1, "partitions": [
+            {"topic": tp.topic, "partition": tp.partition, "replicas": list(replicas)}
+            for tp, replicas in reassignment.items()]})
+
+    # Kafka: ReassignPartitionsZNode.decode -- a znode that is not valid JSON reads as no reassignment
+    @staticmethod
+    def decode(data: bytes | None) -> dict[TopicPartition, list[int]]:
+        try:
+            js = _parse(data)
+            if js is None:
+                return {}
+            return {TopicPartition(p["topic"], int(p["partition"])): [int(r) for r in p["replicas"]]
+                    for p in js["partitions"]}
+        except (ValueError, KeyError, TypeError):
+            return {}
 
 
 class PreferredReplicaElectionZNode:

@@ -16,7 +16,8 @@ ListPartitionReassignments go to the controller):
 - the controller is killed (kill -9) in the middle of a move: the next controller finds the move in the
   topic znode (RS, AR, RR are written before anything else happens) and finishes it;
 - invalid targets (duplicates, negative ids, a broker that is not alive) get INVALID_REPLICA_ASSIGNMENT,
-  an unknown partition UNKNOWN_TOPIC_OR_PARTITION, cancelling nothing NO_REASSIGNMENT_IN_PROGRESS.
+  an unknown partition UNKNOWN_TOPIC_OR_PARTITION, cancelling nothing NO_REASSIGNMENT_IN_PROGRESS;
+- 2.4's ZooKeeper route: a plan written to /admin/reassign_partitions is carried out and the znode deleted.
 """
 import json
 
@@ -244,3 +245,27 @@ def test_kafka_reassign_partitions_tool(cluster, admin, tmp_path):
                        check=False)
     assert (refused.returncode, refused.stdout.strip()) == (1, "Unknown broker id 9")
     assert read_back(cluster, topic, len(acked)) == acked
+
+
+def test_a_reassignment_written_to_zookeeper_runs_and_its_znode_goes(cluster, admin):
+    """2.4's ZooKeeper route (what kafka-reassign-partitions --zookeeper did): the controller watches
+    /admin/reassign_partitions, moves what it lists, takes a partition it cannot move (an unknown one) out at
+    once, and deletes the znode when the last partition is done; a second znode is picked up too (the watch
+    is set again)."""
+    a, b, x = roles(cluster)
+    zk = cluster.zk()
+    for round_, (topic, origin, target) in enumerate([("zk-moving", [a, b], [b, x]), ("zk-moving-2", [x, a], [a, b])]):
+        cluster.create_topic(topic, origin)
+        acked = produce(cluster, topic, [b"zk-%04d" % i for i in range(50)])
+        partitions = [{"topic": topic, "partition": 0, "replicas": target}]
+        if round_ == 0:
+            partitions.append({"topic": "no-such-topic", "partition": 0, "replicas": [a]})
+        zk.create("/admin/reassign_partitions", json.dumps({"version": 1, "partitions": partitions}).encode(),
+                  makepath=True)
+        wait_until(lambda: topic_znode(cluster, topic)["partitions"]["0"] == target, 30,
+                   f"{topic}'s reassignment through ZooKeeper to complete")
+        wait_until(lambda: zk.exists("/admin/reassign_partitions") is None, 20,
+                   "the controller to delete /admin/reassign_partitions")
+        cluster.wait_for_isr(topic, 0, target)
+        assert read_back(cluster, topic, len(acked)) == acked
+    assert admin.list_partition_reassignments() == {}

@@ -275,3 +275,14 @@ def test_broker_sequence_ids_increase(tmp_path):
         assert ids == [ids[0], ids[0] + 1, ids[0] + 2] and ids[0] >= 1
     finally:
         client.close()
+
+
+def test_reassign_partitions_znode_is_2_4s_json_and_bad_data_reads_as_none():
+    from kafkalite.common.topic_partition import TopicPartition
+    from kafkalite.zk.zk_data import ReassignPartitionsZNode
+    reassignment = {TopicPartition("t", 0): [1, 2], TopicPartition("t", 3): [2]}
+    data = ReassignPartitionsZNode.encode(reassignment)
+    assert data == (b'{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]},'
+                    b'{"topic":"t","partition":3,"replicas":[2]}]}')
+    assert ReassignPartitionsZNode.decode(data) == reassignment
+    assert ReassignPartitionsZNode.decode(b"not json") == {} and ReassignPartitionsZNode.decode(None) == {}
