@@ -351,3 +351,14 @@ def test_kafkas_authorizer_names_are_accepted():
     for name in ("kafka.security.authorizer.AclAuthorizer", "kafka.security.auth.SimpleAclAuthorizer",
                  "kafkalite.security.authorizer.acl_authorizer.AclAuthorizer"):
         assert cfg({"authorizer.class.name": name}).get("authorizer.class.name") == name
+
+
+def test_the_authorizers_own_keys_draw_no_unknown_key_warning_when_it_is_configured(caplog):
+    authorizer = "kafka.security.authorizer.AclAuthorizer"
+    with caplog.at_level(logging.WARNING, logger="kafka.server.KafkaConfig"):
+        cfg({"authorizer.class.name": authorizer, "super.users": "User:admin",
+             "allow.everyone.if.no.acl.found": "false"})
+    assert "isn't a known config" not in caplog.text
+    with caplog.at_level(logging.WARNING, logger="kafka.server.KafkaConfig"):
+        cfg({"super.users": "User:admin"})   # no authorizer: nothing reads it
+    assert "The configuration 'super.users' was supplied but isn't a known config." in caplog.text
