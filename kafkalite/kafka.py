@@ -4,7 +4,7 @@ Functions: main, get_props_from_args.
 
 ``kafka-server-start server.properties [--override key=value ...]``: reads the properties, applies
 the overrides, validates them into a KafkaConfig (a bad value ends start-up with one line naming
-key, value and what is allowed), starts the KafkaServer and waits for SIGTERM or SIGINT.
+key, value and what is allowed), starts the KafkaServer and waits for SIGTERM or SIGINT (or a thread's ``Exit.exit``, which sends SIGTERM).
 """
 from __future__ import annotations
 
@@ -71,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     while not stop.wait(1.0):
         pass
     server.shutdown()
-    return 0
+    from kafkalite.utils.exit import Exit
+    return Exit.requested_status or 0   # a thread's FatalExitError (Exit.exit) asked for this shutdown
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ as disconnected), RequestAndCompletionHandler and UnsentRequests.
 Kafka's subclass is the transaction coordinator's TransactionMarkerChannelManager
 ("TxnMarkerSenderThread-<brokerId>"); in later releases also the broker-to-controller channel.
 
-Era notes: Kafka throws FatalExitError (and exits the JVM) on an unexpected exception in ``doWork``;
-here the exception is logged and ends the thread, as ShutdownableThread does for any failure.
+An unexpected exception in ``do_work`` is logged and turned into FatalExitError, as in Kafka: the broker shuts
+down (utils/exit.py) rather than run on with a transaction marker sender that no longer sends.
 ``request`` in RequestAndCompletionHandler is the request message (or a RequestBuilder) and ``api_key``
 names its API, since kafkalite's messages are version-free data classes.
 Left out: authentication exceptions (no SASL in kafkalite's client).
@@ -26,6 +26,7 @@ from kafkalite.clients.client_response import ClientResponse
 from kafkalite.clients.node import Node
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.request_header import RequestHeader
+from kafkalite.utils.exit import FatalExitError
 from kafkalite.utils.shutdownable_thread import ShutdownableThread
 
 LONG_MAX = 2**63 - 1
@@ -123,9 +124,12 @@ class InterBrokerSendThread(ShutdownableThread):
             self.check_disconnects(now)
             self.fail_expired_requests(now)
             self.unsent_requests.clean()
-        except Exception:
-            self.error("unhandled exception caught in InterBrokerSendThread", exc_info=True)
+        except FatalExitError:
             raise
+        except Exception:
+            # requests may have been dropped and nothing would make progress: end the broker, as Kafka does
+            self.error("unhandled exception caught in InterBrokerSendThread", exc_info=True)
+            raise FatalExitError()
 
     # Kafka: InterBrokerSendThread.sendRequests -> how long poll may wait
     def send_requests(self, now: int) -> int:

@@ -11,13 +11,14 @@ thread blocked in a wait; Python cannot, so ``initiate_shutdown`` calls the ``in
 (a no-op here) when ``is_interruptible``; a subclass that blocks on something it can wake (a
 queue, a selector, a condition) overrides it. ``is_started`` is set in ``start()`` rather than at
 the top of ``run()``, so a shutdown right after ``start()`` still waits for the thread.
-Omitted: ``FatalExitError`` handling (Kafka exits the JVM from the thread); any exception ends
-the loop and is logged as "Error due to" unless shutdown was already under way.
+A ``FatalExitError`` from ``do_work`` stops the thread and ends the broker (``Exit.exit``, utils/exit.py); any
+other exception ends the loop and is logged as "Error due to" unless shutdown was already under way.
 """
 from __future__ import annotations
 
 import threading
 
+from kafkalite.utils.exit import Exit, FatalExitError
 from kafkalite.utils.logging import Logging
 
 
@@ -48,6 +49,12 @@ class ShutdownableThread(threading.Thread, Logging):
         try:
             while self.is_running:
                 self.do_work()
+        except FatalExitError as e:
+            self._shutdown_initiated.set()
+            self._shutdown_complete.set()
+            self.info("Stopped")
+            Exit.exit(e.status_code)
+            return
         except BaseException:
             if self.is_running:
                 self.error("Error due to", exc_info=True)

@@ -99,3 +99,75 @@ def test_exception_in_do_work_stops_the_thread_and_marks_it_failed():
     t.join(WAIT_S)
     assert not t.is_alive()
     assert t.is_shutdown_complete and t.is_thread_failed
+
+
+# ---- FatalExitError: the thread stops and the broker exits (Kafka: ShutdownableThread.run, Exit.exit)
+
+@pytest.fixture
+def exits():
+    from kafkalite.utils.exit import Exit
+    calls = []
+    Exit.set_exit_procedure(lambda status, message: calls.append(status))
+    yield calls
+    Exit.reset_exit_procedure()
+
+
+def test_fatal_exit_error_stops_the_thread_and_exits_with_its_status(exits):
+    from kafkalite.utils.exit import FatalExitError
+
+    class Fatal(ShutdownableThread):
+        def do_work(self):
+            raise FatalExitError(3)
+    t = Fatal("fatal-thread")
+    t.start()
+    t.join(WAIT_S)
+    assert not t.is_alive() and exits == [3]
+    assert t.is_shutdown_complete and not t.is_running
+
+
+def test_an_unexpected_error_in_the_inter_broker_send_thread_ends_the_broker(exits):
+    from kafkalite.common.inter_broker_send_thread import InterBrokerSendThread
+    from kafkalite.utils.time import SYSTEM
+
+    class BrokenClient:
+        def poll(self, timeout, now):
+            raise RuntimeError("a bug")
+
+        def wakeup(self):
+            pass
+
+    class Sender(InterBrokerSendThread):
+        request_timeout_ms = 1000
+
+        def generate_requests(self):
+            return []
+    t = Sender("TxnMarkerSenderThread-0", BrokenClient(), SYSTEM)
+    t.start()
+    t.join(WAIT_S)
+    assert not t.is_alive() and exits == [1]
+
+
+def test_other_errors_only_end_the_thread(exits):
+    class Failing(ShutdownableThread):
+        def do_work(self):
+            raise RuntimeError("boom")
+    t = Failing("failing-thread")
+    t.start()
+    t.join(WAIT_S)
+    assert not t.is_alive() and exits == [] and t.is_thread_failed
+
+
+def test_the_default_exit_procedure_asks_main_for_an_orderly_shutdown_with_the_status():
+    """Exit.exit sends SIGTERM to this process (kafka.py's main shuts the server down on it) and leaves the status
+    for main to return: Java's System.exit runs Kafka's shutdown hook the same way."""
+    import subprocess
+    import sys
+    code = ("import signal, threading\n"
+            "from kafkalite.utils.exit import Exit\n"
+            "got = threading.Event()\n"
+            "signal.signal(signal.SIGTERM, lambda *a: got.set())\n"
+            "Exit.exit(5)\n"
+            "assert got.wait(5)\n"
+            "print(Exit.requested_status)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0 and out.stdout.strip() == "5", out.stderr
