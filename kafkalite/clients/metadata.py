@@ -23,7 +23,8 @@ Era notes: the flag is called ``need_full_update`` as in Kafka 2.5+ (2.4 calls i
 added partial updates for new topics, which kafkalite does not do: every request asks for all the
 producer's topics). ``add``/``await_update`` live in ProducerMetadata in Kafka; here they are on Metadata.
 Left out: leader-epoch tracking (``updateLastSeenEpochIfNewer``), topic expiry after 5 idle minutes,
-cluster resource listeners, fatal authorization errors.
+cluster resource listeners. Fatal errors are authentication failures only (Kafka also counts a
+TopicAuthorizationException of a metadata answer).
 """
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ class Metadata:
         self.cache = Cluster.empty()
         self.topics: set[str] = set()
         self.is_closed = False
+        self.fatal_exception: Exception | None = None   # Kafka: Metadata.fatalException
         self.condition = threading.Condition()
 
     # Kafka: Metadata.bootstrap
@@ -121,9 +123,20 @@ class Metadata:
             log.debug("Updated cluster metadata updateVersion %d to %s", self.update_version, self.cache)
             self.condition.notify_all()   # Kafka: ProducerMetadata.update -> notifyAll()
 
-    # Kafka: Metadata.failedUpdate -- back off before the next attempt
-    def failed_update(self, now_ms: int) -> None:
-        self.last_refresh_ms = now_ms
+    # Kafka: Metadata.failedUpdate -- back off before the next attempt; a fatal exception (a failed authentication)
+    # is kept for the caller's thread, which raises it from its next wait or poll
+    def failed_update(self, now_ms: int, fatal_exception: Exception | None = None) -> None:
+        with self.condition:
+            self.last_refresh_ms = now_ms
+            self.fatal_exception = fatal_exception
+            if fatal_exception is not None:
+                self.condition.notify_all()
+
+    # Kafka: Metadata.maybeThrowAnyException -- raise (once) what failed_update kept
+    def maybe_throw_any_exception(self) -> None:
+        exception, self.fatal_exception = self.fatal_exception, None
+        if exception is not None:
+            raise exception
 
     # Kafka: MetadataResponse.cluster (what Metadata.handleMetadataResponse builds)
     @staticmethod
@@ -154,6 +167,7 @@ class Metadata:
         deadline = self.time.milliseconds() + timeout_ms
         with self.condition:
             while self.update_version <= last_version and not self.is_closed:
+                self.maybe_throw_any_exception()   # Kafka: ProducerMetadata.awaitUpdate throws fatal errors
                 remaining = deadline - self.time.milliseconds()
                 if remaining <= 0:
                     raise Errors.REQUEST_TIMED_OUT.exception(
@@ -229,6 +243,12 @@ class DefaultMetadataUpdater(MetadataUpdater):
         if self.in_progress is not None and self.in_progress[0] == node_id:
             self.in_progress = None
             self.metadata.failed_update(now)
+
+    # Kafka: DefaultMetadataUpdater.handleFatalException -- a wanted update fails for good: the caller hears it
+    def handle_fatal_exception(self, exception: Exception) -> None:
+        self.in_progress = None
+        if self.metadata.update_requested():
+            self.metadata.failed_update(self.metadata.time.milliseconds(), exception)
 
     # Kafka: DefaultMetadataUpdater.handleCompletedMetadataResponse
     def handle_successful_response(self, request_header, now: int, response) -> None:

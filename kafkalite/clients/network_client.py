@@ -42,7 +42,7 @@ from kafkalite.clients.cluster_connection_states import ClusterConnectionStates
 from kafkalite.clients.in_flight_requests import InFlightRequests
 from kafkalite.clients.node import Node
 from kafkalite.clients.node_api_versions import NodeApiVersions
-from kafkalite.network.kafka_channel import ChannelState
+from kafkalite.network.kafka_channel import ChannelState, SslAuthenticationException
 from kafkalite.network.network_send import NetworkSend
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors, UnsupportedVersionException
@@ -72,6 +72,10 @@ class MetadataUpdater:
         return 2 ** 31 - 1
 
     def handle_server_disconnect(self, now: int, node_id: str) -> None:
+        pass
+
+    # Kafka: MetadataUpdater.handleFatalException
+    def handle_fatal_exception(self, exception: Exception) -> None:
         pass
 
     def handle_successful_response(self, request_header, now: int, response) -> None:
@@ -377,8 +381,10 @@ class NetworkClient:
             log.warning("%sConnection to node %s could not be established. Broker may not be available.",
                         self.log_context, node_id)
         elif disconnect_state is ChannelState.AUTHENTICATION_FAILED:
-            exception = self.selector.authentication_exceptions.pop(node_id, None) or "SSL handshake failed"
+            exception = self.selector.authentication_exceptions.pop(node_id, None) or \
+                SslAuthenticationException("SSL handshake failed")
             self.authentication_exceptions[node_id] = exception
+            self.metadata_updater.handle_fatal_exception(exception)
             log.error("%sConnection to node %s failed authentication due to: %s", self.log_context, node_id,
                       exception)
         self.cancel_in_flight_requests(node_id, now, responses, timed_out)

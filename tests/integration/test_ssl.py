@@ -362,18 +362,31 @@ def test_client_that_does_not_trust_the_broker_is_refused(ssl_broker, certs, uni
 
     with pytest.raises(KafkaConnectionError):
         asyncio.run(asyncio.wait_for(aio(), 60))
-    # kafkalite's own producer: send() times out, and NetworkClient logs why
+    # kafkalite's own producer and consumer: the failed authentication reaches the caller (Kafka: Metadata's fatal
+    # exception) instead of a timeout after max.block.ms, and NetworkClient logs why
     import logging
+    from kafkalite.clients.consumer.kafka_consumer import KafkaConsumer as KlConsumer
     from kafkalite.clients.producer.kafka_producer import KafkaProducer as KlProducer
+    from kafkalite.common.topic_partition import TopicPartition as KlTopicPartition
+    from kafkalite.network.kafka_channel import AuthenticationException
+    untrusting = {**kafkalite_config(bootstrap, certs, False), "ssl.truststore.location": certs.rogue_ca}
     caplog.clear()
     with caplog.at_level(logging.ERROR, logger="kafka.clients.NetworkClient"):
-        producer = KlProducer({**kafkalite_config(bootstrap, certs, False), "ssl.truststore.location": certs.rogue_ca,
-                               "max.block.ms": 2000})
+        producer = KlProducer({**untrusting, "max.block.ms": 120_000})
         try:
-            with pytest.raises(Exception):
-                producer.send(f"{unique_topic}-kl", b"v").get(5)
+            with pytest.raises(AuthenticationException, match="CERTIFICATE_VERIFY_FAILED"):
+                producer.send(f"{unique_topic}-kl", b"v").get(120)
         finally:
             producer.close()
+        consumer = KlConsumer({**untrusting, "group.id": None, "enable.auto.commit": False})
+        try:
+            consumer.assign([KlTopicPartition(f"{unique_topic}-kl", 0)])
+            with pytest.raises(AuthenticationException, match="CERTIFICATE_VERIFY_FAILED"):
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
+                    consumer.poll(500)
+        finally:
+            consumer.close()
     assert any("failed authentication" in r.getMessage() and "CERTIFICATE_VERIFY_FAILED" in r.getMessage()
                for r in caplog.records), [r.getMessage() for r in caplog.records]
     # kafkajs: node's TLS error

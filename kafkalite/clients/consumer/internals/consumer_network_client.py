@@ -80,6 +80,7 @@ class ConsumerNetworkClient:
             self.check_disconnects(now)
             self.try_send(now)
             self.fail_expired_requests(now)
+        self.metadata.maybe_throw_any_exception()   # a failed authentication ends the caller's poll
 
     # Kafka: ConsumerNetworkClient.poll(RequestFuture, Timer) -- block until done or the time is up
     def poll_future(self, future: RequestFuture, timeout_ms: int) -> bool:
