@@ -1673,7 +1673,8 @@ class KafkaApis(Logging):
         resources = request.body.resources
         authorized = [r for r in resources if self.config_resource_authorized(request, AclOperation.DESCRIBE_CONFIGS,
                                                                                r.resource_type, r.resource_name)]
-        done = iter(self.admin_manager.describe_configs(authorized, request.body.include_synonyms))
+        done = iter(self.admin_manager.describe_configs(authorized, request.body.include_synonyms,
+                                                        request.body.include_documentation))
         results = []
         for r in resources:
             if any(r is a for a in authorized):

@@ -34,7 +34,7 @@ import logging
 
 from kafkalite.clients.admin.admin_types import (
     AbortTransactionSpec, AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType,
-    ConfigSource, ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic,
+    ConfigSource, ConfigSynonym, ConfigType, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic,
     PartitionProducerState, PartitionReassignment, ProducerState, TopicDescription, TopicListing, TopicPartitionInfo,
     TransactionDescription, TransactionListing, TransactionState,
 )
@@ -72,6 +72,14 @@ from kafkalite.utils.time import SYSTEM
 
 log = logging.getLogger("kafka.clients.admin.KafkaAdminClient")
 GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1   # Kafka: FindCoordinatorRequest.CoordinatorType GROUP, TRANSACTION
+
+
+def _config_type(wire_id: int) -> ConfigType:
+    """Kafka 2.6: ConfigEntry.ConfigType of a DescribeConfigs v3+ id (an id this client does not know: UNKNOWN)."""
+    try:
+        return ConfigType(wire_id)
+    except ValueError:
+        return ConfigType.UNKNOWN
 
 
 def _raise_for(error_code: int, message: str | None, what: str) -> None:
@@ -288,20 +296,21 @@ class KafkaAdminClient:
         return self._any_node()
 
     # Kafka: KafkaAdminClient.describeConfigs
-    def describe_configs(self, resources: list[ConfigResource], include_synonyms: bool = False
-                         ) -> dict[ConfigResource, list[ConfigEntry]]:
+    def describe_configs(self, resources: list[ConfigResource], include_synonyms: bool = False,
+                         include_documentation: bool = False) -> dict[ConfigResource, list[ConfigEntry]]:
         out = {}
         for resource in resources:
             request = dc.DescribeConfigsRequest(resources=[dc.DescribeConfigsResource(
                 resource_type=resource.type.value, resource_name=resource.name, configuration_keys=None)],
-                include_synonyms=include_synonyms)
+                include_synonyms=include_synonyms, include_documentation=include_documentation)
             response = self._call(self._config_node(resource), ApiKeys.DESCRIBE_CONFIGS, request)
             for result in response.results:
                 _raise_for(result.error_code, result.error_message, f"Describe configs of {resource.name}")
                 out[resource] = [ConfigEntry(
                     c.name, c.value, ConfigSource(c.config_source) if c.config_source >= 0 else ConfigSource.UNKNOWN,
                     c.is_sensitive, c.read_only,
-                    tuple(ConfigSynonym(s.name, s.value, ConfigSource(s.source)) for s in c.synonyms))
+                    tuple(ConfigSynonym(s.name, s.value, ConfigSource(s.source)) for s in c.synonyms),
+                    _config_type(c.config_type), c.documentation)
                     for c in result.configs]
         return out
 
