@@ -199,6 +199,8 @@ BROKER_CONFIG_DOCS = {
                                                "the fetch purgatory.",
     "producer.purgatory.purge.interval.requests": "Produce requests between purges of completed entries "
                                                   "from the produce purgatory.",
+    "max.request.partition.size.limit": "Most partitions one DescribeTopicPartitions answer holds; clients page "
+                                        "through the rest with its cursor.",
     "max.incremental.fetch.session.cache.slots": "Most incremental fetch sessions the broker keeps.",
     # ---- groups and offsets
     "group.min.session.timeout.ms": "Shortest session timeout a group member may ask for.",

@@ -87,6 +87,7 @@ from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.server.acl_apis import AclApis
 from kafkalite.server.auth_helper import AuthHelper
+from kafkalite.server.describe_topic_partitions_request_handler import DescribeTopicPartitionsRequestHandler
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
 
@@ -104,6 +105,7 @@ SERVED_APIS = (
     ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.CREATE_PARTITIONS,
     ApiKeys.DELETE_GROUPS, ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
     ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
+    ApiKeys.DESCRIBE_TOPIC_PARTITIONS,
     ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
     ApiKeys.LIST_TRANSACTIONS,
     ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
@@ -163,6 +165,9 @@ class KafkaApis(Logging):
         self.log_ident = f"[KafkaApi-{broker_id}] "
         self.auth_helper = AuthHelper(authorizer, self.log_ident)   # Kafka 2.8: KafkaApis.authHelper
         self.acl_apis = AclApis(self.auth_helper, authorizer, self.send_response)   # Kafka 3.0: KafkaApis.aclApis
+        # Kafka 3.7: KafkaApis.describeTopicPartitionsRequestHandler
+        self.describe_topic_partitions_request_handler = DescribeTopicPartitionsRequestHandler(
+            self.metadata_cache, self.auth_helper, self.config)
 
     # ------------------------------------------------------------------ dispatch
     # Kafka: KafkaApis.handle -- one case per API, as Kafka's match on request.header.apiKey
@@ -208,6 +213,7 @@ class KafkaApis(Logging):
                 case ApiKeys.LIST_PARTITION_REASSIGNMENTS: self.handle_list_partition_reassignments_request(request)
                 case ApiKeys.OFFSET_DELETE: self.handle_offset_delete_request(request)
                 case ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster(request)
+                case ApiKeys.DESCRIBE_TOPIC_PARTITIONS: self.handle_describe_topic_partitions_request(request)
                 case ApiKeys.ADD_PARTITIONS_TO_TXN: self.handle_add_partition_to_txn_request(request)
                 case ApiKeys.ADD_OFFSETS_TO_TXN: self.handle_add_offsets_to_txn_request(request)
                 case ApiKeys.END_TXN: self.handle_end_txn_request(request)
@@ -414,6 +420,11 @@ class KafkaApis(Logging):
             brokers=[describe_cluster.DescribeClusterBroker(broker_id=i, host=hp[0], port=hp[1], rack=rack)
                      for i, hp, rack in self._alive_brokers_for(listener)],
             cluster_authorized_operations=cluster_authorized_operations))
+
+    # Kafka 3.7: KafkaApis.handleDescribeTopicPartitionsRequest (KIP-966) -- the work is the handler's
+    def handle_describe_topic_partitions_request(self, request) -> None:
+        self.send_response(request,
+                           self.describe_topic_partitions_request_handler.handle_describe_topic_partitions_request(request))
 
     # ------------------------------------------------------------------ CreateTopics / DeleteTopics
     # Kafka: KafkaApis.handleCreateTopicsRequest

@@ -308,6 +308,8 @@ CONFIG_DEF: dict[str, tuple] = {
     "transaction.remove.expired.transaction.cleanup.interval.ms": (
         INT, _D.TransactionsRemoveExpiredTransactionsCleanupIntervalMS, _int_range(1)),
     "producer.id.expiration.ms": (INT, _D.ProducerIdExpirationMs, _int_range(1)),
+    # issue 17 (admin answers): Kafka 3.7's cap on the partitions of one DescribeTopicPartitions answer (KIP-966)
+    "max.request.partition.size.limit": (INT, 2000, _int_range(1)),
     # kafkalite's own: the Prometheus metrics endpoint (0 = off)
     "kafkalite.metrics.port": (INT, _D.MetricsPort, _int_range(0, 65535)),
     # kafkalite's own: log every request's trip through the threads (sets kafka.request.logger to DEBUG)
