@@ -407,9 +407,23 @@ class KafkaApis(Logging):
             if e.error is not Errors.TOPIC_ALREADY_EXISTS:
                 raise
 
-    # Kafka 2.8: KafkaApis.handleDescribeCluster -- KIP-430's cluster operations when asked and DESCRIBE is allowed
+    # Kafka 2.8: KafkaApis.handleDescribeCluster -- KIP-430's cluster operations when asked and DESCRIBE is allowed;
+    # Kafka 3.7 (KIP-919, AuthHelper.computeDescribeClusterResponse): a broker answers only endpoint type 1 (brokers)
     def handle_describe_cluster(self, request) -> None:
         listener = request.context.listener_name
+        endpoint_type = request.body.endpoint_type
+        if endpoint_type != describe_cluster.BROKER_ENDPOINT_TYPE:
+            v0 = request.header.api_version == 0
+            if endpoint_type != describe_cluster.CONTROLLER_ENDPOINT_TYPE:
+                error, message = (Errors.INVALID_REQUEST if v0 else Errors.UNSUPPORTED_ENDPOINT_TYPE,
+                                  f"Unsupported endpoint type {endpoint_type}")
+            else:
+                error, message = (Errors.INVALID_REQUEST if v0 else Errors.MISMATCHED_ENDPOINT_TYPE,
+                                  "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of "
+                                  "type CONTROLLER")
+            self.send_response(request, describe_cluster.DescribeClusterResponse(
+                error_code=error.code, error_message=message, cluster_id="", brokers=[]))
+            return
         controller_id = self.metadata_cache.get_controller_id()
         cluster_authorized_operations = describe_cluster.INT32_MIN
         if request.body.include_cluster_authorized_operations:
