@@ -1676,8 +1676,8 @@ class KafkaApis(Logging):
                 tp = TopicPartition(t.name, p.partition_index)
                 if t.name not in readable:
                     unknown[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
-                elif self.metadata_cache.contains(t.name):
-                    partitions.append(tp)
+                elif self.metadata_cache.get_partition_info(t.name, p.partition_index) is not None:
+                    partitions.append(tp)   # Kafka: metadataCache.contains(tp) -- the partition, not just the topic
                 else:
                     unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
         group_error, partition_errors = self.group_coordinator.handle_delete_offsets(body.group_id, partitions)

@@ -66,6 +66,7 @@ from kafkalite.protocol.messages import describe_producers as dp, describe_trans
 from kafkalite.protocol.messages import write_txn_markers as wtm
 from kafkalite.protocol.messages import alter_replica_log_dirs as arld, describe_log_dirs as dld
 from kafkalite.protocol.messages import create_acls as ca, delete_acls as da, describe_acls as dacl
+from kafkalite.protocol.messages import offset_delete as od
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
 from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRequestTopic
 from kafkalite.utils.time import SYSTEM
@@ -368,6 +369,20 @@ class KafkaAdminClient:
                                   dg.DeleteGroupsRequest(groups_names=[group_id]))
             for r in response.results:
                 _raise_for(r.error_code, None, f"Delete group {r.group_id}")
+
+    # Kafka: KafkaAdminClient.deleteConsumerGroupOffsets (KIP-496) -- {tp: Errors} per partition (GROUP_SUBSCRIBED_TO_TOPIC
+    # for a topic the group's members subscribe, ...); a group-level error (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, ...) raises
+    def delete_consumer_group_offsets(self, group_id: str, partitions) -> dict[TopicPartition, Errors]:
+        by_topic: dict[str, list[int]] = {}
+        for tp in partitions:
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        request = od.OffsetDeleteRequest(group_id=group_id, topics=[
+            od.OffsetDeleteRequestTopic(name=t, partitions=[od.OffsetDeleteRequestPartition(partition_index=p)
+                                                            for p in ps]) for t, ps in by_topic.items()])
+        response = self._call(self._coordinator(group_id), ApiKeys.OFFSET_DELETE, request)
+        _raise_for(response.error_code, None, f"Delete offsets of group {group_id}")
+        return {TopicPartition(t.name, p.partition_index): Errors.for_code(p.error_code)
+                for t in response.topics for p in t.partitions}
 
     # Kafka: KafkaAdminClient.listConsumerGroupOffsets
     def list_consumer_group_offsets(self, group_id: str) -> dict[TopicPartition, OffsetAndMetadata]:
