@@ -181,7 +181,7 @@ class MetadataCache(Logging):
                 partitions.append(dtp.DescribeTopicPartitionsResponsePartition(
                     error_code=Errors.NONE.code, partition_index=pid, leader_id=leader, leader_epoch=st.leader_epoch,
                     replica_nodes=list(st.replicas), isr_nodes=list(st.isr),
-                    eligible_leader_replicas=None, last_known_elr=None,   # no ELR before KIP-966's KRaft
+                    eligible_leader_replicas=[], last_known_elr=[],   # no ELR: empty, as a KRaft broker without ELR
                     offline_replicas=list(getattr(st, "offline_replicas", []))))
             result.append(dtp.DescribeTopicPartitionsResponseTopic(
                 error_code=Errors.NONE.code, name=topic, topic_id=snap.topic_ids.get(topic, ZERO_UUID),

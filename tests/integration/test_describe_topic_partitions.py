@@ -36,7 +36,7 @@ def test_pages_follow_the_cursor_across_topics(broker, unique_topic):
             for t in response.topics:
                 seen += [(t.name, t.error_code, p.partition_index) for p in t.partitions] or [(t.name, t.error_code)]
                 for p in t.partitions:
-                    assert p.eligible_leader_replicas is None and p.last_known_elr is None
+                    assert p.eligible_leader_replicas == [] and p.last_known_elr == []   # no ELR
                     assert p.leader_id == 0 and p.replica_nodes == [0] and p.isr_nodes == [0]
             if response.next_cursor is None:
                 break
@@ -108,3 +108,29 @@ def test_confluent_kafka_describe_topics_answers_through_metadata(broker_factory
     assert [p.id for p in result.partitions] == [0, 1, 2] and result.partitions[0].leader.id == 0
     assert count("Metadata") > metadata_before
     assert count("DescribeTopicPartitions") == 0
+
+
+def test_kafkalite_admin_client_describes_topics_page_by_page(broker_factory, unique_topic):
+    """kafkalite's admin client (as Kafka 3.7's) describes topics with DescribeTopicPartitions when the broker has
+    it, following NextCursor: 5 partitions at 2 a page are 3 requests."""
+    import urllib.request
+    from harness import free_port
+    from kafkalite.clients.admin.admin_client import KafkaAdminClient
+    metrics_port = free_port()
+    b = broker_factory({"kafkalite.metrics.port": str(metrics_port)})
+    _create(b.bootstrap, {unique_topic: 5})
+
+    def count():
+        text = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
+        return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                   if line.startswith("kafka_network_requestmetrics_requestspersec_total")
+                   and 'request="DescribeTopicPartitions"' in line)
+
+    with KafkaAdminClient({"bootstrap.servers": b.bootstrap}) as admin:
+        before = count()
+        description = admin.describe_topics([unique_topic], partition_size_limit_per_response=2)[unique_topic]
+        after = count()
+    assert [p.partition for p in description.partitions] == [0, 1, 2, 3, 4]
+    assert all(p.leader.id == 0 and p.elr == () and p.last_known_elr == () for p in description.partitions)
+    assert description.topic_id is not None and description.topic_id.int != 0
+    assert after - before == 3

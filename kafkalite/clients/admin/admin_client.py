@@ -55,7 +55,7 @@ from kafkalite.common.resource.resource_type import ResourceType
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.api_keys import ApiKeys
-from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.errors import Errors, UnsupportedVersionException
 from kafkalite.protocol.messages import (
     alter_partition_reassignments as apr, create_partitions as cp, create_topics as ct, delete_groups as dg,
     delete_topics as dt, describe_configs as dc, describe_groups as dgr, elect_leaders as el, find_coordinator as fc,
@@ -66,7 +66,7 @@ from kafkalite.protocol.messages import describe_producers as dp, describe_trans
 from kafkalite.protocol.messages import write_txn_markers as wtm
 from kafkalite.protocol.messages import alter_replica_log_dirs as arld, describe_log_dirs as dld
 from kafkalite.protocol.messages import create_acls as ca, delete_acls as da, describe_acls as dacl
-from kafkalite.protocol.messages import offset_delete as od
+from kafkalite.protocol.messages import describe_topic_partitions as dtp, offset_delete as od
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
 from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRequestTopic
 from kafkalite.utils.time import SYSTEM
@@ -217,8 +217,61 @@ class KafkaAdminClient:
         return {name: TopicListing(name, name in cluster.internal_topics) for name in sorted(cluster.topics())
                 if list_internal or name not in cluster.internal_topics}
 
-    # Kafka: KafkaAdminClient.describeTopics
-    def describe_topics(self, names: list[str]) -> dict[str, TopicDescription]:
+    # Kafka 3.7: KafkaAdminClient.describeTopics -- DescribeTopicPartitions (KIP-966) page by page when the broker
+    # has it (``partition_size_limit_per_response`` partitions a page), else Metadata
+    # (handleDescribeTopicsByNamesWithDescribeTopicPartitionsApi, falling back on UnsupportedVersionException)
+    def describe_topics(self, names: list[str], partition_size_limit_per_response: int = 2000
+                        ) -> dict[str, TopicDescription]:
+        if names:
+            try:
+                return self._describe_topics_with_describe_topic_partitions(list(names),
+                                                                            partition_size_limit_per_response)
+            except UnsupportedVersionException:
+                pass
+        return self._describe_topics_with_metadata(names)
+
+    # Kafka 3.7: KafkaAdminClient.handleDescribeTopicsByNamesWithDescribeTopicPartitionsApi
+    def _describe_topics_with_describe_topic_partitions(self, names: list[str], limit: int
+                                                        ) -> dict[str, TopicDescription]:
+        node = self._any_node()
+        cluster = self.metadata.fetch()
+        by_id = {}
+
+        def node_of(broker_id: int) -> Node:
+            if broker_id not in by_id:
+                by_id[broker_id] = cluster.node_by_id(broker_id) or Node(broker_id, "", -1)
+            return by_id[broker_id]
+
+        partitions: dict[str, list] = {n: [] for n in names}
+        topics: dict[str, object] = {}
+        cursor = None
+        while True:
+            response = self._call(node, ApiKeys.DESCRIBE_TOPIC_PARTITIONS, dtp.DescribeTopicPartitionsRequest(
+                topics=[dtp.DescribeTopicPartitionsTopicRequest(name=n) for n in sorted(names)],
+                response_partition_limit=limit, cursor=cursor))
+            for t in response.topics:
+                error = Errors.for_code(t.error_code)
+                if error is not Errors.NONE:
+                    raise error.exception(f"Topic '{t.name}': {error.name}" if error is not
+                                          Errors.UNKNOWN_TOPIC_OR_PARTITION else
+                                          "This server does not host this topic-partition.")
+                topics[t.name] = t
+                partitions.setdefault(t.name, []).extend(
+                    TopicPartitionInfo(p.partition_index, node_of(p.leader_id) if p.leader_id >= 0 else None,
+                                       tuple(node_of(r) for r in p.replica_nodes),
+                                       tuple(node_of(r) for r in p.isr_nodes),
+                                       tuple(node_of(r) for r in p.eligible_leader_replicas or ()),
+                                       tuple(node_of(r) for r in p.last_known_elr or ()))
+                    for p in t.partitions)
+            if response.next_cursor is None:
+                break
+            cursor = dtp.Cursor(topic_name=response.next_cursor.topic_name,
+                                partition_index=response.next_cursor.partition_index)
+        return {n: TopicDescription(n, topics[n].is_internal, tuple(partitions[n]), topics[n].topic_id)
+                for n in names if n in topics}
+
+    # Kafka: KafkaAdminClient.describeTopics (2.4: Metadata)
+    def _describe_topics_with_metadata(self, names: list[str]) -> dict[str, TopicDescription]:
         errors = {t.name: Errors.for_code(t.error_code) for t in self._refresh(list(names)).topics}
         cluster = self.metadata.fetch()
         out = {}

@@ -14,12 +14,14 @@ TransactionDescription, ProducerState, PartitionProducerState, AbortTransactionS
 Plain attrs classes: what KafkaAdminClient's futures resolve to, without the futures. Kafka's OptionalInt /
 OptionalLong fields are ``int | None`` here.
 
-Era notes: ConfigEntry's ``type`` and ``documentation`` are Kafka 2.6's (KIP-569); the transaction classes are Kafka 3.0's (2.4's admin client cannot describe transactions).
+Era notes: TopicPartitionInfo's ``elr`` / ``last_known_elr`` are Kafka 3.7's (KIP-966), TopicDescription's
+``topic_id`` Kafka 2.8's; ConfigEntry's ``type`` and ``documentation`` are Kafka 2.6's (KIP-569); the transaction classes are Kafka 3.0's (2.4's admin client cannot describe transactions).
 Left out: authorized operations, topic ids.
 """
 from __future__ import annotations
 
 import enum
+import uuid
 
 import attrs
 
@@ -51,6 +53,8 @@ class TopicPartitionInfo:
     leader: Node | None
     replicas: tuple[Node, ...]
     isr: tuple[Node, ...]
+    elr: tuple[Node, ...] | None = None              # Kafka 3.7: TopicPartitionInfo.elr (None: not asked by
+    last_known_elr: tuple[Node, ...] | None = None   # DescribeTopicPartitions); lastKnownElr likewise
 
 
 @attrs.frozen
@@ -59,6 +63,7 @@ class TopicDescription:
     name: str
     is_internal: bool
     partitions: tuple[TopicPartitionInfo, ...]
+    topic_id: uuid.UUID | None = None                # Kafka 2.8: TopicDescription.topicId (KIP-516)
 
 
 class ConfigResourceType(enum.Enum):
