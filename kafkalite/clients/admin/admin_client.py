@@ -233,7 +233,8 @@ class KafkaAdminClient:
     # Kafka 3.7: KafkaAdminClient.handleDescribeTopicsByNamesWithDescribeTopicPartitionsApi
     def _describe_topics_with_describe_topic_partitions(self, names: list[str], limit: int
                                                         ) -> dict[str, TopicDescription]:
-        node = self._any_node()
+        self._refresh([])   # the brokers, to turn the answer's ids into nodes
+        node = self._least_loaded_node()
         cluster = self.metadata.fetch()
         by_id = {}
 
