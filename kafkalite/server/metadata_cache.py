@@ -20,7 +20,9 @@ import uuid
 import attrs
 
 from kafkalite.cluster.broker_end_point import BrokerEndPoint
-from kafkalite.protocol.errors import Errors
+from kafkalite.common import topic as Topic
+from kafkalite.protocol.errors import Errors, InvalidTopicException
+from kafkalite.protocol.messages import describe_topic_partitions as dtp
 from kafkalite.protocol.messages.metadata import MetadataResponsePartition, MetadataResponseTopic
 from kafkalite.utils.logging import Logging
 
@@ -147,8 +149,6 @@ class MetadataCache(Logging):
     # (or INVALID_TOPIC_EXCEPTION) unless ``ignore_unknown``; replicas are not filtered by liveness, leaders are.
     def get_topic_metadata_for_describe_topic_response(self, topics, listener_name: str, start_index,
                                                        max_partitions: int, ignore_unknown: bool):
-        from kafkalite.common import topic as Topic
-        from kafkalite.protocol.messages import describe_topic_partitions as dtp
         snap = self.metadata_snapshot
         remaining = max_partitions
         result, next_cursor = [], None
@@ -162,7 +162,7 @@ class MetadataCache(Logging):
                     try:
                         Topic.validate(topic)
                         error = Errors.UNKNOWN_TOPIC_OR_PARTITION
-                    except Exception:   # noqa: BLE001 -- Kafka: InvalidTopicException
+                    except InvalidTopicException:
                         error = Errors.INVALID_TOPIC_EXCEPTION
                     result.append(dtp.DescribeTopicPartitionsResponseTopic(
                         error_code=error.code, name=topic, topic_id=ZERO_UUID, is_internal=Topic.is_internal(topic),

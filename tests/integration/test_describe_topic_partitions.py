@@ -59,6 +59,8 @@ def test_pages_follow_the_cursor_across_topics(broker, unique_topic):
         assert [(t.name, t.error_code) for t in bad.topics] == [(a, 42)]
         negative = _page(conn, [a], 3, cursor=(a, -1), correlation_id=24)
         assert [(t.name, t.error_code) for t in negative.topics] == [(a, 42)]
+        invalid = _page(conn, ["no spaces allowed"], 10, correlation_id=26)
+        assert [(t.name, t.error_code, t.partitions) for t in invalid.topics] == [("no spaces allowed", 17, [])]
         everything = _page(conn, [], 2000, correlation_id=25)      # no names: every topic, unknown ones left out
         names = [t.name for t in everything.topics]
         assert a in names and b in names and names == sorted(names)
