@@ -136,3 +136,24 @@ def test_kafkalite_admin_client_describes_topics_page_by_page(broker_factory, un
     assert all(p.leader.id == 0 and p.elr == () and p.last_known_elr == () for p in description.partitions)
     assert description.topic_id is not None and description.topic_id.int != 0
     assert after - before == 3
+
+
+def test_without_api_75_the_admin_client_and_kafka_topics_fall_back_to_metadata(inproc_broker, unique_topic,
+                                                                                 monkeypatch):
+    """A broker that does not advertise DescribeTopicPartitions (any 2.x or ZooKeeper-mode 3.x Kafka): the admin
+    client describes through Metadata and kafka-topics prints 2.4's lines (no TopicId, no Elr columns)."""
+    from harness import run_tool
+    from kafkalite.clients.admin.admin_client import KafkaAdminClient
+    from kafkalite.protocol.api_keys import ApiKeys
+    from kafkalite.server import kafka_apis
+    monkeypatch.setattr(kafka_apis, "SERVED_APIS",
+                        tuple(k for k in kafka_apis.SERVED_APIS if k is not ApiKeys.DESCRIBE_TOPIC_PARTITIONS))
+    _create(inproc_broker.bootstrap, {unique_topic: 2})
+    with KafkaAdminClient({"bootstrap.servers": inproc_broker.bootstrap}) as admin:
+        description = admin.describe_topics([unique_topic])[unique_topic]
+    assert [p.partition for p in description.partitions] == [0, 1]
+    assert all(p.elr is None for p in description.partitions)
+    lines = run_tool("kafka-topics", "--bootstrap-server", inproc_broker.bootstrap, "--describe",
+                     "--topic", unique_topic).stdout.splitlines()
+    assert lines[0].startswith(f"Topic: {unique_topic}\tPartitionCount: 2\t")
+    assert lines[1:] == [f"\tTopic: {unique_topic}\tPartition: {p}\tLeader: 0\tReplicas: 0\tIsr: 0" for p in (0, 1)]
