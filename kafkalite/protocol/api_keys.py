@@ -77,6 +77,7 @@ class ApiKeys(enum.Enum):
     DESCRIBE_PRODUCERS = (61, 0, 0, 0, False)
     DESCRIBE_TRANSACTIONS = (65, 0, 0, 0, False)
     LIST_TRANSACTIONS = (66, 0, 1, 0, False)
+    DESCRIBE_TOPIC_PARTITIONS = (75, 0, 0, 0, False)   # Kafka 3.7 (KIP-966)
 
     def __new__(cls, id, min_version, max_version, flexible_from, cluster_action, min_accepted=None):
         obj = object.__new__(cls)

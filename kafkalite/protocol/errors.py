@@ -9,7 +9,7 @@ Kafka keeps one Java exception class per error code (``CorruptRecordException``,
 Broker code raises ``Errors.X.exception("why")`` and the request handlers turn any
 ``ApiException`` back into its code with ``Errors.for_exception``.
 
-Era notes: codes up to 108 (today's clients send and expect the newer ones too).
+Era notes: codes up to 108, and 114-115 for DescribeCluster v1 (today's clients send and expect the newer ones too).
 Omitted: the default message strings of Kafka's table (our own words are in the exceptions).
 """
 from __future__ import annotations
@@ -128,6 +128,9 @@ _TABLE = [
     ("FETCH_SESSION_TOPIC_ID_ERROR", 106, True, "FetchSessionTopicIdException"),
     ("INELIGIBLE_REPLICA", 107, False, "IneligibleReplicaException"),
     ("NEW_LEADER_ELECTED", 108, False, "NewLeaderElectedException"),
+    # Kafka 3.7 (KIP-919): DescribeCluster v1 asked of the wrong kind of endpoint
+    ("MISMATCHED_ENDPOINT_TYPE", 114, False, "MismatchedEndpointTypeException"),
+    ("UNSUPPORTED_ENDPOINT_TYPE", 115, False, "UnsupportedEndpointTypeException"),
 ]
 
 

@@ -17,16 +17,20 @@ Configs (KafkaApis only validates the request and hands it here, as in 2.4):
   change notification; every broker's DynamicConfigManager then applies it (S24), so the response may
   come a moment before the new value takes effect. A bad value or a key that cannot change dynamically
   is INVALID_REQUEST with the reason.
-Left out: authorization, CreateTopicPolicy/AlterConfigPolicy, sensitive (password) values.
+Each entry carries its ConfigDef type and, when asked, a line of documentation (Kafka 2.6, KIP-569:
+DescribeConfigs v3+); a PASSWORD key is sensitive, so its value and its synonyms' values are null.
+Left out: authorization (KafkaApis does it), CreateTopicPolicy/AlterConfigPolicy.
 """
 from __future__ import annotations
 
 import attrs
 
 from kafkalite.common import topic as Topic
+from kafkalite.common.config.config_def import config_type_of, type_of
 from kafkalite.log.log_config import SERVER_DEFAULT_CONFIG_NAMES, LogConfig, LogConfigDef
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages import describe_configs
+from kafkalite.server.config_documentation import broker_documentation, topic_documentation
 from kafkalite.server.delayed_operation import DelayedOperation, DelayedOperationPurgatory
 from kafkalite.server.delayed_operation_key import TopicKey
 from kafkalite.server.dynamic_broker_config import (ALL_DYNAMIC_CONFIGS, BROKER_CONFIG_SYNONYMS, DEFAULT_ENTITY,
@@ -253,13 +257,14 @@ class AdminManager(Logging):
 
     # ------------------------------------------------------------------ configs
     # Kafka: AdminManager.describeConfigs
-    def describe_configs(self, resources, include_synonyms: bool) -> list:
+    def describe_configs(self, resources, include_synonyms: bool, include_documentation: bool = False) -> list:
         results = []
         for res in resources:
             result = describe_configs.DescribeConfigsResult(resource_type=res.resource_type,
                                                             resource_name=res.resource_name)
             try:
-                entries = self.describe_resource_configs(res.resource_type, res.resource_name, include_synonyms)
+                entries = self.describe_resource_configs(res.resource_type, res.resource_name, include_synonyms,
+                                                         include_documentation)
                 keys = res.configuration_keys
                 result.configs = [e for e in entries if keys is None or e.name in keys]
             except ApiException as e:
@@ -267,10 +272,12 @@ class AdminManager(Logging):
             results.append(result)
         return results
 
-    # Kafka: AdminManager.describeConfigs (createTopicConfigEntry / createBrokerConfigEntry + configSynonyms)
-    def describe_resource_configs(self, resource_type: int, name: str, include_synonyms: bool = False) -> list:
+    # Kafka: AdminManager.describeConfigs (createTopicConfigEntry / createBrokerConfigEntry + configSynonyms);
+    # config_type and documentation are Kafka 2.6's (KIP-569), a password's value and synonyms' values are null
+    def describe_resource_configs(self, resource_type: int, name: str, include_synonyms: bool = False,
+                                  include_documentation: bool = False) -> list:
         dynamic = dynamic_config_of(self.config)
-        rows = []   # (name, value, source, read_only, sensitive, synonyms)
+        rows = []   # (name, value, source, read_only, sensitive, synonyms, type name, documentation)
         if resource_type == TOPIC_RESOURCE:
             Topic.validate(name)
             if not self.metadata_cache.contains(name):
@@ -283,7 +290,8 @@ class AdminManager(Logging):
                     synonyms += self.broker_synonyms(broker_key, dynamic)
                 if len(synonyms) == (e.name in overrides):   # no broker key sets it: the topic default
                     synonyms.append((e.name, config_text(LogConfigDef[e.name][1]), "DEFAULT_CONFIG"))
-                rows.append((e.name, e.value, synonyms[0][2], False, e.is_sensitive, synonyms))
+                rows.append((e.name, e.value, synonyms[0][2], False, e.is_sensitive, synonyms,
+                             LogConfigDef[e.name][0], topic_documentation(e.name) if include_documentation else None))
         elif resource_type == BROKER_RESOURCE:
             if name and name != str(self.config.broker_id):
                 raise Errors.INVALID_REQUEST.exception(f"Unexpected broker id, expected {self.config.broker_id} or empty "
@@ -291,15 +299,20 @@ class AdminManager(Logging):
             for key, value in sorted(self.config.values.items()):
                 synonyms = self.broker_synonyms(key, dynamic)
                 source = synonyms[0][2] if synonyms else "DEFAULT_CONFIG"
-                rows.append((key, config_text(value), source, key not in ALL_DYNAMIC_CONFIGS, False, synonyms))
+                type_name = CONFIG_DEF[key][0] if key in CONFIG_DEF else None
+                sensitive = type_name is not None and type_of(type_name).is_sensitive()   # KafkaConfig.maybeSensitive
+                rows.append((key, config_text(value), source, key not in ALL_DYNAMIC_CONFIGS, sensitive, synonyms,
+                             type_name, broker_documentation(key) if include_documentation else None))
         else:
             raise Errors.INVALID_REQUEST.exception(f"Unsupported resource type {resource_type}")
         return [describe_configs.DescribeConfigsResourceResult(
             name=n, value=None if sensitive else v, read_only=ro, config_source=CONFIG_SOURCE[src],
             is_sensitive=sensitive,
-            synonyms=[describe_configs.DescribeConfigsSynonym(name=sn, value=sv, source=CONFIG_SOURCE[ss])
-                      for sn, sv, ss in synonyms] if include_synonyms else [])
-            for n, v, src, ro, sensitive, synonyms in rows]
+            synonyms=[describe_configs.DescribeConfigsSynonym(name=sn, value=None if sensitive else sv,
+                                                              source=CONFIG_SOURCE[ss])
+                      for sn, sv, ss in synonyms] if include_synonyms else [],
+            config_type=config_type_of(type_name), documentation=doc)
+            for n, v, src, ro, sensitive, synonyms, type_name, doc in rows]
 
     # Kafka: DynamicBrokerConfig.brokerConfigSynonyms + AdminManager.configSynonyms -- where a broker
     # key's value can come from, most specific first: this broker's dynamic config, the cluster-wide

@@ -87,6 +87,7 @@ from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.server.acl_apis import AclApis
 from kafkalite.server.auth_helper import AuthHelper
+from kafkalite.server.describe_topic_partitions_request_handler import DescribeTopicPartitionsRequestHandler
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
 
@@ -104,6 +105,7 @@ SERVED_APIS = (
     ApiKeys.DESCRIBE_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.CREATE_PARTITIONS,
     ApiKeys.DELETE_GROUPS, ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
     ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
+    ApiKeys.DESCRIBE_TOPIC_PARTITIONS,
     ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
     ApiKeys.LIST_TRANSACTIONS,
     ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
@@ -163,6 +165,9 @@ class KafkaApis(Logging):
         self.log_ident = f"[KafkaApi-{broker_id}] "
         self.auth_helper = AuthHelper(authorizer, self.log_ident)   # Kafka 2.8: KafkaApis.authHelper
         self.acl_apis = AclApis(self.auth_helper, authorizer, self.send_response)   # Kafka 3.0: KafkaApis.aclApis
+        # Kafka 3.7: KafkaApis.describeTopicPartitionsRequestHandler
+        self.describe_topic_partitions_request_handler = DescribeTopicPartitionsRequestHandler(
+            self.metadata_cache, self.auth_helper, self.config)
 
     # ------------------------------------------------------------------ dispatch
     # Kafka: KafkaApis.handle -- one case per API, as Kafka's match on request.header.apiKey
@@ -208,6 +213,7 @@ class KafkaApis(Logging):
                 case ApiKeys.LIST_PARTITION_REASSIGNMENTS: self.handle_list_partition_reassignments_request(request)
                 case ApiKeys.OFFSET_DELETE: self.handle_offset_delete_request(request)
                 case ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster(request)
+                case ApiKeys.DESCRIBE_TOPIC_PARTITIONS: self.handle_describe_topic_partitions_request(request)
                 case ApiKeys.ADD_PARTITIONS_TO_TXN: self.handle_add_partition_to_txn_request(request)
                 case ApiKeys.ADD_OFFSETS_TO_TXN: self.handle_add_offsets_to_txn_request(request)
                 case ApiKeys.END_TXN: self.handle_end_txn_request(request)
@@ -401,9 +407,23 @@ class KafkaApis(Logging):
             if e.error is not Errors.TOPIC_ALREADY_EXISTS:
                 raise
 
-    # Kafka 2.8: KafkaApis.handleDescribeCluster -- KIP-430's cluster operations when asked and DESCRIBE is allowed
+    # Kafka 2.8: KafkaApis.handleDescribeCluster -- KIP-430's cluster operations when asked and DESCRIBE is allowed;
+    # Kafka 3.7 (KIP-919, AuthHelper.computeDescribeClusterResponse): a broker answers only endpoint type 1 (brokers)
     def handle_describe_cluster(self, request) -> None:
         listener = request.context.listener_name
+        endpoint_type = request.body.endpoint_type
+        if endpoint_type != describe_cluster.BROKER_ENDPOINT_TYPE:
+            v0 = request.header.api_version == 0
+            if endpoint_type != describe_cluster.CONTROLLER_ENDPOINT_TYPE:
+                error, message = (Errors.INVALID_REQUEST if v0 else Errors.UNSUPPORTED_ENDPOINT_TYPE,
+                                  f"Unsupported endpoint type {endpoint_type}")
+            else:
+                error, message = (Errors.INVALID_REQUEST if v0 else Errors.MISMATCHED_ENDPOINT_TYPE,
+                                  "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of "
+                                  "type CONTROLLER")
+            self.send_response(request, describe_cluster.DescribeClusterResponse(
+                error_code=error.code, error_message=message, cluster_id="", brokers=[]))
+            return
         controller_id = self.metadata_cache.get_controller_id()
         cluster_authorized_operations = describe_cluster.INT32_MIN
         if request.body.include_cluster_authorized_operations:
@@ -414,6 +434,11 @@ class KafkaApis(Logging):
             brokers=[describe_cluster.DescribeClusterBroker(broker_id=i, host=hp[0], port=hp[1], rack=rack)
                      for i, hp, rack in self._alive_brokers_for(listener)],
             cluster_authorized_operations=cluster_authorized_operations))
+
+    # Kafka 3.7: KafkaApis.handleDescribeTopicPartitionsRequest (KIP-966) -- the work is the handler's
+    def handle_describe_topic_partitions_request(self, request) -> None:
+        self.send_response(request,
+                           self.describe_topic_partitions_request_handler.handle_describe_topic_partitions_request(request))
 
     # ------------------------------------------------------------------ CreateTopics / DeleteTopics
     # Kafka: KafkaApis.handleCreateTopicsRequest
@@ -1651,8 +1676,8 @@ class KafkaApis(Logging):
                 tp = TopicPartition(t.name, p.partition_index)
                 if t.name not in readable:
                     unknown[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
-                elif self.metadata_cache.contains(t.name):
-                    partitions.append(tp)
+                elif self.metadata_cache.get_partition_info(t.name, p.partition_index) is not None:
+                    partitions.append(tp)   # Kafka: metadataCache.contains(tp) -- the partition, not just the topic
                 else:
                     unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
         group_error, partition_errors = self.group_coordinator.handle_delete_offsets(body.group_id, partitions)
@@ -1673,7 +1698,8 @@ class KafkaApis(Logging):
         resources = request.body.resources
         authorized = [r for r in resources if self.config_resource_authorized(request, AclOperation.DESCRIBE_CONFIGS,
                                                                                r.resource_type, r.resource_name)]
-        done = iter(self.admin_manager.describe_configs(authorized, request.body.include_synonyms))
+        done = iter(self.admin_manager.describe_configs(authorized, request.body.include_synonyms,
+                                                        request.body.include_documentation))
         results = []
         for r in resources:
             if any(r is a for a in authorized):

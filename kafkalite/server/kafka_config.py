@@ -150,21 +150,23 @@ def _one_of(*allowed):
 
 
 INT, LONG, DOUBLE, BOOLEAN, STRING, LIST, PASSWORD = "INT", "LONG", "DOUBLE", "BOOLEAN", "STRING", "LIST", "PASSWORD"
-_INT_MAX, _LONG_MAX = 2**31 - 1, 2**63 - 1
+SHORT = "SHORT"   # Kafka: ConfigDef.Type.SHORT (kafkalite/common/config/config_def.py has them all)
+_INT_MAX, _LONG_MAX, _SHORT_MAX = 2**31 - 1, 2**63 - 1, 2**15 - 1
 
 
 def parse_type(name: str, value, type_: str):
     """Kafka: ConfigDef.parseType -- the same error texts."""
     if value is None:
         return None
-    if type_ in (INT, LONG):
+    if type_ in (INT, LONG, SHORT):
         if isinstance(value, bool) or not isinstance(value, (int, str)):
-            raise ConfigException(name, value, f"Expected value to be a {'32' if type_ == INT else '64'}-bit integer")
+            bits = {INT: "32", LONG: "64", SHORT: "16"}[type_]
+            raise ConfigException(name, value, f"Expected value to be a {bits}-bit integer")
         try:
             v = int(str(value).strip())
         except ValueError:
             raise ConfigException(name, value, f"Not a number of type {type_}") from None
-        bound = _INT_MAX if type_ == INT else _LONG_MAX
+        bound = {INT: _INT_MAX, LONG: _LONG_MAX, SHORT: _SHORT_MAX}[type_]
         if not -bound - 1 <= v <= bound:
             raise ConfigException(name, value, f"Not a number of type {type_}")
         return v
@@ -290,13 +292,13 @@ CONFIG_DEF: dict[str, tuple] = {
     "group.max.size": (INT, _D.GroupMaxSize, _int_range(1)),
     "offset.metadata.max.bytes": (INT, _D.OffsetMetadataMaxSize, None),
     "offsets.topic.num.partitions": (INT, _D.OffsetsTopicPartitions, _int_range(1)),
-    "offsets.topic.replication.factor": (INT, _D.OffsetsTopicReplicationFactor, _int_range(1)),
+    "offsets.topic.replication.factor": (SHORT, _D.OffsetsTopicReplicationFactor, _int_range(1)),
     "offsets.topic.segment.bytes": (INT, _D.OffsetsTopicSegmentBytes, _int_range(1)),
     "offsets.retention.minutes": (INT, _D.OffsetsRetentionMinutes, _int_range(1)),
     "offsets.retention.check.interval.ms": (LONG, _D.OffsetsRetentionCheckIntervalMs, _int_range(1)),
     "offsets.commit.timeout.ms": (INT, _D.OffsetCommitTimeoutMs, _int_range(1)),
     "transaction.state.log.num.partitions": (INT, _D.TransactionsTopicPartitions, _int_range(1)),
-    "transaction.state.log.replication.factor": (INT, _D.TransactionsTopicReplicationFactor, _int_range(1)),
+    "transaction.state.log.replication.factor": (SHORT, _D.TransactionsTopicReplicationFactor, _int_range(1)),
     "transaction.max.timeout.ms": (INT, _D.TransactionsMaxTimeoutMs, _int_range(1)),
     "transactional.id.expiration.ms": (INT, _D.TransactionalIdExpirationMs, _int_range(1)),
     "transaction.state.log.min.isr": (INT, _D.TransactionsTopicMinISR, _int_range(1)),
@@ -307,6 +309,8 @@ CONFIG_DEF: dict[str, tuple] = {
     "transaction.remove.expired.transaction.cleanup.interval.ms": (
         INT, _D.TransactionsRemoveExpiredTransactionsCleanupIntervalMS, _int_range(1)),
     "producer.id.expiration.ms": (INT, _D.ProducerIdExpirationMs, _int_range(1)),
+    # issue 17 (admin answers): Kafka 3.7's cap on the partitions of one DescribeTopicPartitions answer (KIP-966)
+    "max.request.partition.size.limit": (INT, 2000, _int_range(1)),
     # kafkalite's own: the Prometheus metrics endpoint (0 = off)
     "kafkalite.metrics.port": (INT, _D.MetricsPort, _int_range(0, 65535)),
     # kafkalite's own: log every request's trip through the threads (sets kafka.request.logger to DEBUG)

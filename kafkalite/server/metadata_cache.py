@@ -8,6 +8,8 @@ immutable snapshot and swaps one reference, so readers never lock (Kafka's copy-
 ``metadataSnapshot``).
 Era notes: topic ids (Kafka 2.8+) travel in UpdateMetadata v7's topic states, so Metadata v10+ can
 return them.
+``get_topic_metadata_for_describe_topic_response`` pages partitions for DescribeTopicPartitions (Kafka 3.7,
+KIP-966, where it sits in KRaftMetadataCache; kafkalite has no KRaft cache, so it lives here).
 Omitted: offline replicas from log-dir failures; authorized operations.
 """
 from __future__ import annotations
@@ -18,7 +20,9 @@ import uuid
 import attrs
 
 from kafkalite.cluster.broker_end_point import BrokerEndPoint
-from kafkalite.protocol.errors import Errors
+from kafkalite.common import topic as Topic
+from kafkalite.protocol.errors import Errors, InvalidTopicException
+from kafkalite.protocol.messages import describe_topic_partitions as dtp
 from kafkalite.protocol.messages.metadata import MetadataResponsePartition, MetadataResponseTopic
 from kafkalite.utils.logging import Logging
 
@@ -138,6 +142,55 @@ class MetadataCache(Logging):
                 error_code=Errors.NONE.code, name=topic, topic_id=snap.topic_ids.get(topic, ZERO_UUID),
                 is_internal=topic.startswith("__"), partitions=partitions))
         return result
+
+    # Kafka 3.7: KRaftMetadataCache.getTopicMetadataForDescribeTopicResponse -- the partitions of ``topics`` (in
+    # the order given), from ``start_index(topic)`` on, at most ``max_partitions`` in all; the second value is
+    # where the next page starts, (topic, partition) or None. An unknown topic is answered UNKNOWN_TOPIC_OR_PARTITION
+    # (or INVALID_TOPIC_EXCEPTION) unless ``ignore_unknown``; replicas are not filtered by liveness, leaders are.
+    def get_topic_metadata_for_describe_topic_response(self, topics, listener_name: str, start_index,
+                                                       max_partitions: int, ignore_unknown: bool):
+        snap = self.metadata_snapshot
+        remaining = max_partitions
+        result, next_cursor = [], None
+        for topic in topics:
+            if remaining == 0:   # the page is full: the next one starts at this topic's first partition
+                next_cursor = (topic, 0)
+                break
+            parts = snap.partition_states.get(topic)
+            if parts is None:
+                if not ignore_unknown:
+                    try:
+                        Topic.validate(topic)
+                        error = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    except InvalidTopicException:
+                        error = Errors.INVALID_TOPIC_EXCEPTION
+                    result.append(dtp.DescribeTopicPartitionsResponseTopic(
+                        error_code=error.code, name=topic, topic_id=ZERO_UUID, is_internal=Topic.is_internal(topic),
+                        partitions=[]))
+                continue
+            first = start_index(topic)
+            upper = min(len(parts), first + remaining)
+            partitions = []
+            for pid in range(first, upper):
+                st = parts.get(pid)
+                if st is None:
+                    continue
+                leader_broker = snap.alive_brokers.get(st.leader)
+                leader = st.leader if leader_broker is not None and listener_name in leader_broker.endpoints \
+                    else NO_LEADER
+                partitions.append(dtp.DescribeTopicPartitionsResponsePartition(
+                    error_code=Errors.NONE.code, partition_index=pid, leader_id=leader, leader_epoch=st.leader_epoch,
+                    replica_nodes=list(st.replicas), isr_nodes=list(st.isr),
+                    eligible_leader_replicas=[], last_known_elr=[],   # no ELR: empty, as a KRaft broker without ELR
+                    offline_replicas=list(getattr(st, "offline_replicas", []))))
+            result.append(dtp.DescribeTopicPartitionsResponseTopic(
+                error_code=Errors.NONE.code, name=topic, topic_id=snap.topic_ids.get(topic, ZERO_UUID),
+                is_internal=Topic.is_internal(topic), partitions=partitions))
+            if upper < len(parts):
+                next_cursor = (topic, upper)
+                break
+            remaining -= len(partitions)
+        return result, next_cursor
 
     # Kafka: MetadataCache.getAllTopics
     def get_all_topics(self) -> set[str]:

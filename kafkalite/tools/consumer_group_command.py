@@ -5,10 +5,14 @@ Classes: PartitionAssignmentState, ConsumerGroupService, and the click command `
 CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID, each at least 15 wide for the group,
 topic, consumer id and host columns and widened to the longest value); ``--reset-offsets --group g
 --topic t --to-earliest|--to-latest|--to-offset N --dry-run|--execute`` (prints GROUP TOPIC PARTITION
-NEW-OFFSET; without either flag it warns and does a dry run, as 2.4 does); ``--delete --group g``.
+NEW-OFFSET; without either flag it warns and does a dry run, as 2.4 does); ``--delete --group g``;
+``--delete-offsets --group g --topic t[:p,p...]`` (KIP-496: OffsetDelete; a topic without partitions means all
+its partitions; prints Kafka's top-level line, then TOPIC PARTITION STATUS rows, "Successful" or
+"Error: <why>", and "Not Provided" for a topic that could not be described).
 A missing value prints "-". Messages for empty, rebalancing and unknown groups are Kafka's.
+Differences: a failed partition's "Error: ..." text is kafkalite's own wording, not the Java exception's.
 Left out: ``--members``, ``--state``, ``--verbose``, ``--all-groups``, ``--export``, ``--to-datetime``,
-``--shift-by``, ``--by-duration``, ``--delete-offsets``.
+``--shift-by``, ``--by-duration``.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import click
 
 from kafkalite.clients.admin.admin_client import KafkaAdminClient
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.protocol.errors import ApiException, Errors
 
 MISSING_COLUMN_VALUE = "-"
 
@@ -50,6 +55,33 @@ class ConsumerGroupService:
     # Kafka: ConsumerGroupService.listGroups
     def list_groups(self) -> list[str]:
         return sorted(g.group_id for g in self.admin.list_consumer_groups())
+
+    # Kafka: ConsumerGroupService.deleteOffsets(groupId, topics) -- "t:0,1" names partitions, "t" all of t's;
+    # returns (top-level error, {tp: None or its error}); a topic that cannot be described is (t, -1)
+    def delete_offsets(self, group_id: str, topics: list[str]):
+        partition_results: dict = {}
+        partitions = []
+        for arg in topics:
+            if ":" in arg:
+                topic, parts = arg.split(":", 1)
+                partitions += [TopicPartition(topic, int(p)) for p in parts.split(",")]
+                continue
+            try:
+                description = self.admin.describe_topics([arg])[arg]
+                partitions += [TopicPartition(arg, p.partition) for p in description.partitions]
+            except ApiException as e:
+                partition_results[TopicPartition(arg, -1)] = e.error
+        top_level = Errors.NONE
+        try:
+            errors = self.admin.delete_consumer_group_offsets(group_id, partitions)
+        except ApiException as e:   # a group-level error fails every partition's future with it
+            top_level, errors = e.error, {tp: e.error for tp in partitions}
+        for tp in partitions:
+            error = errors.get(tp, Errors.UNKNOWN_SERVER_ERROR)
+            partition_results[tp] = None if error is Errors.NONE else error
+            if top_level is Errors.NONE and error is not Errors.NONE:
+                top_level = error   # Kafka: DeleteConsumerGroupOffsetsResult.all fails with a partition's error
+        return top_level, partition_results
 
     # Kafka: ConsumerGroupService.collectGroupOffsets -- (state, rows or None)
     def collect_group_offsets(self, group_id: str):
@@ -127,6 +159,46 @@ class ConsumerGroupService:
         return new
 
 
+# the partition-level reasons --delete-offsets prints after "Error: " (kafkalite's words)
+DELETE_OFFSETS_REASONS = {
+    Errors.GROUP_SUBSCRIBED_TO_TOPIC: "The group's consumers are subscribed to this topic.",
+    Errors.UNKNOWN_TOPIC_OR_PARTITION: "No such topic or partition on the broker.",
+    Errors.TOPIC_AUTHORIZATION_FAILED: "Not authorized to read this topic.",
+    Errors.GROUP_ID_NOT_FOUND: "The group does not exist.",
+    Errors.NON_EMPTY_GROUP: "The group is not empty.",
+    Errors.GROUP_AUTHORIZATION_FAILED: "Not authorized to delete the group's offsets.",
+}
+
+
+def _reason(error) -> str:
+    if isinstance(error, Errors):
+        return DELETE_OFFSETS_REASONS.get(error, error.name)
+    return str(error)
+
+
+# Kafka: ConsumerGroupService.deleteOffsets() -- the top-level line, then one row per partition
+def format_delete_offsets(group_id: str, topics: list[str], top_level: Errors, partition_results: dict) -> list[str]:
+    if top_level is Errors.NONE:
+        lines = [f"Request succeed for deleting offsets with topic {', '.join(topics)} group {group_id}"]
+    else:
+        message = {
+            Errors.INVALID_GROUP_ID: f"'{group_id}' is not valid.",
+            Errors.GROUP_ID_NOT_FOUND: f"'{group_id}' does not exist.",
+            Errors.GROUP_AUTHORIZATION_FAILED: f"Access to '{group_id}' is not authorized.",
+            Errors.NON_EMPTY_GROUP: f"Deleting offsets of a consumer group '{group_id}' is forbidden if the group "
+                                    f"is not empty.",
+            Errors.GROUP_SUBSCRIBED_TO_TOPIC: "Encounter some partition level error, see the follow-up details:",
+            Errors.TOPIC_AUTHORIZATION_FAILED: "Encounter some partition level error, see the follow-up details:",
+            Errors.UNKNOWN_TOPIC_OR_PARTITION: "Encounter some partition level error, see the follow-up details:",
+        }.get(top_level, f"Encounter some unknown error: {top_level.name}")
+        lines = [f"\nError: {message}"]
+    lines.append("\n%-30s %-15s %-15s" % ("TOPIC", "PARTITION", "STATUS"))
+    for tp, error in sorted(partition_results.items(), key=lambda item: item[0].topic + str(item[0].partition)):
+        lines.append("%-30s %-15s %-15s" % (tp.topic, tp.partition if tp.partition >= 0 else "Not Provided",
+                                            "Successful" if error is None else f"Error: {_reason(error)}"))
+    return lines
+
+
 def format_offsets(rows: list[PartitionAssignmentState]) -> list[str]:
     """Kafka: printOffsets -- the header line (after a blank line) and one line per row."""
     g = max([15] + [len(r.group) for r in rows])
@@ -162,6 +234,8 @@ def format_offsets_to_reset(group_id: str, offsets: dict[TopicPartition, int]) -
 @click.option("--describe", is_flag=True, help="Describe consumer group and list offset lag.")
 @click.option("--delete", is_flag=True, help="Pass in groups to delete topic partition offsets.")
 @click.option("--reset-offsets", is_flag=True, help="Reset offsets of consumer group.")
+@click.option("--delete-offsets", is_flag=True,
+              help="Delete offsets of consumer group. One consumer group at a time, and several topics.")
 @click.option("--group", "groups", multiple=True, help="The consumer group we wish to act on.")
 @click.option("--topic", "topics", multiple=True, help="The topic whose consumer group offsets are reset.")
 @click.option("--to-earliest", is_flag=True)
@@ -170,14 +244,18 @@ def format_offsets_to_reset(group_id: str, offsets: dict[TopicPartition, int]) -
 @click.option("--dry-run", is_flag=True)
 @click.option("--execute", is_flag=True)
 @click.option("--timeout", type=int, default=5000)
-def main(bootstrap_server, list_, describe, delete, reset_offsets, groups, topics, to_earliest, to_latest,
-         to_offset, dry_run, execute, timeout):
+def main(bootstrap_server, list_, describe, delete, reset_offsets, delete_offsets, groups, topics, to_earliest,
+         to_latest, to_offset, dry_run, execute, timeout):
     """Kafka: ConsumerGroupCommand.main / run."""
-    if sum([list_, describe, delete, reset_offsets]) != 1:
+    if sum([list_, describe, delete, reset_offsets, delete_offsets]) != 1:
         raise click.UsageError("Command must include exactly one action: --list, --describe, --delete, "
-                               "--reset-offsets")
-    if (describe or delete or reset_offsets) and not groups:
-        raise click.UsageError("Option --describe/--delete/--reset-offsets takes one of these options: --group")
+                               "--reset-offsets, --delete-offsets")
+    if (describe or delete or reset_offsets or delete_offsets) and not groups:
+        raise click.UsageError("Option --describe/--delete/--reset-offsets/--delete-offsets takes one of these "
+                               "options: --group")
+    if delete_offsets and (len(groups) != 1 or not topics):
+        raise click.UsageError("Option --delete-offsets takes the following options: --group, --topic "
+                               "(one group, one or more topics)")
     admin = KafkaAdminClient({"bootstrap.servers": bootstrap_server, "default.api.timeout.ms": max(timeout, 10000)})
     service = ConsumerGroupService(admin)
     code = 0
@@ -192,6 +270,10 @@ def main(bootstrap_server, list_, describe, delete, reset_offsets, groups, topic
             admin.delete_consumer_groups(list(groups))
             click.echo("Deletion of requested consumer groups (" + ", ".join(f"'{g}'" for g in groups)
                        + ") was successful.")
+        elif delete_offsets:
+            top_level, results = service.delete_offsets(groups[0], list(topics))
+            click.echo("\n".join(format_delete_offsets(groups[0], list(topics), top_level, results)))
+            code = 0 if top_level is Errors.NONE else 1
         elif reset_offsets:
             if dry_run and execute:
                 raise click.UsageError("Option --reset-offsets only accepts one of --execute and --dry-run")

@@ -7,13 +7,20 @@ PartitionDescription -- ``kafka-topics --bootstrap-server``, its output as Kafka
     Topic: t	PartitionCount: 3	ReplicationFactor: 1	Configs: segment.bytes=1073741824
     	Topic: t	Partition: 0	Leader: 0	Replicas: 0	Isr: 0
 
+``--describe`` asks through the admin client's describe_topics, which uses DescribeTopicPartitions (KIP-966)
+when the broker has it, as Kafka 3.7+'s TopicCommand does (``--partition-size-limit-per-response`` sets the
+page size); then the lines are Kafka 3.7's: ``TopicId:`` after the name and ``Elr:`` / ``LastKnownElr:`` at the
+end of each partition line (empty lists: kafkalite has no ELR). Against a broker without it (Metadata),
+the lines are 2.4's, as above.
 ``Configs:`` lists the entries whose source is not DEFAULT_CONFIG (Kafka: ``!isDefault``), so broker-wide
 settings from server.properties show up as they do in Kafka. ``--list`` prints one name per line,
 internal topics included unless ``--exclude-internal``. ``--alter --partitions N`` adds partitions.
+Era notes: the DescribeTopicPartitions path and its output are Kafka 3.7's.
 Left out: ``--zookeeper`` mode, ``--replica-assignment``, the under-replicated/unavailable filters.
 """
 from __future__ import annotations
 
+import base64
 import re
 import sys
 
@@ -83,26 +90,35 @@ class AdminClientTopicService:
             self.admin.create_partitions({t: partitions for t in topics})
 
     # Kafka: AdminClientTopicService.describeTopic
-    def describe_topic(self, topic: str | None, exclude_internal: bool, if_exists: bool) -> None:
+    def describe_topic(self, topic: str | None, exclude_internal: bool, if_exists: bool,
+                       partition_size_limit_per_response: int = 2000) -> None:
         topics = self.get_topics(topic, exclude_internal)
         if topic is not None:
             ensure_topic_exists(topics, topic, if_exists)
-        descriptions = self.admin.describe_topics(topics)
+        descriptions = self.admin.describe_topics(topics, partition_size_limit_per_response)
         for name in topics:
             td = descriptions[name]
             resource = ConfigResource(ConfigResourceType.TOPIC, name)
             config = self.admin.describe_configs([resource])[resource]
             partitions = sorted(td.partitions, key=lambda p: p.partition)
             replication_factor = len(partitions[0].replicas) if partitions else 0
-            click.echo(TopicDescription(name, len(partitions), replication_factor, config).description())
+            # Kafka 3.7's lines when the description came from DescribeTopicPartitions (it carries the ELR lists)
+            kip_966 = any(p.elr is not None for p in partitions)
+            click.echo(TopicDescription(name, len(partitions), replication_factor, config,
+                                        topic_id=td.topic_id if kip_966 else None).description())
             for p in partitions:
-                click.echo(PartitionDescription(name, p).description())
+                click.echo(PartitionDescription(name, p, show_elr=kip_966).description())
 
     # Kafka: AdminClientTopicService.deleteTopic
     def delete_topic(self, topic: str, if_exists: bool) -> None:
         topics = self.get_topics(topic, exclude_internal_topics=True)
         ensure_topic_exists(topics, topic, if_exists)
         self.admin.delete_topics(topics)
+
+
+def uuid_to_base64(topic_id) -> str:
+    """Kafka 2.8: Uuid.toString -- the 16 bytes as url-safe base64 without padding."""
+    return base64.urlsafe_b64encode(topic_id.bytes).decode().rstrip("=")
 
 
 def ensure_topic_exists(found: list[str], requested: str | None, if_exists: bool) -> None:
@@ -114,14 +130,16 @@ def ensure_topic_exists(found: list[str], requested: str | None, if_exists: bool
 class TopicDescription:
     """Kafka: TopicCommand.TopicDescription."""
 
-    def __init__(self, topic: str, num_partitions: int, replication_factor: int, config, marked_for_deletion=False):
+    def __init__(self, topic: str, num_partitions: int, replication_factor: int, config, marked_for_deletion=False,
+                 topic_id=None):
         self.topic, self.num_partitions, self.replication_factor = topic, num_partitions, replication_factor
-        self.config, self.marked_for_deletion = config, marked_for_deletion
+        self.config, self.marked_for_deletion, self.topic_id = config, marked_for_deletion, topic_id
 
-    # Kafka: TopicDescription.printDescription
+    # Kafka: TopicDescription.printDescription (Kafka 3.7: "TopicId:" unless the id is zero)
     def description(self) -> str:
         configs = ",".join(f"{c.name}={c.value}" for c in self.config if not c.is_default())
-        return (f"Topic: {self.topic}\tPartitionCount: {self.num_partitions}\t"
+        topic_id = f"\tTopicId: {uuid_to_base64(self.topic_id)}" if self.topic_id and self.topic_id.int else ""
+        return (f"Topic: {self.topic}{topic_id}\tPartitionCount: {self.num_partitions}\t"
                 f"ReplicationFactor: {self.replication_factor}\tConfigs: {configs}"
                 + ("\tMarkedForDeletion: true" if self.marked_for_deletion else ""))
 
@@ -129,8 +147,12 @@ class TopicDescription:
 class PartitionDescription:
     """Kafka: TopicCommand.PartitionDescription."""
 
-    def __init__(self, topic: str, info, marked_for_deletion: bool = False):
-        self.topic, self.info, self.marked_for_deletion = topic, info, marked_for_deletion
+    def __init__(self, topic: str, info, marked_for_deletion: bool = False, show_elr: bool = False):
+        self.topic, self.info, self.marked_for_deletion, self.show_elr = topic, info, marked_for_deletion, show_elr
+
+    @staticmethod
+    def _ids(nodes) -> str:
+        return "N/A" if nodes is None else ",".join(str(n.id) for n in nodes)
 
     # Kafka: PartitionDescription.printDescription
     def description(self) -> str:
@@ -138,6 +160,9 @@ class PartitionDescription:
         return (f"\tTopic: {self.topic}\tPartition: {self.info.partition}\tLeader: {leader}\t"
                 f"Replicas: {','.join(str(n.id) for n in self.info.replicas)}\t"
                 f"Isr: {','.join(str(n.id) for n in self.info.isr)}"
+                # Kafka 3.7: PartitionDescription.printDescription's Elr / LastKnownElr columns
+                + (f"\tElr: {self._ids(self.info.elr)}\tLastKnownElr: {self._ids(self.info.last_known_elr)}"
+                   if self.show_elr else "")
                 + ("\tMarkedForDeletion: true" if self.marked_for_deletion else ""))
 
 
@@ -157,8 +182,10 @@ class PartitionDescription:
 @click.option("--if-not-exists", is_flag=True, help="Only create the topic if it does not exist.")
 @click.option("--exclude-internal", is_flag=True, help="Exclude internal topics when listing or describing.")
 @click.option("--command-config", type=click.Path(), help="Accepted for compatibility; ignored.")
+@click.option("--partition-size-limit-per-response", type=int, default=2000,
+              help="The maximum partition size to be included in one DescribeTopicPartitions response.")
 def main(bootstrap_server, create, list_, describe, delete, alter, topic, partitions, replication_factor, config,
-         if_exists, if_not_exists, exclude_internal, command_config):
+         if_exists, if_not_exists, exclude_internal, command_config, partition_size_limit_per_response):
     """Kafka: TopicCommand.main."""
     actions = sum([create, list_, describe, delete, alter])
     if actions != 1:
@@ -177,7 +204,7 @@ def main(bootstrap_server, create, list_, describe, delete, alter, topic, partit
         elif alter:
             service.alter_topic(topic, partitions, if_exists)
         elif describe:
-            service.describe_topic(topic, exclude_internal, if_exists)
+            service.describe_topic(topic, exclude_internal, if_exists, partition_size_limit_per_response)
         elif delete:
             service.delete_topic(topic, if_exists)
     except Exception as e:   # noqa: BLE001 -- Kafka prints the message and exits 1

@@ -155,6 +155,13 @@ def delete_records(conn, ids):
     return err(r.topics[0].partitions[0].error_code)
 
 
+def describe_topic_partitions(conn, ids):
+    from kafkalite.protocol.messages import describe_topic_partitions as DTP
+    r = conn.request(75, 0, DTP.DescribeTopicPartitionsRequest(topics=[DTP.DescribeTopicPartitionsTopicRequest(
+        name=ids.topic)]))
+    return err(r.topics[0].error_code)
+
+
 def describe_topic_configs(conn, ids):
     r = conn.request(32, 2, DC.DescribeConfigsRequest(resources=[DC.DescribeConfigsResource(
         resource_type=2, resource_name=ids.topic, configuration_keys=None)]))
@@ -433,6 +440,8 @@ CASES = [
          lambda b, i: None, changes=False),
     Case("Metadata", with_topic, metadata_named, TAF, lambda i, p: allow(RT.TOPIC, i.topic, Op.DESCRIBE, principal=p),
          lambda b, i: None, changes=False),
+    Case("DescribeTopicPartitions", with_topic, describe_topic_partitions, TAF,
+         lambda i, p: allow(RT.TOPIC, i.topic, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False),
     # auto-creation: DESCRIBE alone is not enough, CREATE on the topic is
     Case("Metadata auto-create", with_describe_on_new_topic, metadata_auto_create, TAF,
          lambda i, p: allow(RT.TOPIC, i.new_topic, Op.CREATE, principal=p), lambda b, i: b.topic_exists(i.new_topic)),
@@ -647,6 +656,17 @@ def test_metadata_for_all_topics_lists_only_describable_ones(acl_broker, ids):
     r = conn.request(3, 9, MD.MetadataRequest(topics=None, allow_auto_topic_creation=False))
     names = {t.name for t in r.topics}
     assert shown in names and hidden not in names
+
+    from kafkalite.protocol.messages import describe_topic_partitions as DTP   # KIP-966 hides them the same way
+    r = conn.request(75, 0, DTP.DescribeTopicPartitionsRequest(topics=[]))
+    names = {t.name for t in r.topics}
+    assert shown in names and hidden not in names
+    r = conn.request(75, 0, DTP.DescribeTopicPartitionsRequest(topics=[
+        DTP.DescribeTopicPartitionsTopicRequest(name=n) for n in (hidden, shown)]))
+    by_name = {t.name: t for t in r.topics}
+    assert by_name[hidden].error_code == TAF.code and by_name[hidden].partitions == []
+    assert by_name[hidden].topic_id.int == 0 and by_name[shown].error_code == 0
+    assert by_name[shown].topic_authorized_operations & (1 << Op.READ.code)
 
 
 def test_authorized_operations_kip_430(acl_broker, ids):

@@ -28,10 +28,16 @@ def test_kafka_topics_create_list_describe_alter_delete(broker, topic):
     b = broker.bootstrap
     assert topic in run("kafka-topics", "--bootstrap-server", b, "--list").stdout.splitlines()
     lines = run("kafka-topics", "--bootstrap-server", b, "--describe", "--topic", topic).stdout.splitlines()
-    head = re.fullmatch(rf"Topic: {topic}\tPartitionCount: 3\tReplicationFactor: 1\tConfigs: (.*)", lines[0])
+    # the broker has DescribeTopicPartitions: Kafka 3.7's lines (TopicId, Elr, LastKnownElr)
+    head = re.fullmatch(rf"Topic: {topic}\tTopicId: [A-Za-z0-9_-]{{22}}\tPartitionCount: 3\tReplicationFactor: 1\t"
+                        rf"Configs: (.*)", lines[0])
     assert head, lines[0]
     assert "cleanup.policy=compact" in head.group(1).split(",")
-    assert lines[1:] == [f"\tTopic: {topic}\tPartition: {p}\tLeader: 0\tReplicas: 0\tIsr: 0" for p in range(3)]
+    assert lines[1:] == [f"\tTopic: {topic}\tPartition: {p}\tLeader: 0\tReplicas: 0\tIsr: 0\tElr: \tLastKnownElr: "
+                         for p in range(3)]
+    paged = run("kafka-topics", "--bootstrap-server", b, "--describe", "--topic", topic,
+                "--partition-size-limit-per-response", "1").stdout.splitlines()
+    assert paged == lines                                   # three pages of one partition, the same answer
 
     again = run("kafka-topics", "--bootstrap-server", b, "--create", "--topic", topic, "--partitions", "1",
                 check=False)

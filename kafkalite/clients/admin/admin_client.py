@@ -34,7 +34,7 @@ import logging
 
 from kafkalite.clients.admin.admin_types import (
     AbortTransactionSpec, AlterConfigOp, ClusterDescription, ConfigEntry, ConfigResource, ConfigResourceType,
-    ConfigSource, ConfigSynonym, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic,
+    ConfigSource, ConfigSynonym, ConfigType, ConsumerGroupDescription, ConsumerGroupListing, MemberDescription, NewTopic,
     PartitionProducerState, PartitionReassignment, ProducerState, TopicDescription, TopicListing, TopicPartitionInfo,
     TransactionDescription, TransactionListing, TransactionState,
 )
@@ -55,7 +55,7 @@ from kafkalite.common.resource.resource_type import ResourceType
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.api_keys import ApiKeys
-from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.errors import Errors, UnsupportedVersionException
 from kafkalite.protocol.messages import (
     alter_partition_reassignments as apr, create_partitions as cp, create_topics as ct, delete_groups as dg,
     delete_topics as dt, describe_configs as dc, describe_groups as dgr, elect_leaders as el, find_coordinator as fc,
@@ -66,12 +66,21 @@ from kafkalite.protocol.messages import describe_producers as dp, describe_trans
 from kafkalite.protocol.messages import write_txn_markers as wtm
 from kafkalite.protocol.messages import alter_replica_log_dirs as arld, describe_log_dirs as dld
 from kafkalite.protocol.messages import create_acls as ca, delete_acls as da, describe_acls as dacl
+from kafkalite.protocol.messages import describe_topic_partitions as dtp, offset_delete as od
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
 from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRequestTopic
 from kafkalite.utils.time import SYSTEM
 
 log = logging.getLogger("kafka.clients.admin.KafkaAdminClient")
 GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1   # Kafka: FindCoordinatorRequest.CoordinatorType GROUP, TRANSACTION
+
+
+def _config_type(wire_id: int) -> ConfigType:
+    """Kafka 2.6: ConfigEntry.ConfigType of a DescribeConfigs v3+ id (an id this client does not know: UNKNOWN)."""
+    try:
+        return ConfigType(wire_id)
+    except ValueError:
+        return ConfigType.UNKNOWN
 
 
 def _raise_for(error_code: int, message: str | None, what: str) -> None:
@@ -208,8 +217,62 @@ class KafkaAdminClient:
         return {name: TopicListing(name, name in cluster.internal_topics) for name in sorted(cluster.topics())
                 if list_internal or name not in cluster.internal_topics}
 
-    # Kafka: KafkaAdminClient.describeTopics
-    def describe_topics(self, names: list[str]) -> dict[str, TopicDescription]:
+    # Kafka 3.7: KafkaAdminClient.describeTopics -- DescribeTopicPartitions (KIP-966) page by page when the broker
+    # has it (``partition_size_limit_per_response`` partitions a page), else Metadata
+    # (handleDescribeTopicsByNamesWithDescribeTopicPartitionsApi, falling back on UnsupportedVersionException)
+    def describe_topics(self, names: list[str], partition_size_limit_per_response: int = 2000
+                        ) -> dict[str, TopicDescription]:
+        if names:
+            try:
+                return self._describe_topics_with_describe_topic_partitions(list(names),
+                                                                            partition_size_limit_per_response)
+            except UnsupportedVersionException:
+                pass
+        return self._describe_topics_with_metadata(names)
+
+    # Kafka 3.7: KafkaAdminClient.handleDescribeTopicsByNamesWithDescribeTopicPartitionsApi
+    def _describe_topics_with_describe_topic_partitions(self, names: list[str], limit: int
+                                                        ) -> dict[str, TopicDescription]:
+        self._refresh([])   # the brokers, to turn the answer's ids into nodes
+        node = self._least_loaded_node()
+        cluster = self.metadata.fetch()
+        by_id = {}
+
+        def node_of(broker_id: int) -> Node:
+            if broker_id not in by_id:
+                by_id[broker_id] = cluster.node_by_id(broker_id) or Node(broker_id, "", -1)
+            return by_id[broker_id]
+
+        partitions: dict[str, list] = {n: [] for n in names}
+        topics: dict[str, object] = {}
+        cursor = None
+        while True:
+            response = self._call(node, ApiKeys.DESCRIBE_TOPIC_PARTITIONS, dtp.DescribeTopicPartitionsRequest(
+                topics=[dtp.DescribeTopicPartitionsTopicRequest(name=n) for n in sorted(names)],
+                response_partition_limit=limit, cursor=cursor))
+            for t in response.topics:
+                error = Errors.for_code(t.error_code)
+                if error is not Errors.NONE:
+                    raise error.exception(f"Topic '{t.name}': {error.name}" if error is not
+                                          Errors.UNKNOWN_TOPIC_OR_PARTITION else
+                                          "This server does not host this topic-partition.")
+                topics[t.name] = t
+                partitions.setdefault(t.name, []).extend(
+                    TopicPartitionInfo(p.partition_index, node_of(p.leader_id) if p.leader_id >= 0 else None,
+                                       tuple(node_of(r) for r in p.replica_nodes),
+                                       tuple(node_of(r) for r in p.isr_nodes),
+                                       tuple(node_of(r) for r in p.eligible_leader_replicas or ()),
+                                       tuple(node_of(r) for r in p.last_known_elr or ()))
+                    for p in t.partitions)
+            if response.next_cursor is None:
+                break
+            cursor = dtp.Cursor(topic_name=response.next_cursor.topic_name,
+                                partition_index=response.next_cursor.partition_index)
+        return {n: TopicDescription(n, topics[n].is_internal, tuple(partitions[n]), topics[n].topic_id)
+                for n in names if n in topics}
+
+    # Kafka: KafkaAdminClient.describeTopics (2.4: Metadata)
+    def _describe_topics_with_metadata(self, names: list[str]) -> dict[str, TopicDescription]:
         errors = {t.name: Errors.for_code(t.error_code) for t in self._refresh(list(names)).topics}
         cluster = self.metadata.fetch()
         out = {}
@@ -288,20 +351,21 @@ class KafkaAdminClient:
         return self._any_node()
 
     # Kafka: KafkaAdminClient.describeConfigs
-    def describe_configs(self, resources: list[ConfigResource], include_synonyms: bool = False
-                         ) -> dict[ConfigResource, list[ConfigEntry]]:
+    def describe_configs(self, resources: list[ConfigResource], include_synonyms: bool = False,
+                         include_documentation: bool = False) -> dict[ConfigResource, list[ConfigEntry]]:
         out = {}
         for resource in resources:
             request = dc.DescribeConfigsRequest(resources=[dc.DescribeConfigsResource(
                 resource_type=resource.type.value, resource_name=resource.name, configuration_keys=None)],
-                include_synonyms=include_synonyms)
+                include_synonyms=include_synonyms, include_documentation=include_documentation)
             response = self._call(self._config_node(resource), ApiKeys.DESCRIBE_CONFIGS, request)
             for result in response.results:
                 _raise_for(result.error_code, result.error_message, f"Describe configs of {resource.name}")
                 out[resource] = [ConfigEntry(
                     c.name, c.value, ConfigSource(c.config_source) if c.config_source >= 0 else ConfigSource.UNKNOWN,
                     c.is_sensitive, c.read_only,
-                    tuple(ConfigSynonym(s.name, s.value, ConfigSource(s.source)) for s in c.synonyms))
+                    tuple(ConfigSynonym(s.name, s.value, ConfigSource(s.source)) for s in c.synonyms),
+                    _config_type(c.config_type), c.documentation)
                     for c in result.configs]
         return out
 
@@ -359,6 +423,20 @@ class KafkaAdminClient:
                                   dg.DeleteGroupsRequest(groups_names=[group_id]))
             for r in response.results:
                 _raise_for(r.error_code, None, f"Delete group {r.group_id}")
+
+    # Kafka: KafkaAdminClient.deleteConsumerGroupOffsets (KIP-496) -- {tp: Errors} per partition (GROUP_SUBSCRIBED_TO_TOPIC
+    # for a topic the group's members subscribe, ...); a group-level error (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, ...) raises
+    def delete_consumer_group_offsets(self, group_id: str, partitions) -> dict[TopicPartition, Errors]:
+        by_topic: dict[str, list[int]] = {}
+        for tp in partitions:
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        request = od.OffsetDeleteRequest(group_id=group_id, topics=[
+            od.OffsetDeleteRequestTopic(name=t, partitions=[od.OffsetDeleteRequestPartition(partition_index=p)
+                                                            for p in ps]) for t, ps in by_topic.items()])
+        response = self._call(self._coordinator(group_id), ApiKeys.OFFSET_DELETE, request)
+        _raise_for(response.error_code, None, f"Delete offsets of group {group_id}")
+        return {TopicPartition(t.name, p.partition_index): Errors.for_code(p.error_code)
+                for t in response.topics for p in t.partitions}
 
     # Kafka: KafkaAdminClient.listConsumerGroupOffsets
     def list_consumer_group_offsets(self, group_id: str) -> dict[TopicPartition, OffsetAndMetadata]:

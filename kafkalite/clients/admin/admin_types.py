@@ -7,19 +7,21 @@ TransactionListing.java, TransactionDescription.java, ProducerState.java, Descri
 PartitionProducerState, AbortTransactionSpec.java.
 
 Classes: NewTopic, TopicListing, TopicPartitionInfo, TopicDescription, ConfigResource, ConfigSource,
-ConfigSynonym, ConfigEntry, AlterConfigOp, ConsumerGroupListing, MemberDescription,
+ConfigType, ConfigSynonym, ConfigEntry, AlterConfigOp, ConsumerGroupListing, MemberDescription,
 ConsumerGroupDescription, ClusterDescription, PartitionReassignment; TransactionState, TransactionListing,
 TransactionDescription, ProducerState, PartitionProducerState, AbortTransactionSpec.
 
 Plain attrs classes: what KafkaAdminClient's futures resolve to, without the futures. Kafka's OptionalInt /
 OptionalLong fields are ``int | None`` here.
 
-Era notes: the transaction classes are Kafka 3.0's (2.4's admin client cannot describe transactions).
+Era notes: TopicPartitionInfo's ``elr`` / ``last_known_elr`` are Kafka 3.7's (KIP-966), TopicDescription's
+``topic_id`` Kafka 2.8's; ConfigEntry's ``type`` and ``documentation`` are Kafka 2.6's (KIP-569); the transaction classes are Kafka 3.0's (2.4's admin client cannot describe transactions).
 Left out: authorized operations, topic ids.
 """
 from __future__ import annotations
 
 import enum
+import uuid
 
 import attrs
 
@@ -51,6 +53,8 @@ class TopicPartitionInfo:
     leader: Node | None
     replicas: tuple[Node, ...]
     isr: tuple[Node, ...]
+    elr: tuple[Node, ...] | None = None              # Kafka 3.7: TopicPartitionInfo.elr (None: not asked by
+    last_known_elr: tuple[Node, ...] | None = None   # DescribeTopicPartitions); lastKnownElr likewise
 
 
 @attrs.frozen
@@ -59,6 +63,7 @@ class TopicDescription:
     name: str
     is_internal: bool
     partitions: tuple[TopicPartitionInfo, ...]
+    topic_id: uuid.UUID | None = None                # Kafka 2.8: TopicDescription.topicId (KIP-516)
 
 
 class ConfigResourceType(enum.Enum):
@@ -90,6 +95,23 @@ class ConfigSource(enum.Enum):
         return self.name
 
 
+class ConfigType(enum.Enum):
+    """Kafka 2.6: ConfigEntry.ConfigType (KIP-569; wire ids of DescribeConfigs v3+)."""
+    UNKNOWN = 0
+    BOOLEAN = 1
+    STRING = 2
+    INT = 3
+    SHORT = 4
+    LONG = 5
+    DOUBLE = 6
+    LIST = 7
+    CLASS = 8
+    PASSWORD = 9
+
+    def __str__(self) -> str:
+        return self.name
+
+
 @attrs.frozen
 class ConfigSynonym:
     """Kafka: ConfigEntry.ConfigSynonym."""
@@ -107,6 +129,8 @@ class ConfigEntry:
     is_sensitive: bool = False
     is_read_only: bool = False
     synonyms: tuple[ConfigSynonym, ...] = ()
+    type: ConfigType = ConfigType.UNKNOWN          # Kafka 2.6: ConfigEntry.type()
+    documentation: str | None = None               # Kafka 2.6: ConfigEntry.documentation()
 
     # Kafka: ConfigEntry.isDefault
     def is_default(self) -> bool:

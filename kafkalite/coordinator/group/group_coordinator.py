@@ -423,16 +423,17 @@ class GroupCoordinator(Logging):
                         else Errors.NOT_COORDINATOR), {}
             if group.is_(Empty):
                 deletable = list(partitions)
-            else:
+            elif group.protocol_type == "consumer":   # Kafka: GroupMetadata.isConsumerGroup
+                # Kafka: GroupMetadata.isSubscribedToTopic -- subscriptions not known (yet): every topic counts
                 subscribed = group.subscribed_topics()
-                if subscribed is None:
-                    return Errors.NON_EMPTY_GROUP, {}
                 deletable = []
                 for tp in partitions:
-                    if tp.topic in subscribed:
+                    if subscribed is None or tp.topic in subscribed:
                         partition_errors[tp] = Errors.GROUP_SUBSCRIBED_TO_TOPIC
                     else:
                         deletable.append(tp)
+            else:
+                return Errors.NON_EMPTY_GROUP, {}
         if deletable:
             self.group_manager.cleanup_group_metadata([group], lambda g: g.remove_offsets(deletable))
             for tp in deletable:

@@ -4,7 +4,8 @@ Classes: DescribeClusterRequest, DescribeClusterResponse, DescribeClusterBroker.
 
 Versions: flexible from v0; v1 adds endpoint_type (1 = brokers, 2 = controllers, KIP-919).
 
-Era notes: DescribeCluster (KIP-700) arrived in Kafka 2.8; the Java admin client uses it
+Era notes: DescribeCluster (KIP-700) arrived in Kafka 2.8, v1 in Kafka 3.7 (KIP-919); v2 (Kafka 4.0, KIP-1073:
+include_fenced_brokers / is_fenced) is not advertised -- kafkalite has no fenced brokers; the Java admin client uses it
 instead of Metadata for ``describeCluster()`` once a broker advertises it.
 Left out: nothing.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 from kafkalite.protocol.schema import BOOL, INT8, INT16, INT32, STRING, array, field, message, struct
 
 INT32_MIN = -2147483648  # "authorized operations not requested"
+BROKER_ENDPOINT_TYPE, CONTROLLER_ENDPOINT_TYPE = 1, 2   # Kafka 3.7: EndpointType (KIP-919)
 
 
 @message(api_key=60, kind="request", valid="0-1", flexible="0+")
