@@ -154,7 +154,7 @@ def fetcher_with_recorded_leader(tmp_path, **config):
     return thread, partition, send
 
 
-def test_fetch_request_is_a_sessionless_follower_fetch(tmp_path):
+def test_first_fetch_request_is_a_full_follower_fetch_asking_for_a_session(tmp_path):
     thread, partition, _ = fetcher_with_recorded_leader(
         tmp_path, replica_fetch_wait_max_ms=250, replica_fetch_min_bytes=7, replica_fetch_response_max_bytes=9000,
         replica_fetch_max_bytes=3000)
@@ -165,7 +165,8 @@ def test_fetch_request_is_a_sessionless_follower_fetch(tmp_path):
     request = thread.build_fetch({TP: PartitionFetchState(4, 5, ReplicaState.FETCHING),
                                   other: PartitionFetchState(0, 5, ReplicaState.TRUNCATING)}).result
     assert (request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes) == (1, 250, 7, 9000)
-    assert (request.session_id, request.session_epoch, request.isolation_level) == (0, -1, 0)
+    # KIP-227: session id 0 with epoch 0 asks the leader to open a fetch session
+    assert (request.session_id, request.session_epoch, request.isolation_level) == (0, 0, 0)
     [topic] = request.topics                       # a partition still truncating is not fetched
     [p] = topic.partitions
     assert (topic.topic, p.partition, p.fetch_offset, p.current_leader_epoch, p.log_start_offset,
