@@ -1,5 +1,5 @@
 """Incremental fetch sessions (KIP-227) seen on the wire: consumers of a 1,000-partition topic, through a proxy
-that decodes every Fetch request and response (fetch_wire_proxy.py) and counts the partitions each names.
+that decodes every Fetch request and response (bench/fetch_wire_proxy.py) and counts the partitions each names.
 
 kafka-python (3.x, FetchSessionHandler) opens a session with its first, full fetch; after it, requests name only
 the partitions whose fetch position moved and responses only the partitions with news. librdkafka (confluent-kafka
@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from fetch_wire_proxy import FetchWireProxy
+from bench.fetch_wire_proxy import FetchWireProxy
 from harness import InProcessBroker
 from support import free_port, wait_until
 

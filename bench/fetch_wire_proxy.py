@@ -1,9 +1,10 @@
-"""A TCP proxy between Kafka clients and a broker that decodes every Fetch request and response on the wire
+"""No Kafka counterpart: a TCP proxy between Kafka clients and a broker that decodes every Fetch request and response on the wire
 (with kafkalite's own message classes) and records, per fetch, how many partitions each side named.
 
 Start it before the broker, give the broker ``advertised.listeners=PLAINTEXT://127.0.0.1:<proxy.port>``
 so that clients reach every broker connection through it, then ``proxy.upstream_port = <broker port>``.
-Used by tests/integration/test_fetch_sessions.py and bench/fetch_sessions.py.
+Used by tests/integration/test_fetch_sessions.py and bench/fetch_sessions.py (which counts frames and bytes
+only: ``decode=False``).
 """
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ class FetchWireProxy:
         self.lock = threading.Lock()
         self.exchanges: list[FetchExchange] = []
         self.fetch_bytes = [0, 0]   # request bytes, response bytes of every Fetch (frames with size prefixes)
+        self.fetch_count = [0, 0]   # Fetch requests, Fetch responses
         self._socks: list = []
         self._closed = False
         threading.Thread(target=self._accept_loop, name="fetch-wire-proxy-acceptor", daemon=True).start()
@@ -74,6 +76,7 @@ class FetchWireProxy:
         with self.lock:
             self.exchanges.clear()
             self.fetch_bytes = [0, 0]
+            self.fetch_count = [0, 0]
 
     def close(self) -> None:
         self._closed = True
@@ -128,6 +131,7 @@ class FetchWireProxy:
                             sum(len(t.partitions) for t in body.forgotten_topics_data), 4 + len(payload))
                     with self.lock:
                         self.fetch_bytes[0] += 4 + len(payload)
+                        self.fetch_count[0] += 1
                         if exchange is not None:
                             self.exchanges.append(exchange)
                     in_flight[correlation_id] = (version, exchange)
@@ -156,6 +160,7 @@ class FetchWireProxy:
                     version, exchange = found
                     with self.lock:
                         self.fetch_bytes[1] += 4 + len(payload)
+                        self.fetch_count[1] += 1
                     if exchange is not None:
                         _, body = parse_response(ApiKeys.FETCH, version, payload)
                         parts = [p for t in body.responses for p in t.partitions]
