@@ -29,7 +29,9 @@ follower's until then.
 Python notes: Kafka keeps the lastUsed / evictable maps as TreeMaps; here they are dicts and the first
 entry is found with min() when the cache is full and must evict (at most the slot count of sessions, and
 only then). FetchContext.update_and_generate_response_data takes and returns an ordered dict
-{TopicPartition: fetch.PartitionData} (the wire structs); ``build_fetch_response`` groups it by topic.
+{TopicPartition: ReplicaManager's FetchPartitionData} (``error``, ``high_watermark``, ``log_start_offset``,
+``last_stable_offset``, ``records``): KafkaApis turns only the partitions kept into wire structs, and
+``build_fetch_response`` groups those by topic.
 Era notes: every incremental fetch refreshes its session's last use (Kafka 2.5, KAFKA-9137: 2.4 refreshed
 only a session whose size changed, so a busy session counted as stale after two minutes). CachedPartition
 also caches ``current_leader_epoch`` (Kafka 2.5, KAFKA-9212: 2.4 forgot it, and
@@ -126,9 +128,9 @@ class CachedPartition:
             must_respond = True
             if update_response_data:
                 self.last_stable_offset = resp_data.last_stable_offset
-        if resp_data.preferred_read_replica >= 0:
+        if getattr(resp_data, "preferred_read_replica", -1) >= 0:
             must_respond = True
-        if resp_data.error_code != 0:
+        if resp_data.error is not Errors.NONE:
             # an error is always sent; forgetting the high watermark sends the partition again once it clears
             if update_response_data:
                 self.high_watermark = -1

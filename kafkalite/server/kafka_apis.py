@@ -88,6 +88,7 @@ from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET
 from kafkalite.protocol.fetch_metadata import FetchMetadata
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.server.fetch_session import FetchManager, FetchSessionCache, build_fetch_response, records_size
+from kafkalite.server.replica_manager import FetchPartitionData
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.server.acl_apis import AclApis
 from kafkalite.server.auth_helper import AuthHelper
@@ -123,6 +124,11 @@ CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.
 GROUP_KEY_TYPE = 0          # Kafka: CoordinatorType.GROUP
 TRANSACTION_KEY_TYPE = 1    # Kafka: CoordinatorType.TRANSACTION
 INT32_MIN = -2147483648     # authorized_operations when not requested
+
+
+# The Fetch response's tagged fields kafkalite never sets, shared by every partition instead of built for each
+_NO_FETCH_TAGS = {"diverging_epoch": fetch.EpochEndOffset(), "current_leader": fetch.LeaderIdAndEpoch(),
+                  "snapshot_id": fetch.SnapshotId()}
 
 
 def _has_idempotent_records(records: MemoryRecords) -> bool:
@@ -867,27 +873,28 @@ class KafkaApis(Logging):
         fetch_context.foreach_partition(classify)
 
         def process_response_callback(response_partition_data: list) -> None:
-            partitions = {}
-            for tp, d in response_partition_data:
+            partitions = dict(response_partition_data)
+            for tp, error in erroneous.items():
+                partitions[tp] = FetchPartitionData(error, -1, -1, -1, None)
+            # the context picks what to send (an incremental fetch: only partitions with news); only those
+            # become wire structs
+            error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
+            wire = {}
+            for tp, d in to_send.items():
                 records = d.records
                 if records is None or isinstance(records, MemoryRecords):
                     records = bytes(records.buffer) if records is not None else b""
+                # bytes out count what is sent, as Kafka's createResponse does
+                BROKER_TOPIC_STATS.update_bytes_out(tp.topic, is_from_follower, records_size(records))
                 aborted = None
                 if d.aborted_transactions is not None:   # a read_committed read: the list, maybe empty
                     aborted = [fetch.AbortedTransaction(producer_id=pid, first_offset=first)
                                for pid, first in d.aborted_transactions]
-                partitions[tp] = fetch.PartitionData(
+                wire[tp] = fetch.PartitionData(
                     partition_index=tp.partition, error_code=d.error.code, high_watermark=d.high_watermark,
                     last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
-                    aborted_transactions=aborted, records=records)
-            for tp, error in erroneous.items():
-                partitions[tp] = fetch.PartitionData(partition_index=tp.partition, error_code=error.code,
-                                                     high_watermark=-1, last_stable_offset=-1, log_start_offset=-1,
-                                                     aborted_transactions=None, records=b"")
-            error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
-            for tp, data in to_send.items():   # bytes out count what is sent, as Kafka's createResponse does
-                BROKER_TOPIC_STATS.update_bytes_out(tp.topic, is_from_follower, records_size(data.records))
-            self.send_response(request, build_fetch_response(error, session_id, to_send))
+                    aborted_transactions=aborted, records=records, **_NO_FETCH_TAGS)
+            self.send_response(request, build_fetch_response(error, session_id, wire))
 
         if not fetch_infos:
             process_response_callback([])

@@ -11,6 +11,7 @@ from kafkalite.server.fetch_session import (
     CachedPartition, FetchManager, FetchSessionCache, FullFetchContext, IncrementalFetchContext, SessionErrorContext,
     SessionlessFetchContext, build_fetch_response,
 )
+from kafkalite.server.replica_manager import FetchPartitionData
 from kafkalite.utils.time import MockTime
 
 FOO0, FOO1, BAR0, BAR1 = (TopicPartition("foo", 0), TopicPartition("foo", 1), TopicPartition("bar", 0),
@@ -23,9 +24,12 @@ def req(fetch_offset, log_start_offset=0, max_bytes=100, partition=0):
 
 
 def resp(high_watermark, last_stable_offset, log_start_offset, records=b"", error=Errors.NONE):
-    return PartitionData(partition_index=0, error_code=error.code, high_watermark=high_watermark,
-                         last_stable_offset=last_stable_offset, log_start_offset=log_start_offset,
-                         aborted_transactions=None, records=records)
+    """What ReplicaManager.fetch_messages answers for a partition (KafkaApis hands it to the context)."""
+    return FetchPartitionData(error, high_watermark, log_start_offset, last_stable_offset, records)
+
+
+def wire(high_watermark):
+    return PartitionData(partition_index=0, error_code=0, high_watermark=high_watermark, records=b"")
 
 
 def dummy_create(size):
@@ -285,7 +289,7 @@ def test_sessions_off_with_zero_slots():
 
 
 def test_build_fetch_response_groups_partitions_by_topic():
-    response = build_fetch_response(Errors.NONE, 7, {FOO0: resp(1, 1, 0), BAR0: resp(2, 2, 0), FOO1: resp(3, 3, 0)})
+    response = build_fetch_response(Errors.NONE, 7, {FOO0: wire(1), BAR0: wire(2), FOO1: wire(3)})
     assert response.session_id == 7
     assert [(t.topic, [p.high_watermark for p in t.partitions]) for t in response.responses] == \
         [("foo", [1, 3]), ("bar", [2])]
