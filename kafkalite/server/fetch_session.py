@@ -2,7 +2,7 @@
 
 Classes: CachedPartition, FetchSession, FetchContext and its four kinds (SessionErrorContext,
 SessionlessFetchContext, FullFetchContext, IncrementalFetchContext), LastUsedKey, EvictableKey,
-FetchSessionCache, FetchManager. Function: build_fetch_response.
+FetchSessionCache, FetchManager. Function: build_fetch_response (the wire response of what a context kept).
 
 Incremental fetch sessions (KIP-227). A full fetch (epoch 0) names every partition; the broker answers
 all of them and, if the cache has a slot, a new session id. The fetcher then sends incremental fetches
@@ -30,8 +30,8 @@ Python notes: Kafka keeps the lastUsed / evictable maps as TreeMaps; here they a
 entry is found with min() when the cache is full and must evict (at most the slot count of sessions, and
 only then). FetchContext.update_and_generate_response_data takes and returns an ordered dict
 {TopicPartition: ReplicaManager's FetchPartitionData} (``error``, ``high_watermark``, ``log_start_offset``,
-``last_stable_offset``, ``records``): KafkaApis turns only the partitions kept into wire structs, and
-``build_fetch_response`` groups those by topic.
+``last_stable_offset``, ``records``); ``build_fetch_response`` turns only the partitions kept into wire
+structs, grouped by topic.
 Era notes: every incremental fetch refreshes its session's last use (Kafka 2.5, KAFKA-9137: 2.4 refreshed
 only a session whose size changed, so a busy session counted as stale after two minutes). CachedPartition
 also caches ``current_leader_epoch`` (Kafka 2.5, KAFKA-9212: 2.4 forgot it, and
@@ -47,10 +47,12 @@ import random
 import threading
 
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.metrics.kafka_metrics_group import Meter
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.fetch_metadata import FINAL_EPOCH, INITIAL_EPOCH, INVALID_SESSION_ID, next_epoch
 from kafkalite.protocol.messages import fetch
+from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.utils.logging import Logging
 
 # Kafka: FetchSession's metric names
@@ -557,15 +559,34 @@ class FetchManager(Logging):
                 return IncrementalFetchContext(self.time, req_metadata, session)
 
 
-def build_fetch_response(error: Errors, session_id: int, partitions: dict, throttle_time_ms: int = 0):
-    """No Kafka counterpart (FetchResponse.toStruct's batching by topic): the wire response, one entry per
-    topic in first-seen order, its partitions in the order given."""
+# The Fetch response's tagged fields kafkalite never sets, shared by every partition instead of built for each
+_NO_FETCH_TAGS = {"diverging_epoch": fetch.EpochEndOffset(), "current_leader": fetch.LeaderIdAndEpoch(),
+                  "snapshot_id": fetch.SnapshotId()}
+
+
+def build_fetch_response(error: Errors, session_id: int, partitions: dict, is_from_follower: bool = False,
+                         throttle_time_ms: int = 0):
+    """No Kafka counterpart (KafkaApis.processResponseCallback's createResponse and FetchResponse.toStruct's
+    batching by topic): the wire response for the partitions a context kept -- only those become wire
+    structs -- one entry per topic in first-seen order; records stay file slices for ``sendfile``. Counts
+    the bytes out of what is sent, as Kafka's createResponse does."""
     by_topic: dict[str, list] = {}
-    for tp, data in partitions.items():
+    for tp, d in partitions.items():
+        records = d.records
+        if records is None or isinstance(records, MemoryRecords):
+            records = bytes(records.buffer) if records is not None else b""
+        BROKER_TOPIC_STATS.update_bytes_out(tp.topic, is_from_follower, records_size(records))
+        aborted = None
+        if d.aborted_transactions is not None:   # a read_committed read: the list, maybe empty
+            aborted = [fetch.AbortedTransaction(producer_id=pid, first_offset=first)
+                       for pid, first in d.aborted_transactions]
         parts = by_topic.get(tp.topic)
         if parts is None:
             parts = by_topic[tp.topic] = []
-        parts.append(data)
+        parts.append(fetch.PartitionData(
+            partition_index=tp.partition, error_code=d.error.code, high_watermark=d.high_watermark,
+            last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
+            aborted_transactions=aborted, records=records, **_NO_FETCH_TAGS))
     return fetch.FetchResponse(throttle_time_ms=throttle_time_ms, error_code=error.code, session_id=session_id,
                                responses=[fetch.FetchableTopicResponse(topic=t, partitions=ps)
                                           for t, ps in by_topic.items()])

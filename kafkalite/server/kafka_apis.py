@@ -87,7 +87,7 @@ from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET
 from kafkalite.protocol.fetch_metadata import FetchMetadata
 from kafkalite.record.memory_records import MemoryRecords
-from kafkalite.server.fetch_session import FetchManager, FetchSessionCache, build_fetch_response, records_size
+from kafkalite.server.fetch_session import FetchManager, FetchSessionCache, build_fetch_response
 from kafkalite.server.replica_manager import FetchPartitionData
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.server.acl_apis import AclApis
@@ -124,11 +124,6 @@ CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.
 GROUP_KEY_TYPE = 0          # Kafka: CoordinatorType.GROUP
 TRANSACTION_KEY_TYPE = 1    # Kafka: CoordinatorType.TRANSACTION
 INT32_MIN = -2147483648     # authorized_operations when not requested
-
-
-# The Fetch response's tagged fields kafkalite never sets, shared by every partition instead of built for each
-_NO_FETCH_TAGS = {"diverging_epoch": fetch.EpochEndOffset(), "current_leader": fetch.LeaderIdAndEpoch(),
-                  "snapshot_id": fetch.SnapshotId()}
 
 
 def _has_idempotent_records(records: MemoryRecords) -> bool:
@@ -852,11 +847,9 @@ class KafkaApis(Logging):
                                                        to_forget, is_from_follower)
         fetch_infos = []
         erroneous = {}
-        if is_from_follower:
-            # a follower needs CLUSTER_ACTION on the cluster to fetch partition data
-            allowed = self.auth_helper.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
-                                                 CLUSTER_NAME)
-            readable = None
+        if is_from_follower:   # a follower needs CLUSTER_ACTION on the cluster to fetch partition data (None: all)
+            readable = None if self.auth_helper.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
+                                                          CLUSTER_NAME) else frozenset()
         else:   # a consumer needs READ on each topic it fetches
             fetch_topics = []
             fetch_context.foreach_partition(lambda tp, _: fetch_topics.append(tp.topic))
@@ -864,7 +857,7 @@ class KafkaApis(Logging):
                                                              fetch_topics)
 
         def classify(tp, data) -> None:
-            if (readable is None and not allowed) or (readable is not None and tp.topic not in readable):
+            if readable is not None and tp.topic not in readable:
                 erroneous[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
             elif self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
                 erroneous[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
@@ -876,25 +869,9 @@ class KafkaApis(Logging):
             partitions = dict(response_partition_data)
             for tp, error in erroneous.items():
                 partitions[tp] = FetchPartitionData(error, -1, -1, -1, None)
-            # the context picks what to send (an incremental fetch: only partitions with news); only those
-            # become wire structs
+            # the context picks what to send (an incremental fetch: only partitions with news)
             error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
-            wire = {}
-            for tp, d in to_send.items():
-                records = d.records
-                if records is None or isinstance(records, MemoryRecords):
-                    records = bytes(records.buffer) if records is not None else b""
-                # bytes out count what is sent, as Kafka's createResponse does
-                BROKER_TOPIC_STATS.update_bytes_out(tp.topic, is_from_follower, records_size(records))
-                aborted = None
-                if d.aborted_transactions is not None:   # a read_committed read: the list, maybe empty
-                    aborted = [fetch.AbortedTransaction(producer_id=pid, first_offset=first)
-                               for pid, first in d.aborted_transactions]
-                wire[tp] = fetch.PartitionData(
-                    partition_index=tp.partition, error_code=d.error.code, high_watermark=d.high_watermark,
-                    last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
-                    aborted_transactions=aborted, records=records, **_NO_FETCH_TAGS)
-            self.send_response(request, build_fetch_response(error, session_id, wire))
+            self.send_response(request, build_fetch_response(error, session_id, to_send, is_from_follower))
 
         if not fetch_infos:
             process_response_callback([])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.fetch_metadata import FINAL_EPOCH, INITIAL, INVALID_SESSION_ID, LEGACY, FetchMetadata
-from kafkalite.protocol.messages.fetch import FetchPartition, PartitionData
+from kafkalite.protocol.messages.fetch import FetchPartition
 from kafkalite.server.fetch_session import (
     CachedPartition, FetchManager, FetchSessionCache, FullFetchContext, IncrementalFetchContext, SessionErrorContext,
     SessionlessFetchContext, build_fetch_response,
@@ -28,8 +28,6 @@ def resp(high_watermark, last_stable_offset, log_start_offset, records=b"", erro
     return FetchPartitionData(error, high_watermark, log_start_offset, last_stable_offset, records)
 
 
-def wire(high_watermark):
-    return PartitionData(partition_index=0, error_code=0, high_watermark=high_watermark, records=b"")
 
 
 def dummy_create(size):
@@ -289,7 +287,8 @@ def test_sessions_off_with_zero_slots():
 
 
 def test_build_fetch_response_groups_partitions_by_topic():
-    response = build_fetch_response(Errors.NONE, 7, {FOO0: wire(1), BAR0: wire(2), FOO1: wire(3)})
-    assert response.session_id == 7
-    assert [(t.topic, [p.high_watermark for p in t.partitions]) for t in response.responses] == \
-        [("foo", [1, 3]), ("bar", [2])]
+    response = build_fetch_response(Errors.NONE, 7, {FOO0: resp(1, 1, 0), BAR0: resp(2, 2, 0, records=b"abc"),
+                                                     FOO1: resp(3, 3, 0, error=Errors.NOT_LEADER_FOR_PARTITION)})
+    assert (response.session_id, response.error_code) == (7, 0)
+    assert [(t.topic, [(p.partition_index, p.high_watermark, p.error_code, p.records) for p in t.partitions])
+            for t in response.responses] == [("foo", [(0, 1, 0, b""), (1, 3, 6, b"")]), ("bar", [(0, 2, 0, b"abc")])]
