@@ -25,9 +25,9 @@ from kafkalite.protocol.errors import Errors
 from kafkalite.server.admin_manager import AdminManager
 from kafkalite.server.dynamic_broker_config import DynamicLogConfig, dynamic_config_of
 from kafkalite.security.authenticator.credential_cache import CredentialProvider
-from kafkalite.server.fetch_session import MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS, FetchManager, FetchSessionCache
 from kafkalite.server.dynamic_config_manager import (BrokerConfigHandler, DynamicConfigManager, TopicConfigHandler,
                                                      UserConfigHandler)
+from kafkalite.server.fetch_session import MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS, FetchManager, FetchSessionCache
 from kafkalite.server.kafka_apis import KafkaApis
 from kafkalite.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafkalite.server.metadata_cache import MetadataCache
