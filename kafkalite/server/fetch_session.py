@@ -34,8 +34,8 @@ only then). FetchContext.update_and_generate_response_data takes and returns an 
 structs, grouped by topic.
 Era notes: every incremental fetch refreshes its session's last use (Kafka 2.5, KAFKA-9137: 2.4 refreshed
 only a session whose size changed, so a busy session counted as stale after two minutes). CachedPartition
-also caches ``current_leader_epoch`` (Kafka 2.5, KAFKA-9212: 2.4 forgot it, and
-incremental fetches skipped the leader-epoch check) and ``last_fetched_epoch`` (Kafka 2.7, Fetch v12). A
+also caches ``current_leader_epoch`` (Kafka 2.5, KAFKA-9338: 2.4 forgot it, and
+incremental fetches skipped the leader-epoch check) and ``last_fetched_epoch`` (Kafka 2.8, Fetch v12). A
 change of the last stable offset also puts a partition in an incremental response (2.4 compares only the
 high watermark and log start offset; a read_committed reader then learns of an LSO move even without new
 records). Left out: getResponseSize is an estimate (records bytes plus a fixed per-partition overhead)
@@ -112,7 +112,7 @@ class CachedPartition:
         self.fetch_offset = req_data.fetch_offset
         self.fetcher_log_start_offset = req_data.log_start_offset
         self.leader_epoch = req_data.current_leader_epoch        # Kafka 2.5: CachedPartition.leaderEpoch
-        self.last_fetched_epoch = req_data.last_fetched_epoch    # Kafka 2.7: CachedPartition.lastFetchedEpoch
+        self.last_fetched_epoch = req_data.last_fetched_epoch    # Kafka 2.8: CachedPartition.lastFetchedEpoch
         self._req_data = req_data
 
     # Kafka: CachedPartition.maybeUpdateResponseData -- must this partition be in an incremental response?
