@@ -21,6 +21,8 @@ The gauges of S7:
   ``DeadThreadCount`` (``clientId=Replica``), the same three of ``type=ReplicaAlterLogDirsManager``
   (``clientId=ReplicaAlterLogDirs``), with each fetched partition's ``FetcherLagMetrics`` ``ConsumerLag``
   registered by its fetcher thread.
+- ``kafka.server:type=FetchSessionCache,name=NumIncrementalFetchSessions`` / ``NumIncrementalFetchPartitionsCached``
+  (gauges) and ``IncrementalFetchSessionEvictionsPerSec`` (meter) of the broker's incremental fetch sessions.
 Idle percentages are ratios (0..1, as Kafka reports them) over the last 5 seconds.
 """
 from __future__ import annotations
@@ -97,6 +99,15 @@ def register_broker_metrics(server, registry=METRICS) -> list[MetricName]:
             add("kafka.server", type_name, "FailedPartitionsCount", fetchers.failed_partitions.size,
                 clientId=fetchers.client_id)
             add("kafka.server", type_name, "DeadThreadCount", fetchers.dead_thread_count, clientId=fetchers.client_id)
+    # Kafka: FetchSessionCache (gauges and meter made in its constructor)
+    fetch_manager = getattr(server, "fetch_manager", None)
+    if fetch_manager is not None:
+        cache = fetch_manager.cache
+        add("kafka.server", "FetchSessionCache", "NumIncrementalFetchSessions", cache.size)
+        add("kafka.server", "FetchSessionCache", "NumIncrementalFetchPartitionsCached", cache.total_partitions)
+        name = MetricName("kafka.server", "FetchSessionCache", "IncrementalFetchSessionEvictionsPerSec")
+        registry.new_gauge(name, cache.evictions_meter)   # the cache's own Meter, stored as given
+        names.append(name)
     # Kafka: KafkaController
     controller = server.kafka_controller
     if controller is not None:

@@ -12,7 +12,9 @@ cluster, admin and control handlers, then the data path, the groups, the configs
 The data path. Produce (S29, S33): records go to ``ReplicaManager.append_records`` untouched (a
 memoryview of the request buffer); the callback answers, or for acks=0 sends nothing (NoOpAction) --
 or closes the connection if something failed, since the producer would never see the error otherwise.
-Fetch: sessionless (session id 0); a full response lists every requested partition; records are
+Fetch: ``self.fetch_manager`` (fetch_session.py) turns the request's session id and epoch into a FetchContext
+(KIP-227 incremental fetch sessions): a full or sessionless fetch answers every partition it names, an
+incremental one reads every partition of its session and answers those with news. Records are
 ``FileRecords`` slices, sent with sendfile by the network layer.
 
 The groups. Each handler turns a parsed request into a call on ``self.group_coordinator`` and answers
@@ -45,7 +47,7 @@ as Kafka 2.7 does (Describe / Alter on the cluster).
 SASL: the handshake APIs are the network thread's (SaslServerAuthenticator); one that reaches KafkaApis came
 after authentication and is answered ILLEGAL_SASL_STATE, as Kafka's handlers do. Describe/AlterUserScramCredentials
 (Kafka 2.7, KIP-554) are UserScramCredentialsManager's work.
-Omitted: quotas and throttling, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
+Omitted: quotas and throttling, OffsetFetch v8+
 (multi-group) and FindCoordinator v4+ (batched keys).
 """
 from __future__ import annotations
@@ -83,7 +85,10 @@ from kafkalite.log.producer_state_manager import AppendOrigin
 from kafkalite.record.control_record_type import ControlRecordType
 from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET
+from kafkalite.protocol.fetch_metadata import FetchMetadata
 from kafkalite.record.memory_records import MemoryRecords
+from kafkalite.server.fetch_session import FetchManager, FetchSessionCache, build_fetch_response
+from kafkalite.server.replica_manager import FetchPartitionData
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.server.acl_apis import AclApis
 from kafkalite.server.auth_helper import AuthHelper
@@ -147,7 +152,7 @@ class KafkaApis(Logging):
 
     def __init__(self, request_channel, replica_manager, admin_manager, group_coordinator, txn_coordinator,
                  controller, zk_client, broker_id: int, config, metadata_cache, time, cluster_id: str,
-                 broker_epoch_fn=lambda: -1, authorizer=None):
+                 broker_epoch_fn=lambda: -1, authorizer=None, fetch_manager=None):
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -168,6 +173,9 @@ class KafkaApis(Logging):
         # Kafka 3.7: KafkaApis.describeTopicPartitionsRequestHandler
         self.describe_topic_partitions_request_handler = DescribeTopicPartitionsRequestHandler(
             self.metadata_cache, self.auth_helper, self.config)
+        # Kafka: KafkaApis.fetchManager -- KafkaServer shares one between the planes; a bare KafkaApis gets its own
+        self.fetch_manager = fetch_manager or FetchManager(time, FetchSessionCache(
+            config.get("max.incremental.fetch.session.cache.slots")))
 
     # ------------------------------------------------------------------ dispatch
     # Kafka: KafkaApis.handle -- one case per API, as Kafka's match on request.header.apiKey
@@ -852,58 +860,43 @@ class KafkaApis(Logging):
             self.send_response(request, self.produce_response(request.body, statuses))
 
     # ------------------------------------------------------------------ Fetch
-    # Kafka: KafkaApis.handleFetchRequest
+    # Kafka: KafkaApis.handleFetchRequest -- the FetchManager's context says which partitions to read (a
+    # session's, for an incremental fetch) and which of them the response carries (fetch_session.py)
     def handle_fetch_request(self, request) -> None:
         body = request.body
         version = request.header.api_version
+        is_from_follower = body.replica_id >= 0
+        fetch_data = {TopicPartition(t.topic, p.partition): p for t in body.topics for p in t.partitions}
+        to_forget = [TopicPartition(t.topic, p) for t in body.forgotten_topics_data for p in t.partitions]
+        fetch_context = self.fetch_manager.new_context(FetchMetadata(body.session_id, body.session_epoch), fetch_data,
+                                                       to_forget, is_from_follower)
         fetch_infos = []
-        errors = {}
-        if body.replica_id >= 0:
-            # a follower needs CLUSTER_ACTION on the cluster to fetch partition data
-            readable = {t.topic for t in body.topics} \
-                if self.auth_helper.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME) else set()
+        erroneous = {}
+        if is_from_follower:   # a follower needs CLUSTER_ACTION on the cluster to fetch partition data (None: all)
+            readable = None if self.auth_helper.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
+                                                          CLUSTER_NAME) else frozenset()
         else:   # a consumer needs READ on each topic it fetches
+            fetch_topics = []
+            fetch_context.foreach_partition(lambda tp, _: fetch_topics.append(tp.topic))
             readable = self.auth_helper.filter_by_authorized(request, AclOperation.READ, ResourceType.TOPIC,
-                                              [t.topic for t in body.topics for _ in t.partitions])
-        for topic in body.topics:
-            for p in topic.partitions:
-                tp = TopicPartition(topic.topic, p.partition)
-                if tp.topic not in readable:
-                    errors[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
-                elif self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
-                    errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
-                else:
-                    fetch_infos.append((tp, p))
+                                                             fetch_topics)
+
+        def classify(tp, data) -> None:
+            if readable is not None and tp.topic not in readable:
+                erroneous[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+            elif self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
+                erroneous[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                fetch_infos.append((tp, data))
+        fetch_context.foreach_partition(classify)
 
         def process_response_callback(response_partition_data: list) -> None:
-            data = dict(response_partition_data)
-            responses = []
-            for topic in body.topics:
-                parts = []
-                for p in topic.partitions:
-                    tp = TopicPartition(topic.topic, p.partition)
-                    d = data.get(tp)
-                    if d is None:
-                        parts.append(fetch.PartitionData(partition_index=p.partition,
-                                                         error_code=errors.get(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION).code,
-                                                         high_watermark=-1, last_stable_offset=-1, log_start_offset=-1,
-                                                         aborted_transactions=None, records=b""))
-                        continue
-                    records = d.records
-                    if records is None or isinstance(records, MemoryRecords):
-                        records = bytes(records.buffer) if records is not None else b""
-                    BROKER_TOPIC_STATS.update_bytes_out(topic.topic, body.replica_id >= 0,
-                                                        len(records) if isinstance(records, bytes) else records.size_in_bytes())
-                    aborted = None
-                    if d.aborted_transactions is not None:   # a read_committed read: the list, maybe empty
-                        aborted = [fetch.AbortedTransaction(producer_id=pid, first_offset=first)
-                                   for pid, first in d.aborted_transactions]
-                    parts.append(fetch.PartitionData(
-                        partition_index=p.partition, error_code=d.error.code, high_watermark=d.high_watermark,
-                        last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
-                        aborted_transactions=aborted, records=records))
-                responses.append(fetch.FetchableTopicResponse(topic=topic.topic, partitions=parts))
-            self.send_response(request, fetch.FetchResponse(error_code=0, session_id=0, responses=responses))
+            partitions = dict(response_partition_data)
+            for tp, error in erroneous.items():
+                partitions[tp] = FetchPartitionData(error, -1, -1, -1, None)
+            # the context picks what to send (an incremental fetch: only partitions with news)
+            error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
+            self.send_response(request, build_fetch_response(error, session_id, to_send, is_from_follower))
 
         if not fetch_infos:
             process_response_callback([])

@@ -284,6 +284,8 @@ CONFIG_DEF: dict[str, tuple] = {
     "replica.socket.timeout.ms": (INT, _D.ReplicaSocketTimeoutMs, None),
     "replica.high.watermark.checkpoint.interval.ms": (LONG, _D.ReplicaHighWatermarkCheckpointIntervalMs, None),
     "fetch.max.bytes": (INT, _D.FetchMaxBytes, _int_range(1024)),
+    # incremental fetch sessions (KIP-227, fetch_session.py): 0 answers every fetch without a session
+    "max.incremental.fetch.session.cache.slots": (INT, 1000, _int_range(0)),
     "fetch.purgatory.purge.interval.requests": (INT, _D.FetchPurgatoryPurgeIntervalRequests, None),
     "producer.purgatory.purge.interval.requests": (INT, _D.ProducerPurgatoryPurgeIntervalRequests, None),
     "group.min.session.timeout.ms": (INT, _D.GroupMinSessionTimeoutMs, None),

@@ -27,6 +27,7 @@ from kafkalite.server.dynamic_broker_config import DynamicLogConfig, dynamic_con
 from kafkalite.security.authenticator.credential_cache import CredentialProvider
 from kafkalite.server.dynamic_config_manager import (BrokerConfigHandler, DynamicConfigManager, TopicConfigHandler,
                                                      UserConfigHandler)
+from kafkalite.server.fetch_session import MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS, FetchManager, FetchSessionCache
 from kafkalite.server.kafka_apis import KafkaApis
 from kafkalite.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafkalite.server.metadata_cache import MetadataCache
@@ -77,6 +78,7 @@ class KafkaServer(Logging):
         self.socket_server = None
         self.replica_manager = None
         self.kafka_controller = None
+        self.fetch_manager = None
         self.admin_manager = None
         self.group_coordinator = None
         self.transaction_coordinator = None
@@ -163,6 +165,9 @@ class KafkaServer(Logging):
         self.transaction_coordinator.startup()
         # Kafka: "Get the authorizer and initialize it if one is specified" (config.authorizer, configure(originals))
         self.authorizer = self.create_authorizer()
+        # Kafka: fetchManager = new FetchManager(Time.SYSTEM, new FetchSessionCache(...)) -- both planes share it
+        self.fetch_manager = FetchManager(self.time, FetchSessionCache(
+            cfg.get("max.incremental.fetch.session.cache.slots"), MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS))
         # 10.-11. request processing: KafkaApis + handler pools per plane
         self.data_plane_request_processor = self.create_apis(self.socket_server.data_plane_request_channel)
         self.data_plane_request_handler_pool = KafkaRequestHandlerPool(
@@ -194,7 +199,8 @@ class KafkaServer(Logging):
                          self.transaction_coordinator, self.kafka_controller, self.zk_client, self.broker_id,
                          self.config, self.metadata_cache, self.time, self.cluster_id,
                          # Kafka: controller.brokerEpoch -- re-registration after a session expiry renews it
-                         broker_epoch_fn=lambda: self.kafka_controller.broker_epoch, authorizer=self.authorizer)
+                         broker_epoch_fn=lambda: self.kafka_controller.broker_epoch, authorizer=self.authorizer,
+                         fetch_manager=self.fetch_manager)
 
     # Kafka: KafkaServer.startup (config.authorizer, authorizer.configure(config.originals)) --
     # None without authorizer.class.name: every request is allowed

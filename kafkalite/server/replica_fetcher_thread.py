@@ -7,8 +7,10 @@ local replicas through the ReplicaManager and Partition.
 - Fetch: one request for every partition ready to fetch, as the broker ``replica_id`` (so the leader
   reads up to its log end and records the follower's position, S32), waiting up to
   ``replica.fetch.wait.max.ms`` for ``replica.fetch.min.bytes``, at most ``replica.fetch.max.bytes`` per
-  partition and ``replica.fetch.response.max.bytes`` in all. No fetch session (KIP-227 is not built):
-  every fetch is a full one, session id 0, epoch -1.
+  partition and ``replica.fetch.response.max.bytes`` in all, through an incremental fetch session
+  (KIP-227): a ``FetchSessionHandler`` makes the first fetch a full one and later ones name only the
+  partitions whose fetch offset or log start offset moved (plus those to forget); the leader answers only
+  partitions with news. A session error makes the next fetch a full one again.
 - ``process_partition_data`` appends the leader's batches as they are (offsets and leader epochs
   assigned by the leader), then takes the leader's high watermark (bounded by its own log end) and log
   start offset: a follower's high watermark trails the leader's by one fetch.
@@ -17,11 +19,12 @@ local replicas through the ReplicaManager and Partition.
 """
 from __future__ import annotations
 
+from kafkalite.clients.fetch_session_handler import FetchSessionHandler
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
-from kafkalite.protocol.messages.fetch import FetchPartition, FetchRequest, FetchTopic
+from kafkalite.protocol.messages.fetch import FetchPartition, FetchRequest, FetchTopic, ForgottenTopic
 from kafkalite.protocol.messages.list_offsets import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
 from kafkalite.protocol.messages.offset_for_leader_epoch import (
     OffsetForLeaderEpochRequest, OffsetForLeaderPartition, OffsetForLeaderTopic,
@@ -55,6 +58,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         self.min_bytes = broker_config.get("replica.fetch.min.bytes")
         self.max_bytes = broker_config.get("replica.fetch.response.max.bytes")
         self.fetch_size = broker_config.get("replica.fetch.max.bytes")
+        self.fetch_session_handler = FetchSessionHandler(source_broker.id)   # Kafka: fetchSessionHandler
 
     # Kafka: ReplicaFetcherThread.initiateShutdown -- closing the client wakes a fetch blocked on the leader
     def initiate_shutdown(self) -> bool:
@@ -136,10 +140,11 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         partition.truncate_fully_and_start_at(offset, is_future=False)
 
     # ---- the leader
-    # Kafka: ReplicaFetcherThread.buildFetch
+    # Kafka: ReplicaFetcherThread.buildFetch -- the FetchSessionHandler picks what an incremental fetch names
     def build_fetch(self, partition_map: dict) -> ResultWithPartitions:
-        with_error, topics = set(), {}
+        with_error = set()
         now = self.time.milliseconds()
+        builder = self.fetch_session_handler.new_builder()
         for tp, state in partition_map.items():
             if not state.is_ready_for_fetch(now):
                 continue
@@ -149,23 +154,37 @@ class ReplicaFetcherThread(AbstractFetcherThread):
                 self.debug(f"Exception while building fetch for partition {tp}: {e!r}")
                 with_error.add(tp)
                 continue
-            topics.setdefault(tp.topic, []).append(FetchPartition(
+            builder.add(tp, FetchPartition(
                 partition=tp.partition, current_leader_epoch=state.current_leader_epoch,
                 fetch_offset=state.fetch_offset, log_start_offset=log_start_offset,
                 partition_max_bytes=self.fetch_size))
+        fetch_data = builder.build()
         request = None
-        if topics:
+        if fetch_data.session_partitions or fetch_data.to_forget:
+            topics: dict[str, list] = {}
+            for tp, data in fetch_data.to_send.items():
+                topics.setdefault(tp.topic, []).append(data)
+            forgotten: dict[str, list] = {}
+            for tp in fetch_data.to_forget:
+                forgotten.setdefault(tp.topic, []).append(tp.partition)
             request = FetchRequest(replica_id=self.replica_id, max_wait_ms=self.max_wait, min_bytes=self.min_bytes,
-                                   max_bytes=self.max_bytes, isolation_level=0, session_id=0, session_epoch=-1,
+                                   max_bytes=self.max_bytes, isolation_level=0,
+                                   session_id=fetch_data.metadata.session_id,
+                                   session_epoch=fetch_data.metadata.epoch,
                                    topics=[FetchTopic(topic=t, partitions=ps) for t, ps in topics.items()],
-                                   forgotten_topics_data=[])
+                                   forgotten_topics_data=[ForgottenTopic(topic=t, partitions=ps)
+                                                          for t, ps in forgotten.items()])
         return ResultWithPartitions(request, frozenset(with_error))
 
-    # Kafka: ReplicaFetcherThread.fetchFromLeader
+    # Kafka: ReplicaFetcherThread.fetchFromLeader -- a session error or a bad response yields no partitions
     def fetch_from_leader(self, fetch_request) -> list:
-        response = self.leader_endpoint.send_request(ApiKeys.FETCH, fetch_request).response_body
-        if response.error_code != Errors.NONE.code:
-            raise Errors.for_code(response.error_code).exception(f"Fetch from broker {self.source_broker.id} failed")
+        try:
+            response = self.leader_endpoint.send_request(ApiKeys.FETCH, fetch_request).response_body
+        except BaseException as e:
+            self.fetch_session_handler.handle_error(e)
+            raise
+        if not self.fetch_session_handler.handle_response(response):
+            return []
         return [(TopicPartition(topic.topic, p.partition_index), p)
                 for topic in response.responses for p in topic.partitions]
 

@@ -85,6 +85,11 @@ def test_metric_names_of_s7_and_values_that_move_under_load(server):
     assert value(before, "kafka_network_requestmetrics_totaltimems_count", request="Produce") >= 10
     assert value(before, "kafka_server_replicamanager_isrshrinkspersec_total") == 0
     assert value(before, "kafka_network_requestchannel_requestqueuesize") == 0
+    # the fetch session cache's metrics (KIP-227); librdkafka fetches without a session, so none is cached
+    # (tests/integration/test_fetch_sessions.py and test_replication.py see them filled)
+    assert value(before, "kafka_server_fetchsessioncache_numincrementalfetchsessions") == 0
+    assert value(before, "kafka_server_fetchsessioncache_numincrementalfetchpartitionscached") == 0
+    assert value(before, "kafka_server_fetchsessioncache_incrementalfetchsessionevictionspersec_total") == 0
 
     # Load: hold the only handler thread and fill the queue behind it.
     apis = server.data_plane_request_processor

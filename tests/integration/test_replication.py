@@ -88,6 +88,10 @@ def test_three_clients_produce_acks_all_and_every_replica_holds_the_leaders_batc
         ends = [last for _, last, _, _ in batches]
         assert ends == sorted(ends) and ends[-1] + 1 == sum(1 for r in records if r.partition == p)
         assert {epoch for _, _, epoch, _ in batches} == {cluster.partition_state(unique_topic, p)["leader_epoch"]}
+    # followers fetch in incremental fetch sessions (KIP-227): every leader caches one per follower fetcher
+    for i in range(3):
+        assert leader_metric(cluster, i, "kafka_server_fetchsessioncache_numincrementalfetchsessions") >= 2
+        assert leader_metric(cluster, i, "kafka_server_fetchsessioncache_numincrementalfetchpartitionscached") >= 2
 
 
 class AcksAllProducer:

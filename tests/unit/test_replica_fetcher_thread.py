@@ -154,7 +154,7 @@ def fetcher_with_recorded_leader(tmp_path, **config):
     return thread, partition, send
 
 
-def test_fetch_request_is_a_sessionless_follower_fetch(tmp_path):
+def test_first_fetch_request_is_a_full_follower_fetch_asking_for_a_session(tmp_path):
     thread, partition, _ = fetcher_with_recorded_leader(
         tmp_path, replica_fetch_wait_max_ms=250, replica_fetch_min_bytes=7, replica_fetch_response_max_bytes=9000,
         replica_fetch_max_bytes=3000)
@@ -165,7 +165,8 @@ def test_fetch_request_is_a_sessionless_follower_fetch(tmp_path):
     request = thread.build_fetch({TP: PartitionFetchState(4, 5, ReplicaState.FETCHING),
                                   other: PartitionFetchState(0, 5, ReplicaState.TRUNCATING)}).result
     assert (request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes) == (1, 250, 7, 9000)
-    assert (request.session_id, request.session_epoch, request.isolation_level) == (0, -1, 0)
+    # KIP-227: session id 0 with epoch 0 asks the leader to open a fetch session
+    assert (request.session_id, request.session_epoch, request.isolation_level) == (0, 0, 0)
     [topic] = request.topics                       # a partition still truncating is not fetched
     [p] = topic.partitions
     assert (topic.topic, p.partition, p.fetch_offset, p.current_leader_epoch, p.log_start_offset,
@@ -174,6 +175,39 @@ def test_fetch_request_is_a_sessionless_follower_fetch(tmp_path):
     assert thread.build_fetch({TP: PartitionFetchState(4, 5, ReplicaState.TRUNCATING)}).result is None
     delayed = PartitionFetchState(4, 5, ReplicaState.FETCHING, delayed_until_ms=SYSTEM.milliseconds() + 60_000)
     assert thread.build_fetch({TP: delayed}).result is None
+
+
+def test_later_fetch_requests_are_incremental_and_name_only_moved_partitions(tmp_path):
+    from kafkalite.protocol.messages.fetch import FetchableTopicResponse, FetchResponse, PartitionData
+    thread, partition, send = fetcher_with_recorded_leader(tmp_path)
+    other = TopicPartition(TOPIC, 1)
+    thread.replica_mgr.local_log_or_exception = lambda tp: partition.log
+    states = {TP: PartitionFetchState(0, 5, ReplicaState.FETCHING), other: PartitionFetchState(0, 5,
+                                                                                               ReplicaState.FETCHING)}
+    first = thread.build_fetch(states).result
+    assert (first.session_id, first.session_epoch) == (0, 0) and len(first.topics[0].partitions) == 2
+    send.answers[ApiKeys.FETCH] = FetchResponse(session_id=123, responses=[FetchableTopicResponse(
+        topic=TOPIC, partitions=[PartitionData(partition_index=i, error_code=0, high_watermark=0, records=b"")
+                                 for i in (0, 1)])])
+    assert len(thread.fetch_from_leader(first)) == 2
+    # nothing moved: an incremental fetch naming no partition (it still reads both on the leader)
+    second = thread.build_fetch(states).result
+    assert (second.session_id, second.session_epoch, second.topics, second.forgotten_topics_data) == (123, 1, [], [])
+    send.answers[ApiKeys.FETCH] = FetchResponse(session_id=123, responses=[])
+    assert thread.fetch_from_leader(second) == []
+    # TP's fetch offset moved, the other partition is backing off: one partition sent, one forgotten
+    states = {TP: PartitionFetchState(4, 5, ReplicaState.FETCHING),
+              other: PartitionFetchState(0, 5, ReplicaState.FETCHING, delayed_until_ms=SYSTEM.milliseconds() + 60_000)}
+    third = thread.build_fetch(states).result
+    assert (third.session_id, third.session_epoch) == (123, 2)
+    assert [(t.topic, [(p.partition, p.fetch_offset) for p in t.partitions]) for t in third.topics] == [(TOPIC, [(0, 4)])]
+    assert [(f.topic, f.partitions) for f in third.forgotten_topics_data] == [(TOPIC, [1])]
+    # the session is gone on the leader: the next fetch is a full one again
+    send.answers[ApiKeys.FETCH] = FetchResponse(error_code=Errors.FETCH_SESSION_ID_NOT_FOUND.code, session_id=0,
+                                                responses=[])
+    assert thread.fetch_from_leader(third) == []
+    fourth = thread.build_fetch(states).result
+    assert (fourth.session_id, fourth.session_epoch) == (0, 0) and len(fourth.topics[0].partitions) == 1
 
 
 def test_offsets_for_leader_epoch_and_list_offsets_carry_the_replica_id(tmp_path):
@@ -296,6 +330,11 @@ def test_follower_replicates_a_real_leader(leader, tmp_path):
         wait_until(lambda: partition.log.log_end_offset == 13 and partition.log.high_watermark == 13, 20,
                    "the follower to follow new records")
         assert thread.fetch_state(TP).fetch_offset == 13 and thread.failed_partitions.size() == 0
+        # KIP-227: the follower fetches in a session the leader caches (a privileged one, holding the partition)
+        session_id = thread.fetch_session_handler.next_metadata.session_id
+        assert session_id != 0 and thread.fetch_session_handler.next_metadata.epoch > 1
+        session = leader.server.fetch_manager.cache.get(session_id)
+        assert session.privileged and list(session.partition_map) == [TP]
         lag = f"kafka.server:type=FetcherLagMetrics,name=ConsumerLag,clientId={thread.name},topic={TOPIC},partition=0"
         assert METRICS.get(lag).value() == 0
     finally:

@@ -2,8 +2,10 @@
 
 Classes: CompletedFetch, PartitionRecords, Fetcher.
 
-``send_fetches`` builds **one Fetch request per broker** holding every fetchable partition that broker
-leads (and that has no data buffered and no fetch in flight), each from its ``position``. Responses
+``send_fetches`` builds **one Fetch request per broker** for every fetchable partition that broker
+leads (and that has no data buffered and no fetch in flight), each from its ``position``, through that
+broker's ``FetchSessionHandler`` (KIP-227): after the first, full fetch a request names only the partitions
+whose position changed, and forgets those no longer fetched. Responses
 are queued per partition as ``CompletedFetch``; ``fetched_records`` turns them into ConsumerRecords at
 most ``max.poll.records`` at a time, decoding the stored batches with ``DefaultRecordBatch`` (S45 read
 backwards), and advances each position past what it hands out. A completed fetch whose offset no longer
@@ -19,8 +21,7 @@ the aborted transactions of the range; batches of an aborted transaction are ski
 aborted producer ids from their first offset to their ABORT marker, as Kafka's PartitionRecords does.
 Control batches are never returned.
 
-Era notes: no incremental fetch sessions (KIP-227): every request is a full fetch (session id 0, epoch
--1), which brokers accept. Left out: metrics (FetchManagerMetrics), offset validation with leader epochs
+Left out: metrics (FetchManagerMetrics), offset validation with leader epochs
 (KIP-320), preferred read replicas (KIP-392), offsetsForTimes.
 """
 from __future__ import annotations
@@ -29,11 +30,12 @@ import collections
 import logging
 
 from kafkalite.clients.consumer.consumer_record import ConsumerRecord
+from kafkalite.clients.fetch_session_handler import FetchSessionHandler
 from kafkalite.clients.consumer.internals.subscription_state import OffsetResetStrategy
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors, OffsetOutOfRangeException
-from kafkalite.protocol.messages.fetch import FetchPartition, FetchRequest, FetchTopic
+from kafkalite.protocol.messages.fetch import FetchPartition, FetchRequest, FetchTopic, ForgottenTopic
 from kafkalite.protocol.messages.list_offsets import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
 from kafkalite.record.memory_records import MemoryRecords
 
@@ -98,31 +100,44 @@ class Fetcher:
         self.next_in_line_records: PartitionRecords | None = None
         self.nodes_with_pending_fetch_requests: set[int] = set()
         self.pending_resets: set[TopicPartition] = set()
+        self.session_handlers: dict[int, FetchSessionHandler] = {}   # Kafka: Fetcher.sessionHandlers
 
     # ------------------------------------------------------------------ fetching
 
-    # Kafka: Fetcher.sendFetches -- one request per leader; returns how many were sent
+    # Kafka: Fetcher.sendFetches -- one request per leader, in that leader's fetch session; returns how many
     def send_fetches(self) -> int:
         fetch_requests = self.prepare_fetch_requests()
-        for node, partitions in fetch_requests.items():
+        for node, data in fetch_requests.items():
             by_topic: dict[str, list[FetchPartition]] = {}
-            for tp, offset in partitions.items():
-                by_topic.setdefault(tp.topic, []).append(FetchPartition(
-                    partition=tp.partition, fetch_offset=offset, partition_max_bytes=self.fetch_size))
+            for tp, part in data.to_send.items():
+                by_topic.setdefault(tp.topic, []).append(part)
+            forgotten: dict[str, list[int]] = {}
+            for tp in data.to_forget:
+                forgotten.setdefault(tp.topic, []).append(tp.partition)
             request = FetchRequest(replica_id=-1, max_wait_ms=self.max_wait_ms, min_bytes=self.min_bytes,
                                    max_bytes=self.max_bytes, isolation_level=self.isolation_level,
-                                   session_id=0, session_epoch=-1,
-                                   topics=[FetchTopic(topic=t, partitions=ps) for t, ps in by_topic.items()])
-            log.debug("Sending %s fetch for partitions %s to broker %s", self.isolation_level, list(partitions), node)
+                                   session_id=data.metadata.session_id, session_epoch=data.metadata.epoch,
+                                   topics=[FetchTopic(topic=t, partitions=ps) for t, ps in by_topic.items()],
+                                   forgotten_topics_data=[ForgottenTopic(topic=t, partitions=ps)
+                                                          for t, ps in forgotten.items()])
+            offsets = {tp: part.fetch_offset for tp, part in data.session_partitions.items()}
+            log.debug("Sending %s fetch for partitions %s to broker %s", self.isolation_level, list(offsets), node)
             self.nodes_with_pending_fetch_requests.add(node.id)
             future = self.client.send(node, ApiKeys.FETCH, request)
             future.add_listener(
-                lambda response, n=node, p=partitions: self._handle_fetch_response(n, p, response),
+                lambda response, n=node, p=offsets: self._handle_fetch_response(n, p, response),
                 lambda e, n=node: self._handle_fetch_failure(n, e))
         return len(fetch_requests)
 
     def _handle_fetch_response(self, node, partitions: dict[TopicPartition, int], response) -> None:
         self.nodes_with_pending_fetch_requests.discard(node.id)
+        handler = self.session_handlers.get(node.id)
+        if handler is not None and not handler.handle_response(response):
+            if response.error_code != Errors.NONE.code and \
+                    response.error_code not in (Errors.FETCH_SESSION_ID_NOT_FOUND.code,
+                                                Errors.INVALID_FETCH_SESSION_EPOCH.code):
+                self.metadata.request_update()
+            return
         if response.error_code != Errors.NONE.code:
             log.info("Fetch from node %s failed: %s", node.id, Errors.for_code(response.error_code).name)
             self.metadata.request_update()
@@ -135,15 +150,18 @@ class Fetcher:
 
     def _handle_fetch_failure(self, node, e: BaseException) -> None:
         self.nodes_with_pending_fetch_requests.discard(node.id)
+        handler = self.session_handlers.get(node.id)
+        if handler is not None:
+            handler.handle_error(e)
         log.debug("Fetch request to node %s failed: %s", node.id, e)
         self.metadata.request_update()
 
-    # Kafka: Fetcher.prepareFetchRequests
+    # Kafka: Fetcher.prepareFetchRequests -- per leader, its FetchSessionHandler's FetchRequestData
     def prepare_fetch_requests(self) -> dict:
         buffered = {cf.partition for cf in self.completed_fetches}
         if self.next_in_line_records is not None and not self.next_in_line_records.is_fetched():
             buffered.add(self.next_in_line_records.partition)
-        requests: dict = {}
+        builders: dict = {}
         cluster = self.metadata.fetch()
         for tp in self.subscriptions.fetchable_partitions():
             node = cluster.leader_for(tp)
@@ -154,8 +172,15 @@ class Fetcher:
             elif node.id in self.nodes_with_pending_fetch_requests or tp in buffered:
                 pass
             else:
-                requests.setdefault(node, {})[tp] = self.subscriptions.position(tp)
-        return requests
+                builder = builders.get(node)
+                if builder is None:
+                    handler = self.session_handlers.get(node.id)
+                    if handler is None:
+                        handler = self.session_handlers[node.id] = FetchSessionHandler(node.id)
+                    builder = builders[node] = handler.new_builder()
+                builder.add(tp, FetchPartition(partition=tp.partition, fetch_offset=self.subscriptions.position(tp),
+                                               partition_max_bytes=self.fetch_size))
+        return {node: builder.build() for node, builder in builders.items()}
 
     # Kafka: Fetcher.hasCompletedFetches
     def has_completed_fetches(self) -> bool:
