@@ -113,6 +113,10 @@ SERVED_APIS = (
     ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE,
     ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
 )
+# Kafka: the requests answered with sendResponseExemptThrottle (cluster actions and the SASL handshake)
+THROTTLE_EXEMPT = frozenset((ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
+                             ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.WRITE_TXN_MARKERS, ApiKeys.SASL_HANDSHAKE,
+                             ApiKeys.SASL_AUTHENTICATE))
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONFIG_RESOURCE_TOPIC = 2   # Kafka: ConfigResource.Type.TOPIC (BROKER 4 and BROKER_LOGGER 8 are the cluster's)
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
@@ -145,7 +149,7 @@ class KafkaApis(Logging):
 
     def __init__(self, request_channel, replica_manager, admin_manager, group_coordinator, txn_coordinator,
                  controller, zk_client, broker_id: int, config, metadata_cache, time, cluster_id: str,
-                 broker_epoch_fn=lambda: -1, authorizer=None):
+                 broker_epoch_fn=lambda: -1, authorizer=None, quotas=None):
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -160,6 +164,7 @@ class KafkaApis(Logging):
         self.cluster_id = cluster_id
         self.broker_epoch_fn = broker_epoch_fn
         self.authorizer = authorizer   # Kafka: KafkaApis.authorizer (Option[Authorizer]); None allows everything
+        self.quotas = quotas           # Kafka: KafkaApis.quotas (QuotaManagers); None: no client quotas
         self.log_ident = f"[KafkaApi-{broker_id}] "
         self.auth_helper = AuthHelper(authorizer, self.log_ident)   # Kafka 2.8: KafkaApis.authHelper
         self.acl_apis = AclApis(self.auth_helper, authorizer, self.send_response)   # Kafka 3.0: KafkaApis.aclApis
@@ -253,8 +258,31 @@ class KafkaApis(Logging):
         self.close_connection(request)
 
     # ------------------------------------------------------------------ responses
-    # Kafka: KafkaApis.sendResponse / sendResponseExemptThrottle
+    # Kafka: KafkaApis.sendResponseMaybeThrottle / sendResponseExemptThrottle -- a response with a throttle_time_ms
+    # field counts the handler's time against the client's request quota (unless Kafka exempts the API)
     def send_response(self, request, body, on_complete=None) -> None:
+        if self.quotas is not None and hasattr(body, "throttle_time_ms") and request.api_key not in THROTTLE_EXEMPT:
+            self.send_response_maybe_throttle(request, body, on_complete)
+            return
+        if self.quotas is not None:
+            self.quotas.request.maybe_record_exempt(request)
+        self.request_channel.send_response(Response.for_body(request, body, on_complete))
+
+    # Kafka: KafkaApis.sendResponseMaybeThrottle (and the produce / fetch callbacks' max of the byte-rate and the
+    # request-time throttles): the response goes out now with throttle_time_ms; the channel stays muted that long
+    def send_response_maybe_throttle(self, request, body, on_complete=None, bandwidth_quota=None,
+                                     bandwidth_throttle_time_ms: int = 0, request_throttle_time_ms: int | None = None):
+        if request_throttle_time_ms is None:
+            request_throttle_time_ms = self.quotas.request.maybe_record_and_get_throttle_time_ms(request)
+        if bandwidth_throttle_time_ms > request_throttle_time_ms:
+            bandwidth_quota.throttle(request, bandwidth_throttle_time_ms, self.request_channel.send_response)
+        elif request_throttle_time_ms > 0:
+            self.quotas.request.throttle(request, request_throttle_time_ms, self.request_channel.send_response)
+        if body is None:   # acks=0: nothing to answer, the channel may still be throttled
+            self.request_channel.send_response(Response(request, None, NoOpAction))
+            return
+        body.throttle_time_ms = max(getattr(body, "throttle_time_ms", 0) or 0, bandwidth_throttle_time_ms,
+                                    request_throttle_time_ms)
         self.request_channel.send_response(Response.for_body(request, body, on_complete))
 
     # Kafka: KafkaApis.sendNoOpResponseExemptThrottle
@@ -788,8 +816,13 @@ class KafkaApis(Logging):
                               f"{request.header.correlation_id} from client id {request.header.client_id} with "
                               f"ack=0\nTopic and partition to exceptions: {failed}")
                     self.close_connection(request)
+                elif self.quotas is not None:   # acks=0 is exempt from request quotas, not from byte rates
+                    self.send_produce_response_maybe_throttle(request, None)
                 else:
                     self.send_no_op_response(request)
+                return
+            if self.quotas is not None:
+                self.send_produce_response_maybe_throttle(request, self.produce_response(body, merged))
                 return
             self.send_response(request, self.produce_response(body, merged))
 
@@ -800,6 +833,34 @@ class KafkaApis(Logging):
         self.replica_manager.append_records(body.timeout_ms, body.acks, internal_topics_allowed, AppendOrigin.CLIENT,
                                             entries, callback)
         request.trace.returned_from_purgatory_call()
+
+    # Kafka: handleProduceRequest.sendResponseCallback's quota part -- the request's bytes against the
+    # produce byte rate, its handler time against the request quota (not for acks=0)
+    def send_produce_response_maybe_throttle(self, request, body) -> None:
+        bandwidth_throttle_time_ms = self.quotas.produce.maybe_record_and_get_throttle_time_ms(
+            request, request.size_in_bytes, self.time.milliseconds())
+        request_throttle_time_ms = 0 if body is None else \
+            self.quotas.request.maybe_record_and_get_throttle_time_ms(request)
+        self.send_response_maybe_throttle(request, body, None, self.quotas.produce, bandwidth_throttle_time_ms,
+                                          request_throttle_time_ms)
+
+    # Kafka: handleFetchRequest.processResponseCallback's quota part -- a consumer's fetch counts its response
+    # bytes against the fetch byte rate; a throttled fetch is answered empty (its bytes unrecorded), as 2.4 does
+    def send_fetch_response_maybe_throttle(self, request, response, response_size: int) -> None:
+        if self.quotas is None or request.body.replica_id >= 0:
+            self.send_response(request, response)
+            return
+        request.api_remote_complete_time_nanos = self.time.nanoseconds()
+        time_ms = self.time.milliseconds()
+        request_throttle_time_ms = self.quotas.request.maybe_record_and_get_throttle_time_ms(request)
+        bandwidth_throttle_time_ms = self.quotas.fetch.maybe_record_and_get_throttle_time_ms(request, response_size,
+                                                                                             time_ms)
+        if max(bandwidth_throttle_time_ms, request_throttle_time_ms) > 0:
+            if self.quotas.fetch.quotas_enabled:
+                self.quotas.fetch.unrecord_quota_sensor(request, response_size, time_ms)
+            response.responses = []   # Kafka: fetchContext.getThrottledResponse (sessionless: no partitions)
+        self.send_response_maybe_throttle(request, response, None, self.quotas.fetch, bandwidth_throttle_time_ms,
+                                          request_throttle_time_ms)
 
     @staticmethod
     def produce_response(body, statuses: dict) -> produce.ProduceResponse:
@@ -853,6 +914,7 @@ class KafkaApis(Logging):
         def process_response_callback(response_partition_data: list) -> None:
             data = dict(response_partition_data)
             responses = []
+            response_size = 0   # the record bytes, for the fetch byte-rate quota
             for topic in body.topics:
                 parts = []
                 for p in topic.partitions:
@@ -867,8 +929,9 @@ class KafkaApis(Logging):
                     records = d.records
                     if records is None or isinstance(records, MemoryRecords):
                         records = bytes(records.buffer) if records is not None else b""
-                    BROKER_TOPIC_STATS.update_bytes_out(topic.topic, body.replica_id >= 0,
-                                                        len(records) if isinstance(records, bytes) else records.size_in_bytes())
+                    size = len(records) if isinstance(records, bytes) else records.size_in_bytes()
+                    response_size += size
+                    BROKER_TOPIC_STATS.update_bytes_out(topic.topic, body.replica_id >= 0, size)
                     aborted = None
                     if d.aborted_transactions is not None:   # a read_committed read: the list, maybe empty
                         aborted = [fetch.AbortedTransaction(producer_id=pid, first_offset=first)
@@ -878,7 +941,8 @@ class KafkaApis(Logging):
                         last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
                         aborted_transactions=aborted, records=records))
                 responses.append(fetch.FetchableTopicResponse(topic=topic.topic, partitions=parts))
-            self.send_response(request, fetch.FetchResponse(error_code=0, session_id=0, responses=responses))
+            self.send_fetch_response_maybe_throttle(
+                request, fetch.FetchResponse(error_code=0, session_id=0, responses=responses), response_size)
 
         if not fetch_infos:
             process_response_callback([])
