@@ -93,7 +93,7 @@ class Request:
         # be parsed raises in the Processor, which closes only that connection (S17).
         self._release = release
         self._buffer = buffer
-        self.size_in_bytes = len(buffer)   # Kafka: Request.sizeInBytes (what produce quotas count)
+        self.size_in_bytes = len(buffer)   # what produce byte-rate quotas count (Kafka's request.sizeInBytes)
         self.body = context.parse_request(buffer, body_offset)
         # Kafka: most requests are whole objects once parsed, so their buffer goes back to the MemoryPool
         # now; a produce request's records are views of it, so it waits until the request is handled.
@@ -166,7 +166,7 @@ class ResponseAction(enum.Enum):
     SendAction = "SendAction"                        # write response_send, then unmute
     NoOpAction = "NoOpAction"                        # nothing to write (acks=0): just unmute
     CloseConnectionAction = "CloseConnectionAction"  # close the connection (acks=0 with an error)
-    # Kafka 2.x: StartThrottlingResponse / EndThrottlingResponse (KIP-219) -- nothing to write: keep the
+    # Kafka 2.4's StartThrottlingResponse / EndThrottlingResponse (KIP-219) -- nothing to write: keep the
     # channel muted for a quota's throttle time, then let it read again
     StartThrottlingAction = "StartThrottlingAction"
     EndThrottlingAction = "EndThrottlingAction"
