@@ -45,7 +45,10 @@ as Kafka 2.7 does (Describe / Alter on the cluster).
 SASL: the handshake APIs are the network thread's (SaslServerAuthenticator); one that reaches KafkaApis came
 after authentication and is answered ILLEGAL_SASL_STATE, as Kafka's handlers do. Describe/AlterUserScramCredentials
 (Kafka 2.7, KIP-554) are UserScramCredentialsManager's work.
-Omitted: quotas and throttling, fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
+Client quotas: responses with a throttle_time_ms go through ``send_response_maybe_throttle`` (request-time
+quota), Produce and Fetch add their byte rates (``self.quotas``, QuotaFactory's QuotaManagers); the
+Describe/AlterClientQuotas handlers (Kafka 2.6, KIP-546) are ClientQuotasAdmin's work.
+Omitted: fetch sessions (KIP-227: answering with session id 0 is legal), OffsetFetch v8+
 (multi-group) and FindCoordinator v4+ (batched keys).
 """
 from __future__ import annotations
@@ -112,6 +115,7 @@ SERVED_APIS = (
     # SASL (issue 16): the handshake APIs reach KafkaApis only after authentication, to be refused
     ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE,
     ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
+    ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS,   # client quotas (issue 17)
 )
 # Kafka: the requests answered with sendResponseExemptThrottle (cluster actions and the SASL handshake)
 THROTTLE_EXEMPT = frozenset((ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
@@ -227,6 +231,8 @@ class KafkaApis(Logging):
                 case ApiKeys.SASL_AUTHENTICATE: self.handle_sasl_authenticate_request(request)
                 case ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS: self.handle_describe_user_scram_credentials_request(request)
                 case ApiKeys.ALTER_USER_SCRAM_CREDENTIALS: self.handle_alter_user_scram_credentials_request(request)
+                case ApiKeys.DESCRIBE_CLIENT_QUOTAS: self.handle_describe_client_quotas_request(request)
+                case ApiKeys.ALTER_CLIENT_QUOTAS: self.handle_alter_client_quotas_request(request)
                 case _:
                     raise Errors.UNSUPPORTED_VERSION.exception(f"Unsupported api key {request.api_key.name}")
         except Exception as e:  # noqa: BLE001
@@ -1836,3 +1842,28 @@ class KafkaApis(Logging):
     def user_scram_credentials_manager(self):
         from kafkalite.server.user_scram_credentials_manager import UserScramCredentialsManager
         return UserScramCredentialsManager(self.zk_client)
+
+    # ------------------------------------------------------------------ client quotas (KIP-546, Kafka 2.6)
+    # Kafka 2.6: KafkaApis.handleDescribeClientQuotasRequest -- DESCRIBE_CONFIGS on the cluster
+    def handle_describe_client_quotas_request(self, request) -> None:
+        from kafkalite.protocol.messages import describe_client_quotas as dcq
+        from kafkalite.server.client_quotas_admin import ClientQuotasAdmin
+        if not self.auth_helper.authorize(request, AclOperation.DESCRIBE_CONFIGS, ResourceType.CLUSTER, CLUSTER_NAME):
+            self.send_response(request, dcq.DescribeClientQuotasResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed.",
+                entries=None))
+            return
+        self.send_response(request, ClientQuotasAdmin(self.zk_client).describe_client_quotas(request.body))
+
+    # Kafka 2.6: KafkaApis.handleAlterClientQuotasRequest -- ALTER_CONFIGS on the cluster
+    def handle_alter_client_quotas_request(self, request) -> None:
+        from kafkalite.protocol.messages import alter_client_quotas as acq
+        from kafkalite.server.client_quotas_admin import ClientQuotasAdmin
+        if not self.auth_helper.authorize(request, AclOperation.ALTER_CONFIGS, ResourceType.CLUSTER, CLUSTER_NAME):
+            self.send_response(request, acq.AlterClientQuotasResponse(entries=[acq.EntryResult(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed.",
+                entity=[acq.EntityData(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
+                for entry in request.body.entries]))
+            return
+        self.send_response(request, ClientQuotasAdmin(self.zk_client).alter_client_quotas(request.body))
+
