@@ -25,7 +25,7 @@ from kafkalite.server.user_scram_credentials_manager import desanitize, sanitize
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.zk_data import ConfigType
 
-USER, CLIENT_ID = "user", "client-id"          # Kafka: ClientQuotaEntity.USER / CLIENT_ID
+USER, CLIENT_ID = "user", "client-id"          # Kafka 2.6: ClientQuotaEntity.USER / CLIENT_ID
 QUOTA_KEYS = {"producer_byte_rate": int, "consumer_byte_rate": int, "request_percentage": float}
 MATCH_EXACT, MATCH_DEFAULT, MATCH_SPECIFIED = 0, 1, 2
 
