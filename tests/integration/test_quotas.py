@@ -11,6 +11,7 @@ client quotas with real clients, against one broker process with a PLAINTEXT and
   several MiB/s.
 - ``test_quota_change_takes_effect_at_runtime``: a producer held to 256 KiB/s is let go by raising its quota
   with ``kafka-configs`` (AlterClientQuotas): no restart; and ``--describe`` shows the quotas.
+- ``test_kafka_python_sees_throttle_time_in_its_metrics``: kafka-python's ``throttle-time-max`` metric.
 The 20 s measurement is the assertion about the quota (bytes over a window), not a timing of code.
 """
 from __future__ import annotations
@@ -236,3 +237,23 @@ def test_quota_change_takes_effect_at_runtime(quota_broker):
     finally:
         deadline[0] = 0
         t.join(60)
+
+
+def test_kafka_python_sees_throttle_time_in_its_metrics(quota_broker):
+    """kafka-python reads throttle_time_ms from every response into its ``throttle-time`` sensor."""
+    from kafka import KafkaProducer
+    b = quota_broker
+    create_topic(b.bootstrap, "quota-kp")
+    configs(b, "--entity-type", "clients", "--entity-name", "kp-producer", "--alter",
+            "--add-config", "producer_byte_rate=65536")
+    producer = KafkaProducer(bootstrap_servers=b.bootstrap, client_id="kp-producer", linger_ms=5)
+    try:
+        for _ in range(1500):   # 1.5 MB: far past what 4 windows of 64 KiB/s allow
+            producer.send("quota-kp", VALUE)
+        wait_until(lambda: producer.metrics().get("producer-metrics", {}).get("throttle-time-max", 0) > 0, 30,
+                   "kafka-python to report a throttle time")
+    finally:
+        try:
+            producer.close(timeout=0)   # the rest of the 1.5 MB is dropped
+        except Exception:  # noqa: BLE001 -- kafka-python's close(0) raises KafkaTimeoutError with records unsent
+            pass
