@@ -257,3 +257,28 @@ def test_kafka_python_sees_throttle_time_in_its_metrics(quota_broker):
             producer.close(timeout=0)   # the rest of the 1.5 MB is dropped
         except Exception:  # noqa: BLE001 -- kafka-python's close(0) raises KafkaTimeoutError with records unsent
             pass
+
+
+def test_request_quota_throttle_time_in_every_api_that_has_the_field(quota_broker):
+    """``request_percentage``: once a client id's handler time is over its share, each response version with a
+    ``throttle_time_ms`` field carries the throttle (at most one quota window), whatever the API."""
+    from harness import RawConnection
+    from clients import raw_request
+    from kafkalite.protocol.messages import api_versions, find_coordinator, metadata
+    b = quota_broker
+    configs(b, "--entity-type", "clients", "--entity-name", "kafkalite-raw-test", "--alter",
+            "--add-config", "request_percentage=0.001")
+    calls = [(18, 2, api_versions.ApiVersionsRequest()),
+             (3, 4, metadata.MetadataRequest(topics=[], allow_auto_topic_creation=False)),
+             (10, 1, find_coordinator.FindCoordinatorRequest(key="g", key_type=0))]
+    with RawConnection(int(b.bootstrap.rsplit(":", 1)[1]), timeout=30) as conn:
+        # metadata v0 has no throttle field: answered all the same, and its time counts
+        raw_request(conn, 3, 0, metadata.MetadataRequest(topics=[]), correlation_id=1)
+        wait_until(lambda: raw_request(conn, 3, 4, metadata.MetadataRequest(topics=[],
+                                                                            allow_auto_topic_creation=False),
+                                       correlation_id=2).throttle_time_ms > 0, 20, "a throttled Metadata")
+        for i, (api_key, version, body) in enumerate(calls, start=3):
+            throttle = raw_request(conn, api_key, version, body, correlation_id=i).throttle_time_ms
+            assert 0 < throttle <= 1000, (api_key, version, throttle)
+    configs(b, "--entity-type", "clients", "--entity-name", "kafkalite-raw-test", "--alter",
+            "--delete-config", "request_percentage")
