@@ -270,6 +270,10 @@ class KafkaApis(Logging):
         if self.quotas is not None and hasattr(body, "throttle_time_ms") and request.api_key not in THROTTLE_EXEMPT:
             self.send_response_maybe_throttle(request, body, on_complete)
             return
+        self.send_response_exempt_throttle(request, body, on_complete)
+
+    # Kafka: KafkaApis.sendResponseExemptThrottle -- the handler time counts as exempt-request-time only
+    def send_response_exempt_throttle(self, request, body, on_complete=None) -> None:
         if self.quotas is not None:
             self.quotas.request.maybe_record_exempt(request)
         self.request_channel.send_response(Response.for_body(request, body, on_complete))
@@ -853,8 +857,8 @@ class KafkaApis(Logging):
     # Kafka: handleFetchRequest.processResponseCallback's quota part -- a consumer's fetch counts its response
     # bytes against the fetch byte rate; a throttled fetch is answered empty (its bytes unrecorded), as 2.4 does
     def send_fetch_response_maybe_throttle(self, request, response, response_size: int) -> None:
-        if self.quotas is None or request.body.replica_id >= 0:
-            self.send_response(request, response)
+        if self.quotas is None or request.body.replica_id >= 0:   # followers are never throttled
+            self.send_response_exempt_throttle(request, response)
             return
         request.api_remote_complete_time_nanos = self.time.nanoseconds()
         time_ms = self.time.milliseconds()
