@@ -118,6 +118,7 @@ class _DelayQueue:
         self._heap: list = []
         self._seq = itertools.count()
         self._cond = threading.Condition()
+        self._closed = False
 
     def add(self, item: ThrottledChannel) -> None:
         with self._cond:
@@ -127,7 +128,7 @@ class _DelayQueue:
     def poll(self, timeout_ms: int):
         with self._cond:
             deadline = None
-            while True:
+            while not self._closed:
                 if self._heap:
                     delay = self._heap[0][2].get_delay_ms()
                     if delay <= 0:
@@ -141,12 +142,15 @@ class _DelayQueue:
                     return None
                 self._cond.wait(wait / 1000.0)
                 deadline -= wait
+            return None
 
     def size(self) -> int:
         return len(self._heap)
 
-    def wake(self) -> None:
+    def close(self) -> None:
+        """Wake the reaper for good: ``poll`` answers None from now on (Kafka interrupts the thread)."""
         with self._cond:
+            self._closed = True
             self._cond.notify_all()
 
 
@@ -367,5 +371,5 @@ class ClientQuotaManager(Logging):
     # Kafka: ClientQuotaManager.shutdown
     def shutdown(self) -> None:
         self.throttled_channel_reaper.initiate_shutdown()
-        self.delay_queue.wake()
+        self.delay_queue.close()
         self.throttled_channel_reaper.await_shutdown(5)
