@@ -8,7 +8,9 @@ Naming (the table with every metric is in ``docs/metrics.md``): the MBean
 ``<group>:type=<Type>,name=<Name>,<tag>=<v>...`` becomes ``<group with _>_<type>_<name>``, all
 lower case, and the tags become labels:
 ``kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce`` →
-``kafka_network_requestmetrics_totaltimems{request="Produce",quantile="0.99"}``.
+``kafka_network_requestmetrics_totaltimems{request="Produce",quantile="0.99"}``; dashes become
+underscores (the client-quota metric ``kafka.server:type=Produce,name=byte-rate,user=,client-id=c`` →
+``kafka_server_produce_byte_rate{user="",client_id="c"}``).
 A gauge is a Prometheus gauge; a meter is a counter ``<name>_total`` (its count) plus a gauge
 ``<name>_oneminuterate``; a histogram is a summary (quantiles 0.5 … 0.999, ``_count``, ``_sum``).
 """
@@ -25,7 +27,13 @@ from kafkalite.utils.logging import Logging
 
 
 def prometheus_name(name: MetricName) -> str:
-    return f"{name.group.replace('.', '_')}_{name.type}_{name.name}".lower()
+    # Kafka's client-quota metrics have dashes (byte-rate, throttle-time): not allowed in Prometheus names
+    return f"{name.group.replace('.', '_')}_{name.type}_{name.name}".lower().replace("-", "_")
+
+
+def prometheus_labels(label_names: list[str]) -> list[str]:
+    """Tag names as Prometheus label names (``client-id`` → ``client_id``)."""
+    return [k.replace("-", "_") for k in label_names]
 
 
 class YammerCollector:
@@ -44,9 +52,9 @@ class YammerCollector:
             mbean = members[0][0]
             doc = f"{mbean.group}:type={mbean.type},name={mbean.name}"
             if isinstance(first, Meter):
-                counter = CounterMetricFamily(base, doc + " (count)", labels=label_names)
+                counter = CounterMetricFamily(base, doc + " (count)", labels=prometheus_labels(label_names))
                 rate = GaugeMetricFamily(base + "_oneminuterate", doc + " (one-minute rate per second)",
-                                         labels=label_names)
+                                         labels=prometheus_labels(label_names))
                 for n, m in members:
                     labels = self._labels(n, label_names)
                     counter.add_metric(labels, m.count)
@@ -63,7 +71,7 @@ class YammerCollector:
                     summary.add_sample(base + "_sum", tags, m.sum)
                 yield summary
             elif isinstance(first, Gauge):
-                gauge = GaugeMetricFamily(base, doc, labels=label_names)
+                gauge = GaugeMetricFamily(base, doc, labels=prometheus_labels(label_names))
                 for n, m in members:
                     try:
                         gauge.add_metric(self._labels(n, label_names), m.value())

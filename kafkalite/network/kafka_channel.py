@@ -9,8 +9,9 @@ it only after the response has been sent. The transitions are a table, checked o
 A channel is ready once its transport is ready (the TLS handshake is done, SslTransportLayer) and its
 authenticator is complete; ``prepare()`` drives both, one non-blocking step per poll, and ``principal()``
 is who the authenticator says the peer is (User:ANONYMOUS without an authenticator).
-Omitted: re-authentication (KIP-368), throttling callers (the THROTTLE_* states exist so the table is
-Kafka's, but nothing throttles yet).
+The THROTTLE_* events come from client quotas (KIP-219): a throttled channel stays muted after its response
+is sent until THROTTLE_ENDED (server/client_quota_manager.py's ThrottledChannel).
+Omitted: re-authentication (KIP-368).
 """
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ that owns its connection.
 
 Era notes: Response carries a ResponseAction (SendAction / NoOpAction / CloseConnectionAction), the
 Kafka <= 1.1 vocabulary the source documents use; Kafka 2.x spells the same three cases as the
-subclasses SendResponse / NoOpResponse / CloseConnectionResponse.
+subclasses SendResponse / NoOpResponse / CloseConnectionResponse. Its StartThrottlingResponse /
+EndThrottlingResponse (KIP-219, client quotas) are the actions StartThrottlingAction / EndThrottlingAction.
 The request trace (kafkalite's, for learners) is one object on each Request, ``request.trace``
 (``kafkalite/network/request_trace.py``): a RequestTrace when ``kafka.request.logger`` is at DEBUG,
 else NO_TRACE, whose hops cost a method call.
@@ -92,6 +93,7 @@ class Request:
         # be parsed raises in the Processor, which closes only that connection (S17).
         self._release = release
         self._buffer = buffer
+        self.size_in_bytes = len(buffer)   # what produce byte-rate quotas count (Kafka's request.sizeInBytes)
         self.body = context.parse_request(buffer, body_offset)
         # Kafka: most requests are whole objects once parsed, so their buffer goes back to the MemoryPool
         # now; a produce request's records are views of it, so it waits until the request is handled.
@@ -105,6 +107,12 @@ class Request:
     @property
     def api_key(self) -> ApiKeys:
         return ApiKeys.for_id(self.context.header.api_key)
+
+    # Kafka: Request.requestThreadTimeNanos -- the handler thread's time on this request (request quotas)
+    def request_thread_time_nanos(self) -> int:
+        if self.api_local_complete_time_nanos == -1:
+            self.api_local_complete_time_nanos = SYSTEM.nanoseconds()
+        return max(self.api_local_complete_time_nanos - self.request_dequeue_time_nanos, 0)
 
     # Kafka: Request.releaseBuffer -- the payload is garbage once the body holds what it needs.
     def release_buffer(self) -> None:
@@ -158,11 +166,17 @@ class ResponseAction(enum.Enum):
     SendAction = "SendAction"                        # write response_send, then unmute
     NoOpAction = "NoOpAction"                        # nothing to write (acks=0): just unmute
     CloseConnectionAction = "CloseConnectionAction"  # close the connection (acks=0 with an error)
+    # Kafka 2.4's StartThrottlingResponse / EndThrottlingResponse (KIP-219) -- nothing to write: keep the
+    # channel muted for a quota's throttle time, then let it read again
+    StartThrottlingAction = "StartThrottlingAction"
+    EndThrottlingAction = "EndThrottlingAction"
 
 
 SendAction = ResponseAction.SendAction
 NoOpAction = ResponseAction.NoOpAction
 CloseConnectionAction = ResponseAction.CloseConnectionAction
+StartThrottlingAction = ResponseAction.StartThrottlingAction
+EndThrottlingAction = ResponseAction.EndThrottlingAction
 
 
 class Response:

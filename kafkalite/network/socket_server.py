@@ -35,8 +35,9 @@ import attrs
 
 from kafkalite.common.memory.memory_pool import MemoryPool, SimpleMemoryPool
 from kafkalite.network.kafka_channel import ChannelMuteEvent
-from kafkalite.network.request_channel import (CloseConnectionAction, NoOpAction, Request, RequestChannel,
-                                               RequestContext, SendAction, request_logger)
+from kafkalite.network.request_channel import (CloseConnectionAction, EndThrottlingAction, NoOpAction, Request,
+                                               RequestChannel, RequestContext, SendAction, StartThrottlingAction,
+                                               request_logger)
 from kafkalite.network.channel_builders import ChannelBuilders
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.errors import InvalidRequestException
@@ -608,6 +609,13 @@ class Processor(AbstractServerThread):
                     self.try_unmute_channel(connection_id)
                 elif action is SendAction:
                     self.send_response(response, response.response_send)
+                elif action is StartThrottlingAction:
+                    # Kafka: case _: StartThrottlingResponse -- the channel stays muted past its response
+                    self.handle_channel_mute_event(connection_id, ChannelMuteEvent.THROTTLE_STARTED)
+                elif action is EndThrottlingAction:
+                    # Kafka: case _: EndThrottlingResponse -- throttle time over: read again if the response is out
+                    self.handle_channel_mute_event(connection_id, ChannelMuteEvent.THROTTLE_ENDED)
+                    self.try_unmute_channel(connection_id)
                 elif action is CloseConnectionAction:
                     response.request.update_request_metrics()
                     self.trace("Closing socket connection actively according to the response code.")

@@ -71,6 +71,8 @@ class ApiKeys(enum.Enum):
     ALTER_PARTITION_REASSIGNMENTS = (45, 0, 0, 0, False)
     LIST_PARTITION_REASSIGNMENTS = (46, 0, 0, 0, False)
     OFFSET_DELETE = (47, 0, 0, None, False)
+    DESCRIBE_CLIENT_QUOTAS = (48, 0, 1, 1, False)       # KIP-546, Kafka 2.6
+    ALTER_CLIENT_QUOTAS = (49, 0, 1, 1, False)          # KIP-546, Kafka 2.6
     DESCRIBE_USER_SCRAM_CREDENTIALS = (50, 0, 0, 0, False)
     ALTER_USER_SCRAM_CREDENTIALS = (51, 0, 0, 0, False)
     DESCRIBE_CLUSTER = (60, 0, 1, 0, False)

@@ -2,7 +2,8 @@
 (with ConfigHandler.scala's TopicConfigHandler and BrokerConfigHandler, and the part of
 common/ZkNodeChangeNotificationListener.scala it uses)
 
-Classes: ConfigHandler, TopicConfigHandler, BrokerConfigHandler, DynamicConfigManager.
+Classes: ConfigHandler, TopicConfigHandler, BrokerConfigHandler, QuotaConfigHandler, ClientIdConfigHandler,
+UserConfigHandler, DynamicConfigManager.
 
 Whoever changes an entity's config in ZooKeeper (``/config/topics/<t>``, ``/config/brokers/<id>``,
 ``/config/brokers/<default>``) also creates a sequential znode ``/config/changes/config_change_<n>``
@@ -11,9 +12,11 @@ change its event thread ("/config/changes-event-process-thread") reads the notif
 the last one it processed, reads the entity's whole config and hands it to the handler of the
 entity type: TopicConfigHandler → ``LogManager.update_topic_config``; BrokerConfigHandler →
 ``DynamicBrokerConfig.update_broker_config`` / ``update_default_config``; UserConfigHandler → the SCRAM
-credentials of ``/config/users/<user>`` into the CredentialCache (every user's at startup, too).
+credentials of ``/config/users/<user>`` into the CredentialCache (every user's at startup, too), and with
+ClientIdConfigHandler the client quotas of ``/config/users/<user>[/clients/<client-id>]`` and
+``/config/clients/<client-id>`` into the QuotaManagers (QuotaConfigHandler; all of them at startup too).
 
-Left out: client/user quotas, purging notifications older than 15 minutes, version-1
+Left out: purging notifications older than 15 minutes, version-1
 notifications.
 """
 from __future__ import annotations
@@ -68,18 +71,55 @@ class BrokerConfigHandler(ConfigHandler, Logging):
             self.dynamic_config.update_broker_config(self.broker_config.broker_id, properties)
 
 
-class UserConfigHandler(ConfigHandler, Logging):
-    """Kafka: UserConfigHandler(quotaManagers, credentialProvider) -- the SCRAM credentials half (no quotas)."""
+class QuotaConfigHandler:
+    """Kafka: QuotaConfigHandler(quotaManagers) -- producer_byte_rate / consumer_byte_rate / request_percentage
+    of one quota entity into the produce / fetch / request quota managers (a missing key removes the quota)."""
 
-    def __init__(self, credential_provider):
+    def __init__(self, quota_managers):
+        self.quota_managers = quota_managers
+
+    # Kafka: QuotaConfigHandler.updateQuotaConfig
+    def update_quota_config(self, sanitized_user: str | None, sanitized_client_id: str | None, config: dict) -> None:
+        from kafkalite.common.metrics.metrics import Quota
+        from kafkalite.server.user_scram_credentials_manager import desanitize
+        if self.quota_managers is None:
+            return
+        client_id = None if sanitized_client_id is None else \
+            sanitized_client_id if sanitized_client_id == DEFAULT_ENTITY else desanitize(sanitized_client_id)
+        for key, manager, parse in (("producer_byte_rate", self.quota_managers.produce, int),
+                                    ("consumer_byte_rate", self.quota_managers.fetch, int),
+                                    ("request_percentage", self.quota_managers.request, float)):
+            quota = Quota(float(parse(config[key])), True) if key in config else None
+            manager.update_quota(sanitized_user, client_id, quota)
+
+
+class ClientIdConfigHandler(QuotaConfigHandler, ConfigHandler):
+    """Kafka: ClientIdConfigHandler(quotaManagers) -- /config/clients/<client-id>."""
+
+    # Kafka: ClientIdConfigHandler.processConfigChanges
+    def process_config_changes(self, sanitized_client_id: str, client_config: dict) -> None:
+        self.update_quota_config(None, sanitized_client_id, client_config)
+
+
+class UserConfigHandler(QuotaConfigHandler, ConfigHandler, Logging):
+    """Kafka: UserConfigHandler(quotaManagers, credentialProvider) -- quotas of ``<user>`` and
+    ``<user>/clients/<client-id>``, and a user's SCRAM credentials."""
+
+    def __init__(self, quota_managers, credential_provider):
+        super().__init__(quota_managers)
         self.credential_provider = credential_provider
 
-    # Kafka: UserConfigHandler.processConfigChanges -- "<user>" entities only (not "<user>/clients/<id>")
-    def process_config_changes(self, sanitized_user: str, config: dict) -> None:
-        if "/" in sanitized_user or sanitized_user == DEFAULT_ENTITY:
-            return
-        from kafkalite.server.user_scram_credentials_manager import desanitize
-        self.credential_provider.update_credentials(desanitize(sanitized_user), config)
+    # Kafka: UserConfigHandler.processConfigChanges -- entity path <user> or <user>/clients/<client-id>
+    def process_config_changes(self, quota_entity_path: str, config: dict) -> None:
+        entities = quota_entity_path.split("/")
+        if len(entities) not in (1, 3):
+            raise ValueError(f"Invalid quota entity path: {quota_entity_path}")
+        sanitized_user = entities[0]
+        sanitized_client_id = entities[2] if len(entities) == 3 else None
+        self.update_quota_config(sanitized_user, sanitized_client_id, config)
+        if sanitized_client_id is None and sanitized_user != DEFAULT_ENTITY:
+            from kafkalite.server.user_scram_credentials_manager import desanitize
+            self.credential_provider.update_credentials(desanitize(sanitized_user), config)
 
 
 class _ConfigChangeHandler(ZNodeChildChangeHandler):
@@ -111,10 +151,20 @@ class DynamicConfigManager(Logging):
         self.zk_client.register_znode_child_change_handler(self.handler)
         # Kafka: "Apply all existing client/user configs ... to bootstrap the overrides" -- before any
         # connection authenticates, the credential cache holds every SCRAM user
+        # (and every client/user quota, so quotas hold from the first request)
         user_handler = self.config_handlers.get("users")
         if user_handler is not None:
             for user in self.zk_client.get_all_entities_with_config("users"):
                 user_handler.process_config_changes(user, self.zk_client.get_entity_configs("users", user))
+            # Kafka: adminZkClient.fetchAllChildEntityConfigs(ConfigType.User, ConfigType.Client)
+            for user in self.zk_client.get_all_entities_with_config("users"):
+                for client in self.zk_client.get_all_entities_with_config(f"users/{user}/clients"):
+                    path = f"{user}/clients/{client}"
+                    user_handler.process_config_changes(path, self.zk_client.get_entity_configs("users", path))
+        client_handler = self.config_handlers.get("clients")
+        if client_handler is not None:
+            for client in self.zk_client.get_all_entities_with_config("clients"):
+                client_handler.process_config_changes(client, self.zk_client.get_entity_configs("clients", client))
         self.thread.start()
         self.queue.put("startup")   # process what is already there (and set the watch)
 

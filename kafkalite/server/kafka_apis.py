@@ -47,7 +47,10 @@ as Kafka 2.7 does (Describe / Alter on the cluster).
 SASL: the handshake APIs are the network thread's (SaslServerAuthenticator); one that reaches KafkaApis came
 after authentication and is answered ILLEGAL_SASL_STATE, as Kafka's handlers do. Describe/AlterUserScramCredentials
 (Kafka 2.7, KIP-554) are UserScramCredentialsManager's work.
-Omitted: quotas and throttling, OffsetFetch v8+
+Client quotas: responses with a throttle_time_ms go through ``send_response_maybe_throttle`` (request-time
+quota), Produce and Fetch add their byte rates (``self.quotas``, QuotaFactory's QuotaManagers); the
+Describe/AlterClientQuotas handlers (Kafka 2.6, KIP-546) are ClientQuotasAdmin's work.
+Omitted: OffsetFetch v8+
 (multi-group) and FindCoordinator v4+ (batched keys).
 """
 from __future__ import annotations
@@ -119,7 +122,12 @@ SERVED_APIS = (
     # SASL (issue 16): the handshake APIs reach KafkaApis only after authentication, to be refused
     ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE,
     ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
+    ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS,   # client quotas (issue 17)
 )
+# Kafka: the requests answered with sendResponseExemptThrottle (cluster actions and the SASL handshake)
+THROTTLE_EXEMPT = frozenset((ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKeys.UPDATE_METADATA,
+                             ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.WRITE_TXN_MARKERS, ApiKeys.SASL_HANDSHAKE,
+                             ApiKeys.SASL_AUTHENTICATE))
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONFIG_RESOURCE_TOPIC = 2   # Kafka: ConfigResource.Type.TOPIC (BROKER 4 and BROKER_LOGGER 8 are the cluster's)
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
@@ -152,7 +160,7 @@ class KafkaApis(Logging):
 
     def __init__(self, request_channel, replica_manager, admin_manager, group_coordinator, txn_coordinator,
                  controller, zk_client, broker_id: int, config, metadata_cache, time, cluster_id: str,
-                 broker_epoch_fn=lambda: -1, authorizer=None, fetch_manager=None):
+                 broker_epoch_fn=lambda: -1, authorizer=None, fetch_manager=None, quotas=None):
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -167,6 +175,7 @@ class KafkaApis(Logging):
         self.cluster_id = cluster_id
         self.broker_epoch_fn = broker_epoch_fn
         self.authorizer = authorizer   # Kafka: KafkaApis.authorizer (Option[Authorizer]); None allows everything
+        self.quotas = quotas           # Kafka: KafkaApis.quotas (QuotaManagers); None: no client quotas
         self.log_ident = f"[KafkaApi-{broker_id}] "
         self.auth_helper = AuthHelper(authorizer, self.log_ident)   # Kafka 2.8: KafkaApis.authHelper
         self.acl_apis = AclApis(self.auth_helper, authorizer, self.send_response)   # Kafka 3.0: KafkaApis.aclApis
@@ -236,6 +245,8 @@ class KafkaApis(Logging):
                 case ApiKeys.SASL_AUTHENTICATE: self.handle_sasl_authenticate_request(request)
                 case ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS: self.handle_describe_user_scram_credentials_request(request)
                 case ApiKeys.ALTER_USER_SCRAM_CREDENTIALS: self.handle_alter_user_scram_credentials_request(request)
+                case ApiKeys.DESCRIBE_CLIENT_QUOTAS: self.handle_describe_client_quotas_request(request)
+                case ApiKeys.ALTER_CLIENT_QUOTAS: self.handle_alter_client_quotas_request(request)
                 case _:
                     raise Errors.UNSUPPORTED_VERSION.exception(f"Unsupported api key {request.api_key.name}")
         except Exception as e:  # noqa: BLE001
@@ -267,8 +278,35 @@ class KafkaApis(Logging):
         self.close_connection(request)
 
     # ------------------------------------------------------------------ responses
-    # Kafka: KafkaApis.sendResponse / sendResponseExemptThrottle
+    # Kafka: KafkaApis.sendResponseMaybeThrottle / sendResponseExemptThrottle -- a response with a throttle_time_ms
+    # field counts the handler's time against the client's request quota (unless Kafka exempts the API)
     def send_response(self, request, body, on_complete=None) -> None:
+        if self.quotas is not None and hasattr(body, "throttle_time_ms") and request.api_key not in THROTTLE_EXEMPT:
+            self.send_response_maybe_throttle(request, body, on_complete)
+            return
+        self.send_response_exempt_throttle(request, body, on_complete)
+
+    # Kafka: KafkaApis.sendResponseExemptThrottle -- the handler time counts as exempt-request-time only
+    def send_response_exempt_throttle(self, request, body, on_complete=None) -> None:
+        if self.quotas is not None:
+            self.quotas.request.maybe_record_exempt(request)
+        self.request_channel.send_response(Response.for_body(request, body, on_complete))
+
+    # Kafka: KafkaApis.sendResponseMaybeThrottle (and the produce / fetch callbacks' max of the byte-rate and the
+    # request-time throttles): the response goes out now with throttle_time_ms; the channel stays muted that long
+    def send_response_maybe_throttle(self, request, body, on_complete=None, bandwidth_quota=None,
+                                     bandwidth_throttle_time_ms: int = 0, request_throttle_time_ms: int | None = None):
+        if request_throttle_time_ms is None:
+            request_throttle_time_ms = self.quotas.request.maybe_record_and_get_throttle_time_ms(request)
+        if bandwidth_throttle_time_ms > request_throttle_time_ms:
+            bandwidth_quota.throttle(request, bandwidth_throttle_time_ms, self.request_channel.send_response)
+        elif request_throttle_time_ms > 0:
+            self.quotas.request.throttle(request, request_throttle_time_ms, self.request_channel.send_response)
+        if body is None:   # acks=0: nothing to answer, the channel may still be throttled
+            self.request_channel.send_response(Response(request, None, NoOpAction))
+            return
+        body.throttle_time_ms = max(getattr(body, "throttle_time_ms", 0) or 0, bandwidth_throttle_time_ms,
+                                    request_throttle_time_ms)
         self.request_channel.send_response(Response.for_body(request, body, on_complete))
 
     # Kafka: KafkaApis.sendNoOpResponseExemptThrottle
@@ -821,8 +859,13 @@ class KafkaApis(Logging):
                               f"{request.header.correlation_id} from client id {request.header.client_id} with "
                               f"ack=0\nTopic and partition to exceptions: {failed}")
                     self.close_connection(request)
+                elif self.quotas is not None:   # acks=0 is exempt from request quotas, not from byte rates
+                    self.send_produce_response_maybe_throttle(request, None)
                 else:
                     self.send_no_op_response(request)
+                return
+            if self.quotas is not None:
+                self.send_produce_response_maybe_throttle(request, self.produce_response(body, merged))
                 return
             self.send_response(request, self.produce_response(body, merged))
 
@@ -833,6 +876,40 @@ class KafkaApis(Logging):
         self.replica_manager.append_records(body.timeout_ms, body.acks, internal_topics_allowed, AppendOrigin.CLIENT,
                                             entries, callback)
         request.trace.returned_from_purgatory_call()
+
+    # Kafka: handleProduceRequest.sendResponseCallback's quota part -- the request's bytes against the
+    # produce byte rate, its handler time against the request quota (not for acks=0)
+    def send_produce_response_maybe_throttle(self, request, body) -> None:
+        bandwidth_throttle_time_ms = self.quotas.produce.maybe_record_and_get_throttle_time_ms(
+            request, request.size_in_bytes, self.time.milliseconds())
+        request_throttle_time_ms = 0 if body is None else \
+            self.quotas.request.maybe_record_and_get_throttle_time_ms(request)
+        self.send_response_maybe_throttle(request, body, None, self.quotas.produce, bandwidth_throttle_time_ms,
+                                          request_throttle_time_ms)
+
+    # Kafka: handleFetchRequest.processResponseCallback -- the context picks what to send (an incremental fetch:
+    # only partitions with news); a consumer's fetch counts those bytes against the fetch byte rate, and a
+    # throttled one is answered empty through the context (its session kept), its bytes unrecorded, as 2.4 does
+    def send_fetch_response_maybe_throttle(self, request, fetch_context, partitions: dict,
+                                           is_from_follower: bool) -> None:
+        error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
+        if self.quotas is None or is_from_follower:   # followers are never throttled
+            self.send_response_exempt_throttle(request, build_fetch_response(error, session_id, to_send,
+                                                                             is_from_follower))
+            return
+        response_size = fetch_context.get_response_size(to_send, request.header.api_version)
+        request.api_remote_complete_time_nanos = self.time.nanoseconds()
+        time_ms = self.time.milliseconds()
+        request_throttle_time_ms = self.quotas.request.maybe_record_and_get_throttle_time_ms(request)
+        bandwidth_throttle_time_ms = self.quotas.fetch.maybe_record_and_get_throttle_time_ms(request, response_size,
+                                                                                             time_ms)
+        max_throttle_time_ms = max(bandwidth_throttle_time_ms, request_throttle_time_ms)
+        if max_throttle_time_ms > 0:
+            if self.quotas.fetch.quotas_enabled:
+                self.quotas.fetch.unrecord_quota_sensor(request, response_size, time_ms)
+            error, session_id, to_send = fetch_context.get_throttled_response(max_throttle_time_ms)
+        self.send_response_maybe_throttle(request, build_fetch_response(error, session_id, to_send),
+                                          None, self.quotas.fetch, bandwidth_throttle_time_ms, request_throttle_time_ms)
 
     @staticmethod
     def produce_response(body, statuses: dict) -> produce.ProduceResponse:
@@ -894,9 +971,7 @@ class KafkaApis(Logging):
             partitions = dict(response_partition_data)
             for tp, error in erroneous.items():
                 partitions[tp] = FetchPartitionData(error, -1, -1, -1, None)
-            # the context picks what to send (an incremental fetch: only partitions with news)
-            error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
-            self.send_response(request, build_fetch_response(error, session_id, to_send, is_from_follower))
+            self.send_fetch_response_maybe_throttle(request, fetch_context, partitions, is_from_follower)
 
         if not fetch_infos:
             process_response_callback([])
@@ -1791,3 +1866,28 @@ class KafkaApis(Logging):
     def user_scram_credentials_manager(self):
         from kafkalite.server.user_scram_credentials_manager import UserScramCredentialsManager
         return UserScramCredentialsManager(self.zk_client)
+
+    # ------------------------------------------------------------------ client quotas (KIP-546, Kafka 2.6)
+    # Kafka 2.6: KafkaApis.handleDescribeClientQuotasRequest -- DESCRIBE_CONFIGS on the cluster
+    def handle_describe_client_quotas_request(self, request) -> None:
+        from kafkalite.protocol.messages import describe_client_quotas as dcq
+        from kafkalite.server.client_quotas_admin import ClientQuotasAdmin
+        if not self.auth_helper.authorize(request, AclOperation.DESCRIBE_CONFIGS, ResourceType.CLUSTER, CLUSTER_NAME):
+            self.send_response(request, dcq.DescribeClientQuotasResponse(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed.",
+                entries=None))
+            return
+        self.send_response(request, ClientQuotasAdmin(self.zk_client).describe_client_quotas(request.body))
+
+    # Kafka 2.6: KafkaApis.handleAlterClientQuotasRequest -- ALTER_CONFIGS on the cluster
+    def handle_alter_client_quotas_request(self, request) -> None:
+        from kafkalite.protocol.messages import alter_client_quotas as acq
+        from kafkalite.server.client_quotas_admin import ClientQuotasAdmin
+        if not self.auth_helper.authorize(request, AclOperation.ALTER_CONFIGS, ResourceType.CLUSTER, CLUSTER_NAME):
+            self.send_response(request, acq.AlterClientQuotasResponse(entries=[acq.EntryResult(
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed.",
+                entity=[acq.EntityData(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
+                for entry in request.body.entries]))
+            return
+        self.send_response(request, ClientQuotasAdmin(self.zk_client).alter_client_quotas(request.body))
+

@@ -313,6 +313,12 @@ CONFIG_DEF: dict[str, tuple] = {
     "producer.id.expiration.ms": (INT, _D.ProducerIdExpirationMs, _int_range(1)),
     # issue 17 (admin answers): Kafka 3.7's cap on the partitions of one DescribeTopicPartitions answer (KIP-966)
     "max.request.partition.size.limit": (INT, 2000, _int_range(1)),
+    # Client quotas (Kafka: KafkaConfig's quota section; the two *.default keys are deprecated since 0.11 but
+    # still read in 2.4: the byte rate of every client id without a dynamic quota)
+    "quota.producer.default": (LONG, 2 ** 63 - 1, _int_range(1)),
+    "quota.consumer.default": (LONG, 2 ** 63 - 1, _int_range(1)),
+    "quota.window.num": (INT, 11, _int_range(1)),
+    "quota.window.size.seconds": (INT, 1, _int_range(1)),
     # kafkalite's own: the Prometheus metrics endpoint (0 = off)
     "kafkalite.metrics.port": (INT, _D.MetricsPort, _int_range(0, 65535)),
     # kafkalite's own: log every request's trip through the threads (sets kafka.request.logger to DEBUG)

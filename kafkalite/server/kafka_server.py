@@ -25,8 +25,10 @@ from kafkalite.protocol.errors import Errors
 from kafkalite.server.admin_manager import AdminManager
 from kafkalite.server.dynamic_broker_config import DynamicLogConfig, dynamic_config_of
 from kafkalite.security.authenticator.credential_cache import CredentialProvider
-from kafkalite.server.dynamic_config_manager import (BrokerConfigHandler, DynamicConfigManager, TopicConfigHandler,
-                                                     UserConfigHandler)
+from kafkalite.common.metrics.metrics import Metrics
+from kafkalite.server import quota_factory
+from kafkalite.server.dynamic_config_manager import (BrokerConfigHandler, ClientIdConfigHandler, DynamicConfigManager,
+                                                     TopicConfigHandler, UserConfigHandler)
 from kafkalite.server.fetch_session import MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS, FetchManager, FetchSessionCache
 from kafkalite.server.kafka_apis import KafkaApis
 from kafkalite.server.kafka_request_handler import KafkaRequestHandlerPool
@@ -89,6 +91,7 @@ class KafkaServer(Logging):
         self.metrics_reporter = None
         self.dynamic_config_manager = None
         self.authorizer = None
+        self.quota_managers = None
         self._shutdown_latch = threading.Event()
         self._started = False
 
@@ -168,6 +171,8 @@ class KafkaServer(Logging):
         # Kafka: fetchManager = new FetchManager(Time.SYSTEM, new FetchSessionCache(...)) -- both planes share it
         self.fetch_manager = FetchManager(self.time, FetchSessionCache(
             cfg.get("max.incremental.fetch.session.cache.slots"), MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS))
+        # Kafka: quotaManagers = QuotaFactory.instantiate(config, metrics, time, threadNamePrefix) -- client quotas
+        self.quota_managers = quota_factory.instantiate(cfg, Metrics(clock=self.time.milliseconds), self.time)
         # 10.-11. request processing: KafkaApis + handler pools per plane
         self.data_plane_request_processor = self.create_apis(self.socket_server.data_plane_request_channel)
         self.data_plane_request_handler_pool = KafkaRequestHandlerPool(
@@ -185,7 +190,8 @@ class KafkaServer(Logging):
         dynamic.add_reconfigurable(self.socket_server)
         self.dynamic_config_manager = DynamicConfigManager(self.zk_client, {
             "topics": TopicConfigHandler(self.log_manager, self.kafka_controller), "brokers": BrokerConfigHandler(cfg, dynamic),
-            "users": UserConfigHandler(self.credential_provider)})
+            "users": UserConfigHandler(self.quota_managers, self.credential_provider),
+            "clients": ClientIdConfigHandler(self.quota_managers)})
         self.dynamic_config_manager.startup()
         self.start_metrics_reporter()
         # 13. now the processors read requests
@@ -200,7 +206,7 @@ class KafkaServer(Logging):
                          self.config, self.metadata_cache, self.time, self.cluster_id,
                          # Kafka: controller.brokerEpoch -- re-registration after a session expiry renews it
                          broker_epoch_fn=lambda: self.kafka_controller.broker_epoch, authorizer=self.authorizer,
-                         fetch_manager=self.fetch_manager)
+                         fetch_manager=self.fetch_manager, quotas=self.quota_managers)
 
     # Kafka: KafkaServer.startup (config.authorizer, authorizer.configure(config.originals)) --
     # None without authorizer.class.name: every request is allowed
@@ -335,6 +341,7 @@ class KafkaServer(Logging):
             (self.data_plane_request_handler_pool, "shutdown"),
             (self.control_plane_request_handler_pool, "shutdown"),
             (self.kafka_scheduler, "shutdown"),                     # no retention/flush/checkpoint task after this
+            (self.quota_managers, "shutdown"),                      # the ThrottledChannelReaper threads
             (self.metrics_reporter, "stop"),
             (self.transaction_coordinator, "shutdown"),
             (self.group_coordinator, "shutdown"),

@@ -181,6 +181,20 @@ def alter_topic_configs(conn, ids):
     return err(r.responses[0].error_code)
 
 
+def describe_client_quotas(conn, ids):
+    from kafkalite.protocol.messages import describe_client_quotas as DCQ
+    r = conn.request(48, 1, DCQ.DescribeClientQuotasRequest(components=[], strict=False))
+    return err(r.error_code)
+
+
+def alter_client_quotas(conn, ids):
+    from kafkalite.protocol.messages import alter_client_quotas as ACQ
+    r = conn.request(49, 1, ACQ.AlterClientQuotasRequest(entries=[ACQ.EntryData(
+        entity=[ACQ.EntityData(entity_type="client-id", entity_name=ids.group)],
+        ops=[ACQ.OpData(key="producer_byte_rate", value=1048576.0)])]))
+    return err(r.entries[0].error_code)
+
+
 def offset_commit(conn, ids):
     r = conn.request(8, 7, OC.OffsetCommitRequest(group_id=ids.group, generation_id=-1, member_id="", topics=[
         OC.OffsetCommitRequestTopic(name=ids.topic, partitions=[OC.OffsetCommitRequestPartition(
@@ -461,6 +475,12 @@ CASES = [
          lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE_CONFIGS, principal=p), lambda b, i: None, changes=False),
     Case("AlterConfigs (topic)", with_topic, alter_topic_configs, TAF,
          lambda i, p: allow(RT.TOPIC, i.topic, Op.ALTER_CONFIGS, principal=p), lambda b, i: b.topic_config(i.topic)),
+    # client quotas (KIP-546, Kafka 2.6): DescribeConfigs / AlterConfigs on the cluster
+    Case("DescribeClientQuotas", nothing, describe_client_quotas, CAF,
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.DESCRIBE_CONFIGS, principal=p), lambda b, i: None, changes=False),
+    Case("AlterClientQuotas", nothing, alter_client_quotas, CAF,
+         lambda i, p: allow(RT.CLUSTER, CLUSTER_NAME, Op.ALTER_CONFIGS, principal=p),
+         lambda b, i: b.server.zk_client.get_entity_configs("clients", i.group)),
     Case("OffsetCommit", with_coordinator, offset_commit, GAF,
          lambda i, p: allow(RT.GROUP, i.group, Op.READ, principal=p) + allow(RT.TOPIC, i.topic, Op.READ, principal=p),
          lambda b, i: b.committed(i.group, i.topic)),

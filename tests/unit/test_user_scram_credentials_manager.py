@@ -55,7 +55,7 @@ def test_an_upsertion_is_stored_notified_and_authenticates():
     assert stored.startswith("salt=") and "iterations=8192" in stored and "secret" not in stored
     # what a broker does with the notification: the user can now log in
     provider = CredentialProvider()
-    UserConfigHandler(provider).process_config_changes("al%20ice", zk.get_entity_configs("users", "al%20ice"))
+    UserConfigHandler(None, provider).process_config_changes("al%20ice", zk.get_entity_configs("users", "al%20ice"))
     server = ScramSaslServer(SHA512, ScramServerCallbackHandler(provider.credential_cache, "SCRAM-SHA-512"))
     client = ScramSaslClient(SHA512, "al ice", "secret")
     token = client.evaluate_challenge(b"")

@@ -770,6 +770,34 @@ class KafkaAdminClient:
             if r.error_code:
                 raise Errors.for_code(r.error_code).exception(f"{r.user}: {r.error_message}")
 
+    # ---------------------------------------------------------------- client quotas (KIP-546, Kafka 2.6)
+
+    # Kafka 2.6: KafkaAdminClient.describeClientQuotas -- components [(entity type, match type, match)];
+    # returns {((type, name or None), ...): {key: value}}
+    def describe_client_quotas(self, components, strict: bool = False) -> dict:
+        from kafkalite.protocol.messages import describe_client_quotas as dcq
+        request = dcq.DescribeClientQuotasRequest(
+            components=[dcq.ComponentData(entity_type=t, match_type=m, match=n) for t, m, n in components], strict=strict)
+        response = self._call(self._least_loaded_node(), ApiKeys.DESCRIBE_CLIENT_QUOTAS, request)
+        if response.error_code:
+            raise Errors.for_code(response.error_code).exception(response.error_message)
+        return {tuple((e.entity_type, e.entity_name) for e in entry.entity): {v.key: v.value for v in entry.values}
+                for entry in response.entries or []}
+
+    # Kafka 2.6: KafkaAdminClient.alterClientQuotas -- entries [(entity {type: name or None}, {key: value or None})],
+    # None removes the key
+    def alter_client_quotas(self, entries, validate_only: bool = False) -> None:
+        from kafkalite.protocol.messages import alter_client_quotas as acq
+        request = acq.AlterClientQuotasRequest(validate_only=validate_only, entries=[
+            acq.EntryData(entity=[acq.EntityData(entity_type=t, entity_name=n) for t, n in entity.items()],
+                          ops=[acq.OpData(key=k, value=0.0 if v is None else float(v), remove=v is None)
+                               for k, v in ops.items()])
+            for entity, ops in entries])
+        response = self._call(self._least_loaded_node(), ApiKeys.ALTER_CLIENT_QUOTAS, request)
+        for r in response.entries:
+            if r.error_code:
+                raise Errors.for_code(r.error_code).exception(r.error_message)
+
     # Kafka: KafkaAdminClient.close
     def close(self) -> None:
         self.client.close()
