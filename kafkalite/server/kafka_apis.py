@@ -893,9 +893,12 @@ class KafkaApis(Logging):
     def send_fetch_response_maybe_throttle(self, request, fetch_context, partitions: dict,
                                            is_from_follower: bool) -> None:
         error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
-        if self.quotas is None or is_from_follower:   # followers are never throttled
-            self.send_response_exempt_throttle(request, build_fetch_response(error, session_id, to_send,
-                                                                             is_from_follower))
+        if self.quotas is None or is_from_follower:   # no quotas configured; followers are never throttled
+            response = build_fetch_response(error, session_id, to_send, is_from_follower)
+            if self.quotas is None:
+                self.send_response(request, response)
+            else:
+                self.send_response_exempt_throttle(request, response)
             return
         response_size = fetch_context.get_response_size(to_send, request.header.api_version)
         request.api_remote_complete_time_nanos = self.time.nanoseconds()

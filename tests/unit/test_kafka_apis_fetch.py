@@ -66,6 +66,7 @@ def apis():
     a.metadata_cache, a.auth_helper, a.replica_manager = Metadata(), Auth(), ReplicaManager()
     a.config = type("C", (), {"get": staticmethod(lambda key: {"fetch.max.bytes": 1 << 20}[key])})()
     a.fetch_manager = FetchManager(MockTime(), FetchSessionCache(10, 1000))
+    a.quotas = None
     a.sent = []
     a.send_response = lambda request, response: a.sent.append(response)
     return a
