@@ -10,8 +10,11 @@ ByteBufferLogInputStream). A trailing partial batch is not yielded, as in Kafka 
 may end in one).
 
 The builder exists for tests, tools and kafkalite's own producer; the broker never builds
-batches on the produce path. Left out: magic 0/1, ``filterTo`` (the log cleaner's copy),
-buffer-size estimation and the "closed for appends" state machine. ``with_end_transaction_marker``
+batches on the produce path. ``filter_to`` is the log cleaner's copy (the one place the broker decodes
+records, never on the produce path): a batch that loses no record is copied as it is, one that loses some
+is rebuilt with the same base and last offset (so producers' sequence numbers still line up), one that
+loses all is dropped or, to keep a producer's state, kept as an empty batch (header only, count 0).
+Left out: magic 0/1, buffer-size estimation and the "closed for appends" state machine. ``with_end_transaction_marker``
 builds the control batch of a COMMIT/ABORT marker (the key and value come from EndTransactionMarker).
 """
 from __future__ import annotations
@@ -89,6 +92,39 @@ class MemoryRecords:
         for batch in self.batches():
             yield from batch
 
+    # Kafka: MemoryRecords.filterTo -- the batches and records ``record_filter`` keeps, appended to ``out``
+    def filter_to(self, record_filter, out: bytearray) -> "FilterResult":
+        result = FilterResult()
+        for batch in self.batches():
+            result.bytes_read += batch.size_in_bytes
+            retention = record_filter.check_batch_retention(batch)
+            if retention is BatchRetention.DELETE:
+                continue
+            retained, write_original = [], True
+            for record in batch:
+                result.messages_read += 1
+                if record_filter.should_retain_record(batch, record):
+                    retained.append(record)
+                else:
+                    write_original = False
+            if retained and write_original:
+                out += batch.buffer[:batch.size_in_bytes]
+                result.update_retained_batch_metadata(batch, len(retained), batch.size_in_bytes)
+            elif retained:
+                built = _build_retained_records(batch, retained)
+                out += built.buffer
+                result.update_retained_batch_metadata(built.first_batch(), len(retained), built.size_in_bytes())
+            elif retention is BatchRetention.RETAIN_EMPTY:
+                empty = bytearray(RECORD_BATCH_OVERHEAD)
+                DefaultRecordBatch.write_header(
+                    empty, batch.base_offset, batch.last_offset_delta, RECORD_BATCH_OVERHEAD, batch.magic,
+                    CompressionType.NONE, batch.timestamp_type, batch.max_timestamp, batch.max_timestamp,
+                    batch.producer_id, batch.producer_epoch, batch.base_sequence, batch.is_transactional,
+                    batch.is_control_batch, batch.partition_leader_epoch, 0)
+                out += empty
+                result.update_retained_batch_metadata(DefaultRecordBatch(empty), 0, RECORD_BATCH_OVERHEAD)
+        return result
+
     # Kafka: MemoryRecords.builder
     @staticmethod
     def builder(**kwargs) -> "MemoryRecordsBuilder":
@@ -134,6 +170,62 @@ class MemoryRecords:
 
 
 MemoryRecords.EMPTY = MemoryRecords(b"")
+
+
+class BatchRetention:
+    """Kafka: MemoryRecords.RecordFilter.BatchRetention."""
+
+    DELETE = "DELETE"                 # drop the whole batch
+    RETAIN_EMPTY = "RETAIN_EMPTY"     # keep at least its header, even with no record left
+    DELETE_EMPTY = "DELETE_EMPTY"     # keep it only if a record is left
+
+
+class RecordFilter:
+    """Kafka: MemoryRecords.RecordFilter."""
+
+    def check_batch_retention(self, batch) -> str:
+        raise NotImplementedError
+
+    def should_retain_record(self, batch, record) -> bool:
+        raise NotImplementedError
+
+
+class FilterResult:
+    """Kafka: MemoryRecords.FilterResult -- what ``filter_to`` read and kept."""
+
+    def __init__(self):
+        self.messages_read = 0
+        self.bytes_read = 0
+        self.messages_retained = 0
+        self.bytes_retained = 0
+        self.max_offset = -1
+        self.max_timestamp = RecordBatch.NO_TIMESTAMP
+        self.shallow_offset_of_max_timestamp = -1
+
+    # Kafka: FilterResult.updateRetainedBatchMetadata
+    def update_retained_batch_metadata(self, batch, num_messages: int, size: int) -> None:
+        self.messages_retained += num_messages
+        self.bytes_retained += size
+        self.max_offset = max(self.max_offset, batch.last_offset)
+        if batch.max_timestamp > self.max_timestamp:
+            self.max_timestamp = batch.max_timestamp
+            self.shallow_offset_of_max_timestamp = batch.last_offset
+
+
+# Kafka: MemoryRecords.buildRetainedRecordsInto -- same base offset, producer fields and compression, and the
+# original last offset, so that the batch's last sequence survives compaction
+def _build_retained_records(batch, retained) -> MemoryRecords:
+    log_append = batch.timestamp_type is TimestampType.LOG_APPEND_TIME
+    builder = MemoryRecordsBuilder(
+        compression_type=batch.compression_type, timestamp_type=batch.timestamp_type, base_offset=batch.base_offset,
+        log_append_time=batch.max_timestamp if log_append else RecordBatch.NO_TIMESTAMP,
+        producer_id=batch.producer_id, producer_epoch=batch.producer_epoch, base_sequence=batch.base_sequence,
+        is_transactional=batch.is_transactional, is_control_batch=batch.is_control_batch,
+        partition_leader_epoch=batch.partition_leader_epoch)
+    for record in retained:
+        builder.append_with_offset(record.offset, record.timestamp, record.key, record.value, record.headers)
+    builder.override_last_offset(batch.last_offset)
+    return builder.build()
 
 
 class MemoryRecordsBuilder:
@@ -205,6 +297,12 @@ class MemoryRecordsBuilder:
 
     def num_records(self) -> int:
         return self._num_records
+
+    # Kafka: MemoryRecordsBuilder.overrideLastOffset -- the batch's last offset, past its last record
+    def override_last_offset(self, last_offset: int) -> None:
+        if self._built is not None:
+            raise RuntimeError("Cannot override the last offset after the records have been built")
+        self._last_offset = last_offset
 
     # Kafka: MemoryRecordsBuilder.build (close + writeDefaultBatchHeader)
     def build(self) -> MemoryRecords:
