@@ -149,8 +149,9 @@ class LogLoader(Logging):
             if name.endswith((DELETED_FILE_SUFFIX, ".tmp")):
                 os.unlink(path)
             elif name.endswith(CLEANED_FILE_SUFFIX):
-                offset = offset_from_file_name(name)
-                min_cleaned_offset = offset if min_cleaned_offset is None else min(min_cleaned_offset, offset)
+                if name.split(".")[0].isdigit():
+                    offset = offset_from_file_name(name)
+                    min_cleaned_offset = offset if min_cleaned_offset is None else min(min_cleaned_offset, offset)
                 self.info("Deleting %s, left by a clean that had not begun its swap", path)
                 os.unlink(path)
             elif name.endswith(SWAP_FILE_SUFFIX):
@@ -179,6 +180,9 @@ class LogLoader(Logging):
             swap_next_offset = swap_segment.read_next_offset()
             old_segments = [seg for seg in self._log_segments(swap_segment.base_offset, swap_next_offset)
                             if seg.read_next_offset() > swap_segment.base_offset]
+            same_base = self.segments.get(swap_segment.base_offset)   # a swap emptied by the clean covers no offset
+            if same_base is not None and same_base not in old_segments:
+                old_segments.append(same_base)
             for seg in old_segments:   # Log.replaceSegments(isRecoveredSwapFile = true)
                 self._remove_and_delete_segment(seg)
             swap_segment.change_file_suffixes(SWAP_FILE_SUFFIX, "")
