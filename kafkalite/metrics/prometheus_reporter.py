@@ -25,7 +25,8 @@ from kafkalite.utils.logging import Logging
 
 
 def prometheus_name(name: MetricName) -> str:
-    return f"{name.group.replace('.', '_')}_{name.type}_{name.name}".lower()
+    # Kafka's LogCleaner gauges have dashes (max-dirty-percent), which Prometheus names cannot hold
+    return f"{name.group.replace('.', '_')}_{name.type}_{name.name}".lower().replace("-", "_")
 
 
 class YammerCollector:

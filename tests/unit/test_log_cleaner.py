@@ -386,3 +386,37 @@ def test_swap_interrupted_mid_rename_is_abandoned_at_load(tmp_path, mock_time):
     reopened = make_log(tmp_path, mock_time)
     assert key_values(reopened) == before
     assert not [n for n in os.listdir(reopened.dir) if n.endswith((".cleaned", ".swap"))]
+
+
+def test_cleaner_thread_cleans_and_reports_its_gauges(tmp_path, mock_time):
+    """LogCleaner with one kafka-log-cleaner-thread-0: the dirty log is cleaned, the checkpoint written, and the
+    gauges (max-dirty-percent, cleaner-recopy-percent, max-buffer-utilization-percent, max-clean-time-secs) read."""
+    import threading
+
+    from kafkalite.log.cleaner_config import CleanerConfig
+    from kafkalite.log.log_cleaner import LogCleaner
+    from kafkalite.metrics.prometheus_reporter import YammerCollector
+    from support import wait_until
+
+    log = make_log(tmp_path, mock_time)
+    for i in range(400):
+        put(log, i % 10, i)
+    log.roll()
+    cleaner = LogCleaner(CleanerConfig(dedupe_buffer_size=1 << 20, back_off_ms=20), [str(tmp_path)], {TP: log},
+                         time=mock_time)
+    cleaner.startup()
+    try:
+        assert "kafka-log-cleaner-thread-0" in [t.name for t in threading.enumerate()]
+        wait_until(lambda: cleaner.cleaner_manager.all_cleaner_checkpoints().get(TP) == log.active_segment.base_offset,
+                   20, "the cleaner thread to clean the log")
+        samples = {s.name: s.value for fam in YammerCollector().collect() for s in fam.samples
+                   if s.name.startswith("kafka_log_logcleaner")}
+        assert 0 < samples["kafka_log_logcleaner_cleaner_recopy_percent"] < 20
+        assert samples["kafka_log_logcleaner_max_buffer_utilization_percent"] >= 0
+        assert "kafka_log_logcleaner_max_clean_time_secs" in samples
+        assert "kafka_log_logcleanermanager_max_dirty_percent" in {
+            s.name for fam in YammerCollector().collect() for s in fam.samples}
+        assert len({k for _, k, _ in key_values(log)}) == 10 and len(key_values(log)) == 10
+    finally:
+        cleaner.shutdown()
+    assert "kafka-log-cleaner-thread-0" not in [t.name for t in threading.enumerate()]
