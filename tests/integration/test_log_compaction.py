@@ -121,8 +121,10 @@ def leftovers(broker, topic):
     return [p.name for p in partition_dir(broker, topic).iterdir() if p.name.endswith((".cleaned", ".swap"))]
 
 
-def updates(n, keys, value_prefix=b"v"):
-    return [(b"key-%d" % (i % keys), value_prefix + b"-%d" % i) for i in range(n)]
+def updates(n, keys, value_prefix=b"v", first_key=0):
+    """n updates cycling over keys first_key .. keys-1."""
+    span = keys - first_key
+    return [(b"key-%d" % (first_key + i % span), value_prefix + b"-%d" % i) for i in range(n)]
 
 
 def latest_by_key(written):
@@ -148,13 +150,13 @@ def test_compacted_topic_keeps_latest_value_per_key_at_its_offset(broker):
                       + [(b"key-%d" % k, None) for k in range(TOMBSTONES)])
     last_tombstone = max(written)
     # updates of live keys after the tombstones, so that these leave the active segment
-    written.update(produce(broker.bootstrap, topic, updates(2 * SEGMENT_BYTES // 30, KEYS, b"w")[TOMBSTONES:]))
+    written.update(produce(broker.bootstrap, topic, updates(2 * SEGMENT_BYTES // 30, KEYS, b"w", TOMBSTONES)))
     size_before = log_bytes(broker, topic)
     release_cleaner(admin, topic)
     wait_until(lambda: cleaner_checkpoint(broker, topic) > last_tombstone, 120, "a first clean past the tombstones")
     # a tombstone lives one clean plus delete.retention.ms (0): more dirty data brings the second pass
     filler_start = max(written) + 1
-    written.update(produce(broker.bootstrap, topic, updates(3 * SEGMENT_BYTES // 30, KEYS, b"x")[TOMBSTONES:]))
+    written.update(produce(broker.bootstrap, topic, updates(3 * SEGMENT_BYTES // 30, KEYS, b"x", TOMBSTONES)))
     wait_until(lambda: cleaner_checkpoint(broker, topic) > filler_start, 120, "a second clean")
     checkpoint = cleaner_checkpoint(broker, topic)
 
@@ -167,6 +169,7 @@ def test_compacted_topic_keeps_latest_value_per_key_at_its_offset(broker):
         seen[k] = (off, v)
     live = {k: ov for k, ov in latest.items() if ov[1] is not None}
     assert seen == live                                        # exactly the latest value of each live key
+    assert len(live) == KEYS - TOMBSTONES
     assert not [r for r in records if r[2] is None]            # no tombstone older than delete.retention.ms
     cleaned_keys = [k for off, k, _ in records if off < checkpoint]
     assert len(cleaned_keys) == len(set(cleaned_keys))         # one record per key in the cleaned part
@@ -185,8 +188,10 @@ def test_kill9_during_clean_recovers_the_same_values(tmp_path, monkeypatch, cras
     try:
         topic = "crashy"
         admin = create_topic(b.bootstrap, topic)
-        written = produce(b.bootstrap, topic, updates(20_000, 1_000) + [(b"key-%d" % k, None) for k in range(100)]
-                          + updates(2 * SEGMENT_BYTES // 30, 1_000, b"w")[100:])
+        # "cold" keys written once, first: their only value lives in the segment the crashed swap replaces
+        cold = [(b"cold-%d" % k, b"only-%d" % k) for k in range(50)]
+        written = produce(b.bootstrap, topic, cold + updates(20_000, 1_000) + [(b"key-%d" % k, None) for k in range(100)]
+                          + updates(2 * SEGMENT_BYTES // 30, 1_000, b"w", 100))
         release_cleaner(admin, topic)
         wait_until(lambda: not b.running, 60, "the broker to die at the crash point")
         assert b.exit_codes[-1] == 137 if b.exit_codes else b.proc.returncode == 137
@@ -205,6 +210,7 @@ def test_kill9_during_clean_recovers_the_same_values(tmp_path, monkeypatch, cras
             seen[k] = v
         assert {k: v for k, v in seen.items() if v is not None} == {
             k: ov[1] for k, ov in latest_by_key(written).items() if ov[1] is not None}
+        assert all(seen.get(k) == v for k, v in cold)
         assert not leftovers(b, topic)
     finally:
         b.stop()
