@@ -9,13 +9,15 @@ number of keys: ``slots = memory // (16 + 8)``. Two keys with the same digest co
 Probing: the first attempts read successive 4-byte windows of the digest as the slot number; once the
 digest is used up, the probe moves on linearly.
 
-Deviation: ``clear`` allocates a fresh zeroed buffer instead of zero-filling the old one in place (the same
-result; CPython's calloc keeps the pages of an unused map unmapped). Left out: a configurable hash algorithm
+Deviation: the buffer is an anonymous ``mmap`` (zero pages the kernel commits only when a slot is written, so an
+idle broker does not hold the 128 MiB default in memory), and ``clear`` maps a fresh one instead of
+zero-filling the old one in place (the same result). Left out: a configurable hash algorithm
 (kafkalite always uses MD5, Kafka's default).
 """
 from __future__ import annotations
 
 import hashlib
+import mmap
 import struct
 
 _OFFSET = struct.Struct(">q")
@@ -64,11 +66,14 @@ class SkimpyOffsetMap(OffsetMap):
         self.memory = memory
         self.bytes_per_entry = self.hash_size + 8
         self.slots = memory // self.bytes_per_entry
-        self._bytes = bytearray(self.slots * self.bytes_per_entry)
+        self._bytes = self._new_buffer()
         self.entries = 0
         self.lookups = 0
         self.probes = 0
         self.last_offset = -1
+
+    def _new_buffer(self):
+        return mmap.mmap(-1, max(1, self.slots * self.bytes_per_entry))
 
     # Kafka: SkimpyOffsetMap.positionOf -- a 4-byte window of the digest, then linear steps past its end
     def _position_of(self, digest: bytes, attempt: int) -> int:
@@ -126,7 +131,8 @@ class SkimpyOffsetMap(OffsetMap):
         self.lookups = 0
         self.probes = 0
         self.last_offset = -1
-        self._bytes = bytearray(len(self._bytes))
+        self._bytes.close()
+        self._bytes = self._new_buffer()
 
     @property
     def size(self) -> int:
