@@ -33,7 +33,7 @@ from kafkalite.log.log_file_utils import CLEANED_FILE_SUFFIX
 from kafkalite.log.log_segment import LogSegment
 from kafkalite.protocol.errors import CorruptRecordException
 from kafkalite.record.control_record_type import ControlRecordType
-from kafkalite.record.memory_records import BatchRetention, MemoryRecords, RecordFilter
+from kafkalite.record.memory_records import BatchRetention, MemoryRecords, RecordFilter, record_views
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM
 
@@ -353,7 +353,7 @@ class Cleaner(Logging):
         if record.key is None:
             stats.invalid_message()
             return False
-        found_offset = offset_map.get(bytes(record.key))
+        found_offset = offset_map.get(record.key)
         latest_offset_for_key = record.offset >= found_offset
         is_retained_value = record.value is not None or retain_deletes
         return latest_offset_for_key and is_retained_value
@@ -418,7 +418,7 @@ class Cleaner(Logging):
                 elif transaction_metadata.on_batch_read(batch):
                     stats.index_messages_read(batch.count)     # aborted: nothing to map
                 else:
-                    for record in batch:
+                    for record in record_views(batch)[1]:
                         if record.key is not None and record.offset >= start_offset:
                             if offset_map.size < max_desired_map_size:
                                 offset_map.put(bytes(record.key), record.offset)

@@ -22,7 +22,7 @@ import struct
 
 _OFFSET = struct.Struct(">q")
 _PROBE = struct.Struct(">i")
-_EMPTY_HASH = bytes(16)
+_EMPTY_ENTRY = bytes(16 + 8)
 
 
 class OffsetMap:
@@ -83,7 +83,7 @@ class SkimpyOffsetMap(OffsetMap):
         return (abs(probe) % self.slots) * self.bytes_per_entry
 
     def _is_empty(self, pos: int) -> bool:
-        return self._bytes[pos:pos + self.hash_size] == _EMPTY_HASH and self._offset_at(pos) == 0
+        return self._bytes[pos:pos + self.bytes_per_entry] == _EMPTY_ENTRY
 
     def _offset_at(self, pos: int) -> int:
         return _OFFSET.unpack_from(self._bytes, pos + self.hash_size)[0]

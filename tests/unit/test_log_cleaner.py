@@ -420,3 +420,26 @@ def test_cleaner_thread_cleans_and_reports_its_gauges(tmp_path, mock_time):
     finally:
         cleaner.shutdown()
     assert "kafka-log-cleaner-thread-0" not in [t.name for t in threading.enumerate()]
+
+
+@pytest.mark.parametrize("compression", ["NONE", "GZIP"])
+def test_rebuilt_batch_keeps_records_headers_timestamps_and_last_offset(tmp_path, mock_time, compression):
+    """A batch that loses some records is rebuilt with the same base/last offset, compression and the kept records'
+    bytes: a reader decodes the same offsets, timestamps, keys, values and headers (MemoryRecordsTest.testFilterTo)."""
+    from kafkalite.record.compression_type import CompressionType
+    log = make_log(tmp_path, mock_time)
+    records = [SimpleRecord(NOW + i * 7, b"k%d" % (i % 3), b"value-%d" % i, (("h", b"%d" % i),)) for i in range(9)]
+    log.append_as_leader(MemoryRecords.with_records(*records, compression_type=CompressionType[compression]), 0)
+    put(log, "k0", "newer")          # supersedes k0 inside the batch above
+    log.roll()
+    before = {r.offset: r for b in log.log_segments()[0].log.batches() for r in b}
+    clean(log, make_cleaner())
+    batches = [b for s in log.log_segments() for b in s.log.batches()]
+    first = batches[0]
+    assert (first.base_offset, first.last_offset, first.compression_type.name) == (0, 8, compression)
+    kept = list(first)
+    assert [r.offset for r in kept] == [7, 8]                   # the latest k1 and k2; k0 is newer below
+    for r in kept:
+        o = before[r.offset]
+        assert (r.timestamp, r.key, r.value, r.headers) == (o.timestamp, o.key, o.value, o.headers)
+    assert first.max_timestamp == NOW + 8 * 7 and first.count == 2 and first.is_valid()
