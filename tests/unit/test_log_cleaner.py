@@ -443,3 +443,28 @@ def test_rebuilt_batch_keeps_records_headers_timestamps_and_last_offset(tmp_path
         o = before[r.offset]
         assert (r.timestamp, r.key, r.value, r.headers) == (o.timestamp, o.key, o.value, o.headers)
     assert first.max_timestamp == NOW + 8 * 7 and first.count == 2 and first.is_valid()
+
+
+def test_log_manager_truncation_and_deletion_reach_the_cleaner_checkpoint(tmp_path, mock_time):
+    """LogManager with a cleaner (LogManagerTest/LogCleanerManagerTest): truncating below the checkpoint lowers it
+    (maybeTruncateCheckpoint), the partition's cleaning is resumed afterwards, and deleting the partition drops it
+    from cleaner-offset-checkpoint."""
+    from kafkalite.log.cleaner_config import CleanerConfig
+    from kafkalite.log.log_manager import LogManager
+
+    lm = LogManager([str(tmp_path)], LogConfig({"segment.bytes": 1024, "cleanup.policy": "compact"}),
+                    time=mock_time, cleaner_config=CleanerConfig(dedupe_buffer_size=1 << 20))
+    try:
+        log = lm.get_or_create_log(TP)
+        for i in range(100):
+            put(log, i % 5, i)
+        log.roll()
+        manager = lm.cleaner.cleaner_manager
+        manager.update_checkpoints(str(tmp_path), (TP, 90))
+        lm.truncate_to({TP: 40})
+        assert manager.all_cleaner_checkpoints()[TP] == log.active_segment.base_offset <= 40
+        assert manager.cleaning_state(TP) is None          # paused for the truncation, resumed after it
+        lm.async_delete(TP)
+        assert TP not in manager.all_cleaner_checkpoints()
+    finally:
+        lm.shutdown()
