@@ -47,6 +47,7 @@ import threading
 from kafkalite.log.checkpoint_file import OffsetCheckpointFile
 from kafkalite.log.log import Log, log_delete_dir_name, log_future_dir_name
 from kafkalite.log.log_cleaner import LogCleaner
+from kafkalite.log.log_cleaner_manager import LogCleaningPaused
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_file_utils import CLEAN_SHUTDOWN_FILE, DELETE_DIR_SUFFIX, log_dir_name, parse_topic_partition_name
 from kafkalite.protocol.errors import Errors
@@ -103,6 +104,8 @@ class LogManager(Logging):
         if cleaner_config is not None and cleaner_config.enable_cleaner:
             self.cleaner = LogCleaner(cleaner_config, self.live_log_dirs, self.current_logs,
                                       self.log_dir_failure_channel, time)
+            for tp in self.future_logs:   # a move found at start-up: its current log stays uncleaned until the swap
+                self.cleaner.abort_and_pause_cleaning(tp)
 
     # Kafka: LogManager.createAndValidateLogDirs -- a directory that cannot be created or used is offline;
     # the broker starts on the others, and refuses to start when none is left.
@@ -261,6 +264,9 @@ class LogManager(Logging):
             log = Log(log_dir, config, 0, 0, self.scheduler, self.time, topic_partition, self.max_pid_expiration_ms,
                       log_dir_failure_channel=self.log_dir_failure_channel)
             (self.future_logs if is_future else self.current_logs)[topic_partition] = log
+            if is_future and self.cleaner is not None:
+                # Kafka: ReplicaManager.alterReplicaLogDirs pauses the cleaning of a partition while it moves
+                self.cleaner.abort_and_pause_cleaning(topic_partition)
             self.info("Created log for partition %s in %s with properties %s.", topic_partition, log_dir, config)
             # the preferred log dir has been satisfied
             self.preferred_log_dirs.pop(topic_partition, None)
@@ -295,7 +301,6 @@ class LogManager(Logging):
                 raise Errors.KAFKA_STORAGE_ERROR.exception(f"The future replica for {topic_partition} is offline")
             if self.cleaner is not None:
                 self.cleaner.alter_checkpoint_dir(topic_partition, source_log.parent_dir, dest_log.parent_dir)
-                self.cleaner.abort_and_pause_cleaning(topic_partition)
             dest_log.rename_dir(log_dir_name(topic_partition))
             dest_log.update_high_watermark(source_log.high_watermark)
             # the future log now is the current one
@@ -310,8 +315,7 @@ class LogManager(Logging):
                 # an offline source dir: handle_log_dir_failure will not close it, it left current_logs already
                 source_log.close_handlers()
                 raise
-            if self.cleaner is not None:
-                self.cleaner.resume_cleaning([topic_partition])
+            self._resume_cleaning_if_paused(topic_partition)
             self.info("The current replica is successfully replaced with the future replica for %s", topic_partition)
         if self.scheduler is not None:
             self._schedule_delete_logs(self.current_default_config.file_delete_delay_ms)
@@ -509,6 +513,8 @@ class LogManager(Logging):
             if self.cleaner is not None and not is_future:
                 self.cleaner.abort_cleaning(topic_partition)
                 self.cleaner.update_checkpoints(log.parent_dir)
+            elif is_future:     # an abandoned move: the current log may be cleaned again
+                self._resume_cleaning_if_paused(topic_partition)
             self.checkpoint_log_recovery_offsets()
             self.checkpoint_log_start_offsets()
             log.rename_dir(log_delete_dir_name(topic_partition))
@@ -517,6 +523,11 @@ class LogManager(Logging):
         if self.scheduler is not None:
             self._schedule_delete_logs(self.current_default_config.file_delete_delay_ms)
         return log
+
+    def _resume_cleaning_if_paused(self, topic_partition) -> None:
+        if self.cleaner is not None and isinstance(self.cleaner.cleaner_manager.cleaning_state(topic_partition),
+                                                   LogCleaningPaused):
+            self.cleaner.resume_cleaning([topic_partition])
 
     # Kafka: LogManager.addLogToBeDeleted
     def _add_log_to_be_deleted(self, log: Log) -> None:
