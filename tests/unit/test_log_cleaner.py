@@ -468,3 +468,37 @@ def test_log_manager_truncation_and_deletion_reach_the_cleaner_checkpoint(tmp_pa
         assert TP not in manager.all_cleaner_checkpoints()
     finally:
         lm.shutdown()
+
+
+def test_compact_delete_log_is_compacted_and_loses_old_segments_in_the_cleaner_thread(tmp_path, mock_time):
+    """cleanup.policy=compact,delete: the cleaner thread compacts the log and runs its retention
+    (LogCleanerManager.deletableLogs); a delete-only log is not the cleaner's (LogCleanerManagerTest)."""
+    from kafkalite.log.cleaner_config import CleanerConfig
+    from kafkalite.log.log_cleaner import LogCleaner
+    from support import wait_until
+
+    import time as _time
+    now = int(_time.time() * 1000)                  # segment files' modification times are real ones
+    mock_time = MockTime(now_ms=now)
+    log = make_log(tmp_path, mock_time, **{"cleanup.policy": "compact,delete", "retention.ms": 60_000})
+    for i in range(60):
+        put(log, 100 + i, i, ts=now - 3_600_000)    # old keys, each once: past retention.ms
+    log.roll()
+    for i in range(60):
+        put(log, i % 4, i, ts=now)                  # recent keys 0-3
+    log.roll()
+    log.update_high_watermark(log.log_end_offset)
+    delete_only = Log(str(tmp_path / "other-0"), LogConfig({"cleanup.policy": "delete"}), time=mock_time,
+                      topic_partition=TopicPartition("other", 0))
+    logs = {TP: log, TopicPartition("other", 0): delete_only}
+    cleaner = LogCleaner(CleanerConfig(dedupe_buffer_size=1 << 20, back_off_ms=20), [str(tmp_path)], logs,
+                         time=mock_time)
+    assert [tp for tp, _ in cleaner.cleaner_manager.deletable_logs()] == [TP]
+    cleaner.cleaner_manager.done_deleting([TP])
+    cleaner.startup()
+    try:
+        wait_until(lambda: log.log_start_offset >= 60, 20, "retention of the old segments by the cleaner thread")
+        wait_until(lambda: len(key_values(log)) == 4, 20, "the compaction of the recent ones")
+        assert {v for _, _, v in key_values(log)} == {"56", "57", "58", "59"}
+    finally:
+        cleaner.shutdown()
