@@ -6,6 +6,8 @@
 - kill -9 during a clean (a test-only crash point, KAFKALITE_TEST_CLEANER_CRASH, makes the broker process
   os._exit in the middle of Log.replace_segments) leaves a log the restarted broker recovers to the same
   values, with no ``.cleaned`` / ``.swap`` file left.
+- a transactional confluent-kafka producer that commits and aborts in turn: after cleaning even a
+  read_uncommitted reader sees no aborted record, a read_committed one the latest committed value per key.
 - ``__consumer_offsets`` is compacted: thousands of commits of one group/partition shrink to a few records,
   and the committed offset survives a restart.
 
@@ -74,15 +76,17 @@ def produce(bootstrap, topic, items):
     return written
 
 
-def consume_all(bootstrap, topic):
+def consume_all(bootstrap, topic, isolation="read_committed"):
     """Every record of partition 0 as (offset, key, value), read up to the high watermark."""
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{os.getpid()}-{id(topic)}",
-                  "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+                  "enable.auto.commit": False, "auto.offset.reset": "earliest", "isolation.level": isolation})
     try:
         _, high = c.get_watermark_offsets(TopicPartition(topic, 0), timeout=20)
         c.assign([TopicPartition(topic, 0, 0)])
         out = []
-        wait_until(lambda: _drain(c, out) or (out and out[-1][0] >= high - 1), 60, f"a read of {topic} to {high}")
+        # the position, not the last record: a transaction marker at the end is never delivered
+        wait_until(lambda: _drain(c, out) or c.position([TopicPartition(topic, 0)])[0].offset >= high, 60,
+                   f"a read of {topic} to {high}")
         return out
     finally:
         c.close()
@@ -240,3 +244,46 @@ def test_consumer_offsets_topic_is_compacted(tmp_path):
             c.close()
     finally:
         b.stop()
+
+
+@pytest.mark.timeout(240)
+def test_aborted_transactions_are_removed_by_compaction(broker):
+    """A transactional confluent-kafka producer commits and aborts in turn; after cleaning, even a
+    read_uncommitted reader sees no aborted value (the records are gone from the log), and a read_committed
+    reader sees the latest committed value of each key."""
+    topic = "txn-compacted"
+    admin = create_topic(broker.bootstrap, topic)
+    p = Producer({"bootstrap.servers": broker.bootstrap, "transactional.id": "compaction-txn", "linger.ms": 5,
+                  "batch.size": 16384})
+    p.init_transactions(30)
+    latest = {}
+    for t in range(20):
+        p.begin_transaction()
+        for i in range(500):
+            k, v = b"key-%d" % (i % 100), b"%s-%d-%d" % (b"aborted" if t % 2 else b"committed", t, i)
+            p.produce(topic, key=k, value=v, partition=0)
+            if t % 2 == 0:
+                latest[k] = v
+        assert p.flush(30) == 0     # the aborted records reach the log before the abort
+        if t % 2:
+            p.abort_transaction(30)
+        else:
+            p.commit_transaction(30)
+    p.begin_transaction()       # committed filler, past the last marker, so the markers leave the active segment
+    for i in range(2 * SEGMENT_BYTES // 30):
+        k = b"filler-%d" % (i % 50)
+        p.produce(topic, key=k, value=b"f-%d" % i, partition=0)
+        latest[k] = b"f-%d" % i
+        if i % 1000 == 0:
+            p.poll(0)
+    p.commit_transaction(30)
+    size_before = log_bytes(broker, topic)
+    release_cleaner(admin, topic)
+    wait_until(lambda: cleaner_checkpoint(broker, topic) > 10_000, 120, "a clean past the transactions")
+    uncommitted = consume_all(broker.bootstrap, topic, "read_uncommitted")
+    assert not [r for r in uncommitted if r[2] is not None and r[2].startswith(b"aborted")]
+    seen = {}
+    for off, k, v in consume_all(broker.bootstrap, topic, "read_committed"):
+        seen[k] = v
+    assert seen == latest
+    assert log_bytes(broker, topic) < size_before / 4
