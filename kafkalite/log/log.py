@@ -29,7 +29,9 @@ Decisions where kafkalite differs from 2.4:
   the rebuild when it finds no snapshot after a clean shutdown (its upgrade shortcut for logs written
   before KIP-98); kafkalite replays from the log start instead, so that logs written before kafkalite took
   snapshots keep their open transactions.
-- No log cleaner (compaction).
+- Compaction: the LogCleaner (log_cleaner.py) reads a log's segments and swaps cleaned copies in through
+  ``replace_segments``; the old segments' files are unlinked at once rather than renamed ``.deleted`` (as all
+  kafkalite segment deletions are; descriptors close after file.delete.delay.ms).
 Transactions: the first unstable offset is the first offset of the oldest transaction that is open or
 decided above the high watermark (ProducerStateManager); the last stable offset is the smaller of it and
 the high watermark, recomputed on append, marker, high-watermark move, log-start move, truncation and
@@ -55,7 +57,8 @@ from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
 from kafkalite.log.leader_epoch_file_cache import LEADER_EPOCH_CHECKPOINT_FILENAME, LeaderEpochFileCache
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_file_utils import (
-    CLEAN_SHUTDOWN_FILE, DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, log_dir_name, parse_topic_partition_name)
+    CLEAN_SHUTDOWN_FILE, CLEANED_FILE_SUFFIX, DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, SWAP_FILE_SUFFIX, log_dir_name,
+    parse_topic_partition_name)
 from kafkalite.log.log_loader import LogLoader, rebuild_producer_state
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.log.log_segment import LogSegment, RollParams
@@ -919,6 +922,47 @@ class Log(Logging):
         else:
             segment.close_handlers()
 
+    # ---- compaction (LogCleaner) ----
+    # Kafka: Log.replaceSegments -- crash-safe: the new segments go from ``.cleaned`` to ``.swap`` (highest offset
+    # first, so a partial rename is seen at load as an unfinished clean), then the old segments' files go, then
+    # ``.swap`` becomes the plain names. LogLoader completes a swap interrupted after the first step.
+    def replace_segments(self, new_segments: list[LogSegment], old_segments: list[LogSegment],
+                         is_recovered_swap_file: bool = False) -> None:
+        with self._lock:
+            new_sorted = sorted(new_segments, key=lambda seg: seg.base_offset)
+            old_sorted = sorted((seg for seg in old_segments if self._segments.get(seg.base_offset) is seg),
+                                key=lambda seg: seg.base_offset)
+            if not is_recovered_swap_file:
+                for seg in reversed(new_sorted):
+                    seg.change_file_suffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX)
+                _test_crash_point("after-swap-rename")
+            for seg in reversed(new_sorted):
+                self._segments[seg.base_offset] = seg
+            for seg in old_sorted:
+                if seg.base_offset != new_sorted[0].base_offset:
+                    self._segments.pop(seg.base_offset, None)
+            self._publish()
+            for seg in old_sorted:
+                self._async_delete_segment(seg)
+            _test_crash_point("after-old-deleted")
+            for seg in new_sorted:
+                seg.change_file_suffixes(SWAP_FILE_SUFFIX, "")
+
+    # Kafka: Log.lastRecordsOfActiveProducers -- producer id -> (last data offset or None, epoch)
+    def last_records_of_active_producers(self) -> dict:
+        with self._lock:
+            return {pid: (e.last_data_offset if e.last_data_offset >= 0 else None, e.producer_epoch)
+                    for pid, e in self.producer_state_manager.active_producers().items()}
+
+    # Kafka: Log.nonActiveLogSegmentsFrom
+    def non_active_log_segments_from(self, from_offset: int) -> list[LogSegment]:
+        return self.log_segments(from_offset, self.active_segment.base_offset)
+
+    # Kafka: Log.name
+    @property
+    def name(self) -> str:
+        return os.path.basename(os.path.normpath(self.dir))
+
     # ---- truncation ----
     # Kafka: Log.truncateTo
     def truncate_to(self, target_offset: int) -> bool:
@@ -1014,6 +1058,13 @@ class Log(Logging):
         return (f"Log(dir={self.dir}, topic={self.topic_partition.topic}, partition={self.topic_partition.partition}, "
                 f"highWatermark={self.high_watermark}, lastStableOffset={self.last_stable_offset}, "
                 f"logStartOffset={self.log_start_offset}, logEndOffset={self.log_end_offset})")
+
+
+# No Kafka counterpart: a test-only crash point for the kill -9 tests of compaction. With the environment variable
+# KAFKALITE_TEST_CLEANER_CRASH set to ``name``, the broker process exits at once (os._exit, no clean-up, as kill -9).
+def _test_crash_point(name: str) -> None:
+    if os.environ.get("KAFKALITE_TEST_CLEANER_CRASH") == name:
+        os._exit(137)
 
 
 # Kafka 2.4 passes isFromClient where 2.5+ pass an AppendOrigin; kafkalite's callers may pass either.

@@ -13,9 +13,11 @@ which is the split kafkalite follows so that Log keeps to the running log. The a
 methods the code came from. Unlike 3.0's LogLoader.load, loading the producer state stays with Log
 (Log.load_producer_state), which owns the high watermark and first unstable offset it feeds.
 
-Left out: swap files (``completeSwapOperations``) -- kafkalite has no log cleaner and no segment split,
-so a ``.swap`` file can only be a leftover and is deleted with the other temporary files; the
-offset-overflow retry of legacy segments (``retryOnOffsetOverflow``, magic 0/1 only); ``-delete``
+Swap files (the log cleaner's crash safety, Kafka 2.4's rules): every ``.cleaned`` file is deleted (a clean
+that had not begun its swap); a ``.log.swap`` below the lowest ``.cleaned`` offset is a swap that had begun: it
+is recovered and replaces the segments it covers (``complete_swap_operations``); ``.swap`` files at or above
+the lowest ``.cleaned`` offset were part of an unfinished rename and are deleted; index files of a swap are
+rebuilt. Left out: the offset-overflow retry of legacy segments (``retryOnOffsetOverflow``, magic 0/1 only); ``-delete``
 directories are never loaded as logs by kafkalite's LogManager.
 """
 from __future__ import annotations
@@ -124,8 +126,9 @@ class LogLoader(Logging):
     # Kafka: Log.loadSegments -- leftovers go, segments are opened (recovering any whose index is missing or
     # corrupt), then the segments a crash may have damaged are recovered; the offsets the log starts with
     def load(self) -> LoadedLogOffsets:
-        self.remove_temp_files_and_collect_swap_files()
+        swap_files = self.remove_temp_files_and_collect_swap_files()
         self.load_segment_files()
+        self.complete_swap_operations(swap_files)
         if not self.segments:
             self._add_segment(LogSegment.open(self.dir, self.log_start_offset, self.config, self.time))
             next_offset = self.log_start_offset
@@ -138,11 +141,52 @@ class LogLoader(Logging):
                           else next_offset)
         return LoadedLogOffsets(log_start_offset, recovery_point, next_offset)
 
-    # Kafka: Log.removeTempFilesAndCollectSwapFiles -- with no cleaner, a .swap is a leftover too: deleted
-    def remove_temp_files_and_collect_swap_files(self) -> None:
-        for name in os.listdir(self.dir):
-            if name.endswith((DELETED_FILE_SUFFIX, CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX, ".tmp")):
-                os.unlink(os.path.join(self.dir, name))
+    # Kafka: Log.removeTempFilesAndCollectSwapFiles -- the ``.log.swap`` files of a swap that had begun
+    def remove_temp_files_and_collect_swap_files(self) -> list[str]:
+        swap_logs, min_cleaned_offset = [], None
+        for name in sorted(os.listdir(self.dir)):
+            path = os.path.join(self.dir, name)
+            if name.endswith((DELETED_FILE_SUFFIX, ".tmp")):
+                os.unlink(path)
+            elif name.endswith(CLEANED_FILE_SUFFIX):
+                if name.split(".")[0].isdigit():
+                    offset = offset_from_file_name(name)
+                    min_cleaned_offset = offset if min_cleaned_offset is None else min(min_cleaned_offset, offset)
+                self.info("Deleting %s, left by a clean that had not begun its swap", path)
+                os.unlink(path)
+            elif name.endswith(SWAP_FILE_SUFFIX):
+                self.info("Found file %s from interrupted swap operation.", path)
+                if name.endswith(LOG_FILE_SUFFIX + SWAP_FILE_SUFFIX):
+                    swap_logs.append(path)
+                else:
+                    os.unlink(path)   # an index of the swap: rebuilt when the swap segment is recovered
+        valid = []
+        for path in swap_logs:   # KAFKA-6264: above the lowest .cleaned file, the swap had not finished its renames
+            if min_cleaned_offset is not None and offset_from_file_name(path) >= min_cleaned_offset:
+                self.info("Deleting invalid swap file %s (lowest .cleaned offset %d)", path, min_cleaned_offset)
+                os.unlink(path)
+            else:
+                valid.append(path)
+        return valid
+
+    # Kafka: Log.completeSwapOperations -- recover each swap segment and let it replace the segments it covers
+    def complete_swap_operations(self, swap_files: list[str]) -> None:
+        for swap_file in swap_files:
+            base_offset = offset_from_file_name(swap_file)
+            swap_segment = LogSegment.open(self.dir, base_offset, self.config, self.time, file_already_exists=True,
+                                           file_suffix=SWAP_FILE_SUFFIX)
+            self.info("Found log file %s from interrupted swap operation, repairing.", swap_file)
+            self.recover_segment(swap_segment)
+            swap_next_offset = swap_segment.read_next_offset()
+            old_segments = [seg for seg in self._log_segments(swap_segment.base_offset, swap_next_offset)
+                            if seg.read_next_offset() > swap_segment.base_offset]
+            same_base = self.segments.get(swap_segment.base_offset)   # a swap emptied by the clean covers no offset
+            if same_base is not None and same_base not in old_segments:
+                old_segments.append(same_base)
+            for seg in old_segments:   # Log.replaceSegments(isRecoveredSwapFile = true)
+                self._remove_and_delete_segment(seg)
+            swap_segment.change_file_suffixes(SWAP_FILE_SUFFIX, "")
+            self._add_segment(swap_segment)
 
     # Kafka: Log.loadSegmentFiles -- in offset order, since a recovered segment replays the ones before it
     def load_segment_files(self) -> None:

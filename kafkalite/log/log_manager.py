@@ -26,7 +26,11 @@ directory ``topic-0.<uniqueId>-future`` (``future_logs``, beside ``current_logs`
 fills it, and ``replace_current_with_future_log`` renames it to ``topic-0`` and queues the old directory for
 deletion (renamed ``-delete``). A future log found at start-up is loaded as one, and the move resumes.
 
-Left out: the log cleaner (compaction), recovery thread pools (logs load one by one).
+The log cleaner (compaction, log_cleaner.py) is built here when ``log.cleaner.enable`` is true, started by
+``startup`` and stopped first by ``shutdown``; deleting, truncating or moving a partition aborts its cleaning,
+and retention pauses cleaning of the non-compacted logs it works on (compacted logs' retention is the cleaner
+threads' job).
+Left out: recovery thread pools (logs load one by one).
 Deviation: Kafka's kafka-delete-logs reschedules itself forever (every file.delete.delay.ms when
 nothing is queued); here it reschedules only while logs are queued, and ``async_delete`` schedules
 a run for the log it queues, so an idle broker does not wake for it and a deletion is not late by
@@ -42,6 +46,8 @@ import threading
 
 from kafkalite.log.checkpoint_file import OffsetCheckpointFile
 from kafkalite.log.log import Log, log_delete_dir_name, log_future_dir_name
+from kafkalite.log.log_cleaner import LogCleaner
+from kafkalite.log.log_cleaner_manager import LogCleaningPaused
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_file_utils import CLEAN_SHUTDOWN_FILE, DELETE_DIR_SUFFIX, log_dir_name, parse_topic_partition_name
 from kafkalite.protocol.errors import Errors
@@ -62,7 +68,7 @@ class LogManager(Logging):
                  scheduler=None, time: Time = SYSTEM, flush_check_ms: int = LONG_MAX,
                  flush_recovery_offset_checkpoint_ms: int = 60000, flush_start_offset_checkpoint_ms: int = 60000,
                  retention_check_ms: int = 300000, max_pid_expiration_ms: int = 7 * 24 * 3600 * 1000,
-                 initial_task_delay_ms: int = 30000, log_dir_failure_channel=None, halt=None):
+                 initial_task_delay_ms: int = 30000, log_dir_failure_channel=None, halt=None, cleaner_config=None):
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
         self.log_dir_failure_channel = log_dir_failure_channel
         self._halt = halt if halt is not None else os._exit   # Kafka: Exit.halt
@@ -92,6 +98,14 @@ class LogManager(Logging):
         self.log_start_offset_checkpoints = {d: OffsetCheckpointFile(os.path.join(d, LOG_START_OFFSET_CHECKPOINT_FILE))
                                              for d in self.live_log_dirs}
         self.load_logs()
+        # Kafka: LogManager.cleaner -- None when log.cleaner.enable is false (or no CleanerConfig was given)
+        self.cleaner_config = cleaner_config
+        self.cleaner = None
+        if cleaner_config is not None and cleaner_config.enable_cleaner:
+            self.cleaner = LogCleaner(cleaner_config, self.live_log_dirs, self.current_logs,
+                                      self.log_dir_failure_channel, time)
+            for tp in self.future_logs:   # a move found at start-up: its current log stays uncleaned until the swap
+                self.cleaner.abort_and_pause_cleaning(tp)
 
     # Kafka: LogManager.createAndValidateLogDirs -- a directory that cannot be created or used is offline;
     # the broker starts on the others, and refuses to start when none is left.
@@ -215,6 +229,8 @@ class LogManager(Logging):
         self.scheduler.schedule("kafka-log-start-offset-checkpoint", self.checkpoint_log_start_offsets,
                                 self.initial_task_delay_ms, self.flush_start_offset_checkpoint_ms)
         self.scheduler.schedule("kafka-delete-logs", self.delete_logs, self.initial_task_delay_ms, -1)
+        if self.cleaner is not None:
+            self.cleaner.startup()
 
     # Kafka: LogManager.getLog -- the current log, or with ``is_future`` the future log of a replica being moved
     def get_log(self, topic_partition, is_future: bool = False):
@@ -248,6 +264,9 @@ class LogManager(Logging):
             log = Log(log_dir, config, 0, 0, self.scheduler, self.time, topic_partition, self.max_pid_expiration_ms,
                       log_dir_failure_channel=self.log_dir_failure_channel)
             (self.future_logs if is_future else self.current_logs)[topic_partition] = log
+            if is_future and self.cleaner is not None:
+                # Kafka: ReplicaManager.alterReplicaLogDirs pauses the cleaning of a partition while it moves
+                self.cleaner.abort_and_pause_cleaning(topic_partition)
             self.info("Created log for partition %s in %s with properties %s.", topic_partition, log_dir, config)
             # the preferred log dir has been satisfied
             self.preferred_log_dirs.pop(topic_partition, None)
@@ -280,6 +299,8 @@ class LogManager(Logging):
                 raise Errors.KAFKA_STORAGE_ERROR.exception(f"The current replica for {topic_partition} is offline")
             if dest_log is None:
                 raise Errors.KAFKA_STORAGE_ERROR.exception(f"The future replica for {topic_partition} is offline")
+            if self.cleaner is not None:
+                self.cleaner.alter_checkpoint_dir(topic_partition, source_log.parent_dir, dest_log.parent_dir)
             dest_log.rename_dir(log_dir_name(topic_partition))
             dest_log.update_high_watermark(source_log.high_watermark)
             # the future log now is the current one
@@ -294,6 +315,7 @@ class LogManager(Logging):
                 # an offline source dir: handle_log_dir_failure will not close it, it left current_logs already
                 source_log.close_handlers()
                 raise
+            self._resume_cleaning_if_paused(topic_partition)
             self.info("The current replica is successfully replaced with the future replica for %s", topic_partition)
         if self.scheduler is not None:
             self._schedule_delete_logs(self.current_default_config.file_delete_delay_ms)
@@ -348,9 +370,16 @@ class LogManager(Logging):
         self.debug("Beginning log cleanup...")
         start = self.time.milliseconds()
         total = 0
-        for log in self.all_logs():
-            if not log.config.compact:
+        if self.cleaner is not None:   # compacted logs' retention runs in the cleaner threads
+            deletable = [log for _, log in self.cleaner.pause_cleaning_for_non_compacted_partitions()]
+        else:
+            deletable = [log for log in self.all_logs() if not log.config.compact]
+        try:
+            for log in deletable:
                 total += log.delete_old_segments()
+        finally:
+            if self.cleaner is not None:
+                self.cleaner.resume_cleaning([log.topic_partition for log in deletable])
         self.debug("Log cleanup completed. %d files deleted in %d seconds", total,
                    (self.time.milliseconds() - start) // 1000)
         return total
@@ -412,6 +441,8 @@ class LogManager(Logging):
     def handle_log_dir_failure(self, d: str) -> list:
         self.info("Stopping serving logs in dir %s", d)
         with self._lock:
+            if self.cleaner is not None:
+                self.cleaner.handle_log_dir_failure(d)
             offline = self._forget_log_dir(d)
             if not self.live_log_dirs:
                 self.fatal("Shutdown broker because all log dirs in %s have failed", ", ".join(self.log_dirs))
@@ -446,14 +477,31 @@ class LogManager(Logging):
         for tp, offset in partition_offsets.items():
             log = self.get_log(tp, is_future)
             if log is not None:
-                log.truncate_to(offset)
+                # the cleaner must not be copying the segments being truncated
+                need_to_stop_cleaner = self.cleaner is not None and not is_future and offset < log.active_segment.base_offset
+                if need_to_stop_cleaner:
+                    self.cleaner.abort_and_pause_cleaning(tp)
+                try:
+                    if log.truncate_to(offset) and need_to_stop_cleaner:
+                        self.cleaner.maybe_truncate_checkpoint(log.parent_dir, tp, log.active_segment.base_offset)
+                finally:
+                    if need_to_stop_cleaner:
+                        self.cleaner.resume_cleaning([tp])
         self.checkpoint_log_recovery_offsets()
 
     # Kafka: LogManager.truncateFullyAndStartAt -- a follower whose fetch offset fell out of the leader's log
     def truncate_fully_and_start_at(self, topic_partition, new_offset: int, is_future: bool = False) -> None:
         log = self.get_log(topic_partition, is_future)
         if log is not None:
-            log.truncate_fully_and_start_at(new_offset)
+            if self.cleaner is not None and not is_future:
+                self.cleaner.abort_and_pause_cleaning(topic_partition)
+            try:
+                log.truncate_fully_and_start_at(new_offset)
+                if self.cleaner is not None and not is_future:
+                    self.cleaner.maybe_truncate_checkpoint(log.parent_dir, topic_partition, log.active_segment.base_offset)
+            finally:
+                if self.cleaner is not None and not is_future:
+                    self.cleaner.resume_cleaning([topic_partition])
             self.checkpoint_log_recovery_offsets()
 
     # Kafka: LogManager.asyncDelete -- the current log, or with ``is_future`` the future log
@@ -462,6 +510,11 @@ class LogManager(Logging):
             log = (self.future_logs if is_future else self.current_logs).pop(topic_partition, None)
             if log is None:
                 return None
+            if self.cleaner is not None and not is_future:
+                self.cleaner.abort_cleaning(topic_partition)
+                self.cleaner.update_checkpoints(log.parent_dir)
+            elif is_future:     # an abandoned move: the current log may be cleaned again
+                self._resume_cleaning_if_paused(topic_partition)
             self.checkpoint_log_recovery_offsets()
             self.checkpoint_log_start_offsets()
             log.rename_dir(log_delete_dir_name(topic_partition))
@@ -470,6 +523,11 @@ class LogManager(Logging):
         if self.scheduler is not None:
             self._schedule_delete_logs(self.current_default_config.file_delete_delay_ms)
         return log
+
+    def _resume_cleaning_if_paused(self, topic_partition) -> None:
+        if self.cleaner is not None and isinstance(self.cleaner.cleaner_manager.cleaning_state(topic_partition),
+                                                   LogCleaningPaused):
+            self.cleaner.resume_cleaning([topic_partition])
 
     # Kafka: LogManager.addLogToBeDeleted
     def _add_log_to_be_deleted(self, log: Log) -> None:
@@ -529,6 +587,11 @@ class LogManager(Logging):
     # Kafka: LogManager.shutdown
     def shutdown(self) -> None:
         self.info("Shutting down.")
+        if self.cleaner is not None:
+            try:
+                self.cleaner.shutdown()
+            except Exception as e:   # noqa: BLE001 -- Kafka: CoreUtils.swallow
+                self.error("Error while shutting down the log cleaner", exc_info=e)
         with self._lock:
             for d in list(self.live_log_dirs):
                 try:

@@ -10,7 +10,8 @@ scan, then hands back a ``FileRecords`` slice.
 
 The transaction index holds the transactions aborted by a marker in this segment (``update_txn_index``);
 recovery rebuilds it by replaying the segment's batches into the producer state, and truncation and
-deletion keep it with the segment. Left out: LazyIndex, ``.deleted`` renaming with a
+deletion keep it with the segment. The log cleaner writes a segment under ``.cleaned`` names and
+renames it (``change_file_suffixes``) to ``.swap`` and then to the plain names. Left out: LazyIndex, ``.deleted`` renaming with a
 delayed delete (Log unlinks files and closes them later instead), producer snapshots.
 """
 from __future__ import annotations
@@ -363,6 +364,27 @@ class LogSegment(Logging):
     def last_modified(self) -> int:
         return os.stat(self.log.file).st_mtime_ns // 1_000_000
 
+    # Kafka: LogSegment.lastModified_= -- a cleaned segment keeps the time of the segments it replaces
+    def set_last_modified(self, ms: int) -> None:
+        os.utime(self.log.file, ns=(ms * 1_000_000, ms * 1_000_000))
+        os.utime(self.offset_index.file, ns=(ms * 1_000_000, ms * 1_000_000))
+
+    # Kafka: LogSegment.getFirstBatchTimestamp -- the first batch's max timestamp (Long.MaxValue if empty)
+    def get_first_batch_timestamp(self) -> int:
+        first = next(iter(self.log.batches()), None)
+        return first.max_timestamp if first is not None else (1 << 63) - 1
+
+    # Kafka: LogSegment.changeFileSuffixes -- rename the four files (``.cleaned`` -> ``.swap`` -> "")
+    def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:
+        for holder in (self.log, self.offset_index, self.time_index, self.txn_index):
+            old = holder.file
+            if not old.endswith(old_suffix):
+                raise ValueError(f"{old} does not end in {old_suffix!r}")
+            new = old[:len(old) - len(old_suffix)] + new_suffix
+            if os.path.exists(old):
+                os.replace(old, new)
+            holder.file = new
+
     # Kafka: LogSegment.flush
     def flush(self) -> None:
         self.log.flush()
@@ -396,6 +418,17 @@ class LogSegment(Logging):
         self.offset_index.file = os.path.join(new_dir, os.path.basename(self.offset_index.file))
         self.time_index.file = os.path.join(new_dir, os.path.basename(self.time_index.file))
         self.txn_index.file = os.path.join(new_dir, os.path.basename(self.txn_index.file))
+
+    # Kafka: LogSegment.deleteIfExists (object LogSegment) -- the files a segment at ``base_offset`` would have
+    @staticmethod
+    def delete_files_if_exist(dir_: str, base_offset: int, file_suffix: str = "") -> None:
+        for path in (log_file(dir_, base_offset, file_suffix), offset_index_file(dir_, base_offset, file_suffix),
+                     time_index_file(dir_, base_offset, file_suffix),
+                     transaction_index_file(dir_, base_offset, file_suffix)):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
 
     # Kafka: LogSegment.deleteIfExists
     def delete_if_exists(self) -> None:

@@ -27,7 +27,8 @@ from kafkalite.utils.logging import Logging
 
 
 def prometheus_name(name: MetricName) -> str:
-    # Kafka's client-quota metrics have dashes (byte-rate, throttle-time): not allowed in Prometheus names
+    # Kafka's client-quota metrics (byte-rate) and LogCleaner gauges (max-dirty-percent) have dashes, which
+    # Prometheus names cannot hold
     return f"{name.group.replace('.', '_')}_{name.type}_{name.name}".lower().replace("-", "_")
 
 

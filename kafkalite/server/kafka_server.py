@@ -19,6 +19,7 @@ from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_dir_failure_channel import LogDirFailureChannel
+from kafkalite.log.cleaner_config import cleaner_config
 from kafkalite.log.log_manager import LogManager
 from kafkalite.network.socket_server import SocketServer
 from kafkalite.protocol.errors import Errors
@@ -59,6 +60,10 @@ BROKER_TO_TOPIC_CONFIG = {
     "unclean.leader.election.enable": "unclean.leader.election.enable",
     "log.flush.interval.messages": "flush.messages",
     "log.segment.delete.delay.ms": "file.delete.delay.ms",
+    "log.cleaner.delete.retention.ms": "delete.retention.ms",
+    "log.cleaner.min.compaction.lag.ms": "min.compaction.lag.ms",
+    "log.cleaner.max.compaction.lag.ms": "max.compaction.lag.ms",
+    "log.cleaner.min.cleanable.ratio": "min.cleanable.dirty.ratio",
 }
 
 
@@ -132,7 +137,7 @@ class KafkaServer(Logging):
             flush_start_offset_checkpoint_ms=cfg.get("log.flush.start.offset.checkpoint.interval.ms"),
             initial_task_delay_ms=cfg.get("log.initial.task.delay.ms"),
             max_pid_expiration_ms=cfg.get("producer.id.expiration.ms"),
-            log_dir_failure_channel=self.log_dir_failure_channel)
+            log_dir_failure_channel=self.log_dir_failure_channel, cleaner_config=cleaner_config(cfg))
         self.log_manager.startup()
         # 4. metadata cache
         self.metadata_cache = MetadataCache(self.broker_id)

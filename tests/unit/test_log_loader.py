@@ -33,7 +33,8 @@ def test_load_fills_the_segments_and_removes_leftovers(tmp_path):
     time = MockTime()
     dir_ = str(tmp_path / "topic-0")
     bases = write_log(dir_, time)
-    for leftover in ("00000000000000000003.log.swap", "00000000000000000003.log.deleted", "x.cleaned", "y.tmp",
+    # (a .log.swap is an interrupted clean and is completed, see test_log_cleaner; an index's .swap is dropped)
+    for leftover in ("00000000000000000003.index.swap", "00000000000000000003.log.deleted", "x.cleaned", "y.tmp",
                      "00000000000000099999.index"):
         open(os.path.join(dir_, leftover), "w").close()
     segments = {}
