@@ -142,3 +142,28 @@ def test_offset_commit_v1_with_a_timestamp_then_v1_fetch_reads_it(old_broker):
         [z] = raw_request(conn, 9, 0, fetch, correlation_id=3).topics[0].partitions
         assert (z.error_code, z.committed_offset) == (0, -1)
         check_alive(conn, 4)
+
+
+@pytest.mark.parametrize("api_version,commit_version", [((0, 8, 1), 0), ((0, 8, 2), 1)], ids=["0.8.1", "0.8.2"])
+def test_kafka_python_pinned_to_an_old_broker_commits_and_reads_back(old_broker, api_version, commit_version):
+    """kafka-python pinned to 0.8.1 sends Metadata v0 and OffsetCommit/OffsetFetch v0 (ZooKeeper, as 2.4 stores
+    them); pinned to 0.8.2, FindCoordinator v0 and OffsetCommit/OffsetFetch v1 (the group coordinator)."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.structs import OffsetAndMetadata
+    group = f"{GROUP}-kafka-python-{commit_version}"
+    consumer = KafkaConsumer(bootstrap_servers=old_broker.bootstrap, group_id=group, api_version=api_version,
+                             enable_auto_commit=False, request_timeout_ms=15000)
+    try:
+        tp = TopicPartition(TOPIC, 0)
+        consumer.assign([tp])
+        consumer.commit({tp: OffsetAndMetadata(2, "meta", -1)})
+        assert consumer.committed(tp) == 2
+    finally:
+        consumer.close()
+    # where the commit went: v0 reads ZooKeeper, v1 the group coordinator; the other store has nothing
+    fetch = offset_fetch.OffsetFetchRequest(group_id=group, topics=[
+        offset_fetch.OffsetFetchRequestTopic(name=TOPIC, partition_indexes=[0])])
+    with RawConnection(old_broker.port, timeout=30) as conn:
+        stored = {v: raw_request(conn, 9, v, fetch, correlation_id=v + 1).topics[0].partitions[0].committed_offset
+                  for v in (0, 1)}
+    assert stored == {commit_version: 2, 1 - commit_version: -1}
