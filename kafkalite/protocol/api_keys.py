@@ -8,8 +8,9 @@ Each member finds its message classes lazily in ``kafkalite.protocol.messages.<s
 (``ApiKeys.LIST_OFFSETS.request_class`` is ``messages.list_offsets.ListOffsetsRequest``), so
 a module that has not been written yet simply gives ``None``.
 
-Era notes: the ranges are today's (see DESIGN §2), not 2.4's: e.g. Metadata 0-12 with flexible
-versions from 9. Produce advertises 0-9 but accepts only 3+ (KAFKA-18659: old librdkafka
+Era notes: the maximums are today's (see DESIGN §2), not 2.4's: e.g. Metadata 0-12 with flexible
+versions from 9. The minimums are Kafka 3.9's (issue 19: Kafka 4.0 dropped the oldest versions with
+KIP-896, 2.4 through 3.9 accept them), except Fetch, which starts at 4 until message formats v0/v1 exist. Produce advertises 0-9 but accepts only 3+ (KAFKA-18659: old librdkafka
 checks for Produce v0 before it will compress), so ``min_accepted_version`` differs from
 ``min_version`` for PRODUCE alone. Kafka's ``ApiKeys.name`` (the CamelCase name of metric tags)
 is ``api_name`` here, because Python's enum owns ``name`` (the member name, ``LIST_OFFSETS``).
