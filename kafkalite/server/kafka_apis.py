@@ -1511,6 +1511,9 @@ class KafkaApis(Logging):
         max_size = self.config.get("offset.metadata.max.bytes")
         status = {}
         for tp, om in offsets.items():
+            if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:   # no znode for it
+                status[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                continue
             if om.metadata is not None and len(om.metadata) > max_size:
                 status[tp] = Errors.OFFSET_METADATA_TOO_LARGE
                 continue

@@ -167,3 +167,15 @@ def test_kafka_python_pinned_to_an_old_broker_commits_and_reads_back(old_broker,
         stored = {v: raw_request(conn, 9, v, fetch, correlation_id=v + 1).topics[0].partitions[0].committed_offset
                   for v in (0, 1)}
     assert stored == {commit_version: 2, 1 - commit_version: -1}
+
+
+def test_offset_commit_v0_refuses_a_partition_the_broker_does_not_know(old_broker):
+    """2.4 checks the partition before writing its znode: no /consumers node for partitions that do not exist."""
+    req = offset_commit.OffsetCommitRequest(group_id=GROUP + "-bad", topics=[
+        offset_commit.OffsetCommitRequestTopic(name=TOPIC, partitions=[
+            offset_commit.OffsetCommitRequestPartition(partition_index=p, committed_offset=1, committed_metadata=None)
+            for p in (0, 99)])])
+    with RawConnection(old_broker.port, timeout=30) as conn:
+        answer = raw_request(conn, 8, 0, req, correlation_id=1).topics[0].partitions
+        assert [(p.partition_index, p.error_code) for p in answer] == [(0, 0), (99, 3)]   # UNKNOWN_TOPIC_OR_PARTITION
+        check_alive(conn, 2)
