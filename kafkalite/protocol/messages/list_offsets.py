@@ -9,8 +9,9 @@ A client asks, per partition, for the offset that matches a timestamp. Special t
 -3 = the record with the largest timestamp (v7, KIP-734).
 
 Version history, in short:
-- v0 asks for up to ``max_num_offsets`` offsets per partition and answers them, newest
-  first, in ``old_style_offsets`` (segment base offsets before the timestamp, then the log end).
+- v0 asks for up to ``max_num_offsets`` offsets per partition and answers them, largest
+  first, in ``old_style_offsets``: the log end offset and the base offsets of the segments
+  last written before the timestamp.
 - v1 replaces v0's list of old-style offsets with one (timestamp, offset) pair.
 - v2 adds ``isolation_level`` and the response ``throttle_time_ms``.
 - v4 adds ``current_leader_epoch`` and the response ``leader_epoch`` (KIP-320).
