@@ -179,3 +179,41 @@ def test_offset_commit_v0_refuses_a_partition_the_broker_does_not_know(old_broke
         answer = raw_request(conn, 8, 0, req, correlation_id=1).topics[0].partitions
         assert [(p.partition_index, p.error_code) for p in answer] == [(0, 0), (99, 3)]   # UNKNOWN_TOPIC_OR_PARTITION
         check_alive(conn, 2)
+
+
+def test_a_v0_group_joins_syncs_heartbeats_commits_and_leaves(old_broker):
+    """The group APIs at v0 doing real work on one connection: JoinGroup v0 has no rebalance timeout (the session
+    timeout stands in, as in 2.4), then SyncGroup, Heartbeat, OffsetCommit v1 with the generation, DescribeGroups and
+    LeaveGroup, all at their lowest versions."""
+    from support import wait_until
+    from kafkalite.protocol.messages import (describe_groups as dg, find_coordinator as fc, heartbeat as hb,
+                                             join_group as jg, leave_group as lg, sync_group as sg)
+    group = GROUP + "-members"
+    with RawConnection(old_broker.port, timeout=30) as conn:
+        corr = iter(range(1, 1000))
+        wait_until(lambda: raw_request(conn, 10, 0, fc.FindCoordinatorRequest(key=group),
+                                       correlation_id=next(corr)).error_code == 0, 20, "the group coordinator")
+        joined = raw_request(conn, 11, 0, jg.JoinGroupRequest(
+            group_id=group, session_timeout_ms=10_000, member_id="", protocol_type="consumer",
+            protocols=[jg.JoinGroupRequestProtocol(name="range", metadata=b"sub")]), correlation_id=next(corr))
+        assert (joined.error_code, joined.protocol_name, joined.leader) == (0, "range", joined.member_id)
+        member, generation = joined.member_id, joined.generation_id
+        synced = raw_request(conn, 14, 0, sg.SyncGroupRequest(
+            group_id=group, generation_id=generation, member_id=member,
+            assignments=[sg.SyncGroupRequestAssignment(member_id=member, assignment=b"all of it")]),
+            correlation_id=next(corr))
+        assert (synced.error_code, synced.assignment) == (0, b"all of it")
+        assert raw_request(conn, 12, 0, hb.HeartbeatRequest(group_id=group, generation_id=generation,
+                                                            member_id=member), correlation_id=next(corr)).error_code == 0
+        committed = raw_request(conn, 8, 1, offset_commit.OffsetCommitRequest(
+            group_id=group, generation_id=generation, member_id=member, topics=[offset_commit.OffsetCommitRequestTopic(
+                name=TOPIC, partitions=[offset_commit.OffsetCommitRequestPartition(
+                    partition_index=0, committed_offset=3, committed_metadata=None)])]), correlation_id=next(corr))
+        assert committed.topics[0].partitions[0].error_code == 0
+        [described] = raw_request(conn, 15, 0, dg.DescribeGroupsRequest(groups=[group]),
+                                  correlation_id=next(corr)).groups
+        assert (described.group_state, described.protocol_data, [m.member_id for m in described.members]) == \
+            ("Stable", "range", [member])
+        assert raw_request(conn, 13, 0, lg.LeaveGroupRequest(group_id=group, member_id=member),
+                           correlation_id=next(corr)).error_code == 0
+        check_alive(conn, next(corr))
