@@ -1524,12 +1524,12 @@ class KafkaApis(Logging):
                 status[tp] = e.error if isinstance(e, ApiException) else Errors.UNKNOWN_SERVER_ERROR
         return status
 
-    # Kafka 2.4: KafkaApis.handleOffsetFetchRequest's v0 branch -- offsets from ZooKeeper; a partition never
-    # committed there reads INVALID_OFFSET with no error
+    # Kafka: KafkaApis.handleOffsetFetchRequest (its v0 branch) -- offsets from ZooKeeper; a partition never
+    # committed there, or one the broker does not know, reads INVALID_OFFSET with no error
     def fetch_offsets_from_zookeeper(self, group_id: str, partitions: list[TopicPartition]) -> dict:
         data = {}
         for tp in partitions:
-            if not self.metadata_cache.contains(tp.topic):   # Kafka: OffsetFetchResponse.UNKNOWN_PARTITION
+            if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:   # Kafka: OffsetFetchResponse.UNKNOWN_PARTITION
                 data[tp] = (INVALID_OFFSET, Errors.NONE)
                 continue
             try:
