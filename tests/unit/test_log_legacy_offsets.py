@@ -1,5 +1,6 @@
 """Mirrors Kafka 2.4: core/src/test/scala/unit/kafka/server/LogOffsetTest.scala (the getOffsetsBefore cases of
-ListOffsets v0, issue 19): Log.legacyFetchOffsetsBefore and Partition.legacyFetchOffsetsForTimestamp.
+ListOffsets v0, issue 19): Log.legacyFetchOffsetsBefore and Partition.legacyFetchOffsetsForTimestamp (a consumer sees nothing past the
+high watermark).
 
 A v0 client asks for up to ``max_num_offsets`` offsets "before" a time; the log answers segment base offsets
 (the segment file's mtime is its time) plus the log end offset (stamped now) when the active segment holds
@@ -67,3 +68,14 @@ def test_an_empty_active_segment_adds_no_log_end_entry(tmp_path):
 def test_no_offsets_asked_none_given(tmp_path, max_num_offsets):
     log = one_record_per_segment_log(tmp_path, 2)
     assert log.legacy_fetch_offsets_before(LATEST_TIMESTAMP, max_num_offsets) == []
+
+
+def test_partition_answers_a_consumer_nothing_past_the_high_watermark(tmp_path):
+    # Kafka: Partition.legacyFetchOffsetsForTimestamp -- offsets above the high watermark become the high watermark
+    # for a consumer; a follower (or a debugging client) sees the log end
+    from test_partition import append, follower_fetch, make_partition
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 3)
+    follower_fetch(partition, 1, 1)    # broker 1 has 1 record: the high watermark is 1
+    assert partition.legacy_fetch_offsets_for_timestamp(LATEST_TIMESTAMP, 10, True, True) == [1, 0]
+    assert partition.legacy_fetch_offsets_for_timestamp(LATEST_TIMESTAMP, 10, False, True) == [3, 0]
