@@ -1,6 +1,6 @@
 """Mirrors Kafka 2.4: core/src/test/scala/unit/kafka/server/LogOffsetTest.scala (the getOffsetsBefore cases of
-ListOffsets v0, issue 19): Log.legacyFetchOffsetsBefore and Partition.legacyFetchOffsetsForTimestamp (a consumer sees nothing past the
-high watermark).
+ListOffsets v0, issue 19): Log.legacyFetchOffsetsBefore and Partition.legacyFetchOffsetsForTimestamp
+(a consumer sees nothing past the high watermark).
 
 A v0 client asks for up to ``max_num_offsets`` offsets "before" a time; the log answers segment base offsets
 (the segment file's mtime is its time) plus the log end offset (stamped now) when the active segment holds
