@@ -203,8 +203,8 @@ def test_a_v0_group_joins_syncs_heartbeats_commits_and_leaves(old_broker):
             assignments=[sg.SyncGroupRequestAssignment(member_id=member, assignment=b"all of it")]),
             correlation_id=next(corr))
         assert (synced.error_code, synced.assignment) == (0, b"all of it")
-        assert raw_request(conn, 12, 0, hb.HeartbeatRequest(group_id=group, generation_id=generation,
-                                                            member_id=member), correlation_id=next(corr)).error_code == 0
+        beat = hb.HeartbeatRequest(group_id=group, generation_id=generation, member_id=member)
+        assert raw_request(conn, 12, 0, beat, correlation_id=next(corr)).error_code == 0
         committed = raw_request(conn, 8, 1, offset_commit.OffsetCommitRequest(
             group_id=group, generation_id=generation, member_id=member, topics=[offset_commit.OffsetCommitRequestTopic(
                 name=TOPIC, partitions=[offset_commit.OffsetCommitRequestPartition(
