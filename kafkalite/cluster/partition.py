@@ -600,6 +600,20 @@ class Partition(Logging):
             return None
         return found
 
+    # Kafka: Partition.legacyFetchOffsetsForTimestamp -- ListOffsets v0; a consumer sees nothing past the
+    # high watermark (offsets above it are replaced by the high watermark itself)
+    def legacy_fetch_offsets_for_timestamp(self, timestamp: int, max_num_offsets: int, is_from_consumer: bool,
+                                           fetch_only_from_leader: bool) -> list[int]:
+        with self.leader_isr_update_lock:
+            log = self.local_log_with_epoch_or_exception(-1, fetch_only_from_leader)
+            offsets = log.legacy_fetch_offsets_before(timestamp, max_num_offsets)
+            if not is_from_consumer:
+                return offsets
+            hw = log.high_watermark
+            if any(o > hw for o in offsets):
+                return [hw] + [o for o in offsets if o <= hw]
+            return offsets
+
     # Kafka: Partition.lastOffsetForLeaderEpoch -- (epoch, end offset), or None when the epoch is unknown
     def last_offset_for_leader_epoch(self, current_leader_epoch: int, leader_epoch: int,
                                      fetch_only_from_leader: bool) -> tuple[int, int] | None:

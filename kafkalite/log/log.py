@@ -724,6 +724,26 @@ class Log(Logging):
             i += 1
         return self.next_offset_metadata
 
+    # Kafka: Log.legacyFetchOffsetsBefore -- ListOffsets v0: each segment's base offset (not below the log
+    # start) stamped with the segment file's mtime, plus the log end offset stamped "now" when the last
+    # segment has data; the answer starts at the newest entry not after ``timestamp`` (-1 the last, -2 the
+    # first) and walks back, at most ``max_num_offsets`` offsets, largest first
+    def legacy_fetch_offsets_before(self, timestamp: int, max_num_offsets: int) -> list[int]:
+        segments = self.log_segments()
+        offset_times = [(max(s.base_offset, self.log_start_offset), s.last_modified) for s in segments]
+        if segments[-1].size > 0:
+            offset_times.append((self.log_end_offset, self.time.milliseconds()))
+        if timestamp == LATEST_TIMESTAMP:
+            start = len(offset_times) - 1
+        elif timestamp == EARLIEST_TIMESTAMP:
+            start = 0
+        else:
+            start = len(offset_times) - 1
+            while start >= 0 and offset_times[start][1] > timestamp:
+                start -= 1
+        found = [offset_times[i][0] for i in range(start, start - min(max_num_offsets, start + 1), -1)]
+        return sorted(found, reverse=True)
+
     # Kafka: Log.fetchOffsetByTimestamp
     def fetch_offset_by_timestamp(self, target_timestamp: int) -> TimestampAndOffset | None:
         if target_timestamp == EARLIEST_TIMESTAMP:

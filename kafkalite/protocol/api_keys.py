@@ -8,8 +8,9 @@ Each member finds its message classes lazily in ``kafkalite.protocol.messages.<s
 (``ApiKeys.LIST_OFFSETS.request_class`` is ``messages.list_offsets.ListOffsetsRequest``), so
 a module that has not been written yet simply gives ``None``.
 
-Era notes: the ranges are today's (see DESIGN §2), not 2.4's: e.g. Metadata 0-12 with flexible
-versions from 9. Produce advertises 0-9 but accepts only 3+ (KAFKA-18659: old librdkafka
+Era notes: the maximums are today's (see DESIGN §2), not 2.4's: e.g. Metadata 0-12 with flexible
+versions from 9. The minimums are Kafka 3.9's (issue 19: Kafka 4.0 dropped the oldest versions with
+KIP-896, 2.4 through 3.9 accept them), except Fetch, which starts at 4 until message formats v0/v1 exist. Produce advertises 0-9 but accepts only 3+ (KAFKA-18659: old librdkafka
 checks for Produce v0 before it will compress), so ``min_accepted_version`` differs from
 ``min_version`` for PRODUCE alone. Kafka's ``ApiKeys.name`` (the CamelCase name of metric tags)
 is ``api_name`` here, because Python's enum owns ``name`` (the member name, ``LIST_OFFSETS``).
@@ -29,14 +30,14 @@ class ApiKeys(enum.Enum):
 
     PRODUCE = (0, 0, 9, 9, False, 3)
     FETCH = (1, 4, 12, 12, False)
-    LIST_OFFSETS = (2, 1, 7, 6, False)
+    LIST_OFFSETS = (2, 0, 7, 6, False)
     METADATA = (3, 0, 12, 9, False)
     LEADER_AND_ISR = (4, 0, 4, 4, True)
     STOP_REPLICA = (5, 0, 2, 2, True)
     UPDATE_METADATA = (6, 0, 7, 6, True)
     CONTROLLED_SHUTDOWN = (7, 0, 3, 3, True)
-    OFFSET_COMMIT = (8, 2, 9, 8, False)
-    OFFSET_FETCH = (9, 1, 7, 6, False)
+    OFFSET_COMMIT = (8, 0, 9, 8, False)
+    OFFSET_FETCH = (9, 0, 7, 6, False)
     FIND_COORDINATOR = (10, 0, 3, 3, False)
     JOIN_GROUP = (11, 0, 7, 6, False)
     HEARTBEAT = (12, 0, 4, 4, False)
@@ -46,11 +47,11 @@ class ApiKeys(enum.Enum):
     LIST_GROUPS = (16, 0, 4, 3, False)
     SASL_HANDSHAKE = (17, 0, 1, None, False)
     API_VERSIONS = (18, 0, 4, 3, False)
-    CREATE_TOPICS = (19, 2, 7, 5, False)
-    DELETE_TOPICS = (20, 1, 6, 4, False)
+    CREATE_TOPICS = (19, 0, 7, 5, False)
+    DELETE_TOPICS = (20, 0, 6, 4, False)
     DELETE_RECORDS = (21, 0, 2, 2, False)
     INIT_PRODUCER_ID = (22, 0, 4, 2, False)
-    OFFSET_FOR_LEADER_EPOCH = (23, 2, 4, 4, False)
+    OFFSET_FOR_LEADER_EPOCH = (23, 0, 4, 4, False)
     ADD_PARTITIONS_TO_TXN = (24, 0, 3, 3, False)
     ADD_OFFSETS_TO_TXN = (25, 0, 3, 3, False)
     END_TXN = (26, 0, 3, 3, False)
@@ -59,7 +60,7 @@ class ApiKeys(enum.Enum):
     DESCRIBE_ACLS = (29, 0, 3, 2, False)
     CREATE_ACLS = (30, 0, 3, 2, False)
     DELETE_ACLS = (31, 0, 3, 2, False)
-    DESCRIBE_CONFIGS = (32, 1, 4, 4, False)
+    DESCRIBE_CONFIGS = (32, 0, 4, 4, False)
     ALTER_CONFIGS = (33, 0, 2, 2, False)
     ALTER_REPLICA_LOG_DIRS = (34, 0, 1, None, False)
     DESCRIBE_LOG_DIRS = (35, 0, 1, None, False)

@@ -129,6 +129,7 @@ THROTTLE_EXEMPT = frozenset((ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKe
                              ApiKeys.CONTROLLED_SHUTDOWN, ApiKeys.WRITE_TXN_MARKERS, ApiKeys.SASL_HANDSHAKE,
                              ApiKeys.SASL_AUTHENTICATE))
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
+CONFIG_SOURCE_DEFAULT = 5   # Kafka: DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG
 CONFIG_RESOURCE_TOPIC = 2   # Kafka: ConfigResource.Type.TOPIC (BROKER 4 and BROKER_LOGGER 8 are the cluster's)
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
 GROUP_KEY_TYPE = 0          # Kafka: CoordinatorType.GROUP
@@ -998,8 +999,11 @@ class KafkaApis(Logging):
             for p in topic.partitions:
                 r = list_offsets.ListOffsetsPartitionResponse(partition_index=p.partition_index)
                 if topic.name not in describable:
-                    r.error_code, r.timestamp, r.offset = Errors.TOPIC_AUTHORIZATION_FAILED.code, -1, -1
+                    r.error_code = Errors.TOPIC_AUTHORIZATION_FAILED.code
                     parts.append(r)
+                    continue
+                if version == 0:
+                    parts.append(self.list_offset_v0_partition(body.replica_id, topic.name, p))
                     continue
                 try:
                     found = self.replica_manager.fetch_offset_for_timestamp(
@@ -1016,6 +1020,19 @@ class KafkaApis(Logging):
                 parts.append(r)
             topics.append(list_offsets.ListOffsetsTopicResponse(name=topic.name, partitions=parts))
         self.send_response(request, list_offsets.ListOffsetsResponse(topics=topics))
+
+    # Kafka: KafkaApis.handleListOffsetRequestV0 -- up to max_num_offsets segment-boundary offsets per
+    # partition (the log's legacy path), largest first; v0 has no timestamp/offset pair
+    def list_offset_v0_partition(self, replica_id: int, topic: str, p) -> list_offsets.ListOffsetsPartitionResponse:
+        r = list_offsets.ListOffsetsPartitionResponse(partition_index=p.partition_index)
+        try:
+            r.old_style_offsets = self.replica_manager.legacy_fetch_offsets_for_timestamp(
+                TopicPartition(topic, p.partition_index), p.timestamp, p.max_num_offsets,
+                is_from_consumer=replica_id == CONSUMER_REPLICA_ID,
+                fetch_only_from_leader=replica_id != DEBUGGING_REPLICA_ID)
+        except ApiException as e:
+            r.error_code = e.error.code
+        return r
 
     # ------------------------------------------------------------------ WriteTxnMarkers
     # Kafka: KafkaApis.handleWriteTxnMarkersRequest -- a cluster action from a transaction coordinator: for each
@@ -1556,10 +1573,12 @@ class KafkaApis(Logging):
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                     continue
                 leader_epoch = p.committed_leader_epoch if version >= 6 and p.committed_leader_epoch >= 0 else None
+                # v1 may give its own commit timestamp (-1: now); 2.4 keeps it as the commit's time
+                commit_timestamp = p.commit_timestamp if version == 1 and p.commit_timestamp != -1 else now
                 to_commit[tp] = OffsetAndMetadata(
                     offset=p.committed_offset, leader_epoch=leader_epoch,
                     metadata=p.committed_metadata if p.committed_metadata is not None else NO_METADATA,
-                    commit_timestamp=now, expire_timestamp=None if retention == -1 else now + retention)
+                    commit_timestamp=commit_timestamp, expire_timestamp=None if retention == -1 else now + retention)
 
         # Kafka: handleOffsetCommitRequest.sendResponseCallback -- in request order
         def send_response_callback(commit_status: dict[TopicPartition, Errors]) -> None:
@@ -1575,10 +1594,46 @@ class KafkaApis(Logging):
 
         if not to_commit:
             send_response_callback({})
+        elif version == 0:   # Kafka 2.4: "for version 0 always store offsets to ZK"
+            send_response_callback(self.commit_offsets_to_zookeeper(body.group_id, to_commit))
         else:
             self.group_coordinator.handle_commit_offsets(
                 body.group_id, body.member_id, body.group_instance_id, body.generation_id, to_commit,
                 send_response_callback)
+
+    # Kafka: KafkaApis.handleOffsetCommitRequest (its v0 branch; 3.x names it commitOffsetsToZookeeper) -- OffsetCommit
+    # v0 writes /consumers/<group>/offsets/<topic>/<partition> and bypasses the group coordinator
+    def commit_offsets_to_zookeeper(self, group_id: str, offsets: dict) -> dict[TopicPartition, Errors]:
+        max_size = self.config.get("offset.metadata.max.bytes")
+        status = {}
+        for tp, om in offsets.items():
+            if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:   # no znode for it
+                status[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            if om.metadata is not None and len(om.metadata) > max_size:
+                status[tp] = Errors.OFFSET_METADATA_TOO_LARGE
+                continue
+            try:
+                self.zk_client.set_or_create_consumer_offset(group_id, tp, om.offset)
+                status[tp] = Errors.NONE
+            except Exception as e:  # noqa: BLE001 -- Errors.forException: unknown failures answer UNKNOWN_SERVER_ERROR
+                status[tp] = e.error if isinstance(e, ApiException) else Errors.UNKNOWN_SERVER_ERROR
+        return status
+
+    # Kafka: KafkaApis.handleOffsetFetchRequest (its v0 branch) -- offsets from ZooKeeper; a partition never
+    # committed there, or one the broker does not know, reads INVALID_OFFSET with no error
+    def fetch_offsets_from_zookeeper(self, group_id: str, partitions: list[TopicPartition]) -> dict:
+        data = {}
+        for tp in partitions:
+            if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:   # Kafka: OffsetFetchResponse.UNKNOWN_PARTITION
+                data[tp] = (INVALID_OFFSET, Errors.NONE)
+                continue
+            try:
+                offset = self.zk_client.get_consumer_offset(group_id, tp)
+                data[tp] = (INVALID_OFFSET if offset is None else offset, Errors.NONE)
+            except Exception as e:  # noqa: BLE001
+                data[tp] = (INVALID_OFFSET, e.error if isinstance(e, ApiException) else Errors.UNKNOWN_SERVER_ERROR)
+        return data
 
     # Kafka: KafkaApis.handleOffsetFetchRequest -- an unknown group or partition reads offset -1
     def handle_offset_fetch_request(self, request) -> None:
@@ -1608,6 +1663,16 @@ class KafkaApis(Logging):
                                                  [tp.topic for tp in partitions])
             unauthorized = [tp for tp in partitions if tp.topic not in describable]
             partitions = [tp for tp in partitions if tp.topic in describable]
+        if version == 0:   # Kafka 2.4: "version 0 reads offsets from ZK"
+            stored = self.fetch_offsets_from_zookeeper(body.group_id, partitions)
+            by_topic_v0: dict[str, list] = {}
+            for tp in unauthorized + list(stored):
+                offset, error = stored.get(tp, (INVALID_OFFSET, Errors.TOPIC_AUTHORIZATION_FAILED))
+                by_topic_v0.setdefault(tp.topic, []).append(offset_fetch.OffsetFetchResponsePartition(
+                    partition_index=tp.partition, committed_offset=offset, metadata=NO_METADATA, error_code=error.code))
+            self.send_response(request, offset_fetch.OffsetFetchResponse(topics=[
+                offset_fetch.OffsetFetchResponseTopic(name=n, partitions=ps) for n, ps in by_topic_v0.items()]))
+            return
         require_stable = version >= 7 and body.require_stable
         error, data = self.group_coordinator.handle_fetch_offsets(body.group_id, partitions, require_stable)
         if error is not Errors.NONE:
@@ -1780,6 +1845,10 @@ class KafkaApis(Logging):
                 results.append(describe_configs.DescribeConfigsResult(
                     error_code=error.code, error_message=None, resource_type=r.resource_type,
                     resource_name=r.resource_name, configs=[]))
+        if request.header.api_version == 0:   # Kafka: DescribeConfigsResponse.toStruct -- v0 says is_default instead
+            for result in results:
+                for entry in result.configs:
+                    entry.is_default = entry.config_source == CONFIG_SOURCE_DEFAULT
         self.send_response(request, describe_configs.DescribeConfigsResponse(results=results))
 
     # the resource-type switch of handleDescribeConfigsRequest / handleAlterConfigsRequest: a broker's (or its

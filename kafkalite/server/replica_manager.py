@@ -598,6 +598,13 @@ class ReplicaManager(Logging):
         return partition.fetch_offset_for_timestamp(timestamp, current_leader_epoch, fetch_only_from_leader,
                                                     is_from_consumer, isolation_level)
 
+    # Kafka: ReplicaManager.legacyFetchOffsetsForTimestamp -- ListOffsets v0
+    def legacy_fetch_offsets_for_timestamp(self, tp: TopicPartition, timestamp: int, max_num_offsets: int,
+                                           is_from_consumer: bool, fetch_only_from_leader: bool) -> list[int]:
+        partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
+        return partition.legacy_fetch_offsets_for_timestamp(timestamp, max_num_offsets, is_from_consumer,
+                                                            fetch_only_from_leader)
+
     # KIP-664 (Kafka 3.0, not in 2.4) ReplicaManager.activeProducerState -- (error, [(producer id, entry)])
     def active_producer_state(self, tp: TopicPartition) -> tuple[Errors, list]:
         try:

@@ -31,6 +31,7 @@ from kafkalite.protocol.errors import ControllerMovedException
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.time import SYSTEM, Time
 from kafkalite.zk.kafka_zk_client_acls import KafkaZkClientAcls
+from kafkalite.zk.kafka_zk_client_consumer_offsets import KafkaZkClientConsumerOffsets
 from kafkalite.zk.zk_data import (
     BrokerIdsZNode, BrokerIdZNode, BrokerSequenceIdZNode, BrokerInfo, ClusterIdZNode, ConfigEntityChangeNotificationSequenceZNode,
     ConfigEntityTypeZNode, ConfigEntityZNode, ControllerEpochZNode, ControllerZNode, DeleteTopicsTopicZNode,
@@ -68,7 +69,7 @@ class UpdateLeaderAndIsrResult:
     partitions_to_retry: list[TopicPartition]
 
 
-class KafkaZkClient(KafkaZkClientAcls, Logging):
+class KafkaZkClient(KafkaZkClientAcls, KafkaZkClientConsumerOffsets, Logging):
     """Kafka: KafkaZkClient (its ACL methods in kafka_zk_client_acls.py)."""
 
     def __init__(self, zoo_keeper_client: ZooKeeperClient, time: Time = SYSTEM):

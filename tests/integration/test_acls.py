@@ -25,6 +25,7 @@ from kafkalite.common.acl.acl_permission_type import AclPermissionType as Perm
 from kafkalite.common.resource.pattern_type import PatternType
 from kafkalite.common.resource.resource_pattern import CLUSTER_NAME
 from kafkalite.common.resource.resource_type import ResourceType as RT
+from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import Errors
 from kafkalite.protocol.messages import (alter_configs as AC, create_partitions as CP, create_topics as CT,
                                          delete_groups as DG, delete_records as DR, delete_topics as DT,
@@ -199,6 +200,19 @@ def offset_commit(conn, ids):
     r = conn.request(8, 7, OC.OffsetCommitRequest(group_id=ids.group, generation_id=-1, member_id="", topics=[
         OC.OffsetCommitRequestTopic(name=ids.topic, partitions=[OC.OffsetCommitRequestPartition(
             partition_index=0, committed_offset=7, committed_metadata="")])]))
+    return err(r.topics[0].partitions[0].error_code)
+
+
+def offset_commit_v0(conn, ids):   # issue 19: v0 writes ZooKeeper, past the group coordinator
+    r = conn.request(8, 0, OC.OffsetCommitRequest(group_id=ids.group, topics=[
+        OC.OffsetCommitRequestTopic(name=ids.topic, partitions=[OC.OffsetCommitRequestPartition(
+            partition_index=0, committed_offset=7, committed_metadata="")])]))
+    return err(r.topics[0].partitions[0].error_code)
+
+
+def list_offsets_v0(conn, ids):   # issue 19: the legacy path
+    r = conn.request(2, 0, LO.ListOffsetsRequest(replica_id=-1, topics=[LO.ListOffsetsTopic(
+        name=ids.topic, partitions=[LO.ListOffsetsPartition(partition_index=0, timestamp=-1, max_num_offsets=1)])]))
     return err(r.topics[0].partitions[0].error_code)
 
 
@@ -484,6 +498,11 @@ CASES = [
     Case("OffsetCommit", with_coordinator, offset_commit, GAF,
          lambda i, p: allow(RT.GROUP, i.group, Op.READ, principal=p) + allow(RT.TOPIC, i.topic, Op.READ, principal=p),
          lambda b, i: b.committed(i.group, i.topic)),
+    Case("OffsetCommit v0", with_topic, offset_commit_v0, GAF,
+         lambda i, p: allow(RT.GROUP, i.group, Op.READ, principal=p) + allow(RT.TOPIC, i.topic, Op.READ, principal=p),
+         lambda b, i: b.server.zk_client.get_consumer_offset(i.group, TopicPartition(i.topic, 0))),
+    Case("ListOffsets v0", with_topic, list_offsets_v0, TAF,
+         lambda i, p: allow(RT.TOPIC, i.topic, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False),
     Case("OffsetFetch", with_committed_offset, offset_fetch, GAF,
          lambda i, p: allow(RT.GROUP, i.group, Op.DESCRIBE, principal=p) + allow(RT.TOPIC, i.topic, Op.DESCRIBE, principal=p),
          lambda b, i: None, changes=False),

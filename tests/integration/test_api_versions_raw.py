@@ -19,8 +19,8 @@ from harness import (API_VERSIONS, RawConnection, api_versions_v3_body, check_al
 EXPECTED = {
     18: (0, 4),   # ApiVersions
     3: (0, 12),   # Metadata
-    19: (2, 7),   # CreateTopics
-    20: (1, 6),   # DeleteTopics
+    19: (0, 7),   # CreateTopics (Kafka 3.9's minimum, issue 19)
+    20: (0, 6),   # DeleteTopics (Kafka 3.9's minimum, issue 19)
 }
 
 

@@ -34,8 +34,8 @@ CASES = [(cls, v) for m in MODULES for cls in message_classes(m) for v in all_ve
 # Version ranges and api keys the brief and protocol-matrix §6 fix for these messages.
 EXPECTED = {
     "ProduceRequest": (0, "3-9", "9+"), "FetchRequest": (1, "4-12", "12+"),
-    "ListOffsetsRequest": (2, "1-7", "6+"), "OffsetForLeaderEpochRequest": (23, "2-4", "4+"),
-    "InitProducerIdRequest": (22, "0-4", "2+"), "DescribeConfigsRequest": (32, "1-4", "4+"),
+    "ListOffsetsRequest": (2, "0-7", "6+"), "OffsetForLeaderEpochRequest": (23, "0-4", "4+"),
+    "InitProducerIdRequest": (22, "0-4", "2+"), "DescribeConfigsRequest": (32, "0-4", "4+"),
     "AlterConfigsRequest": (33, "0-2", "2+"), "IncrementalAlterConfigsRequest": (44, "0-1", "1+"),
     "CreatePartitionsRequest": (37, "0-3", "2+"), "DeleteRecordsRequest": (21, "0-2", "2+"),
 }

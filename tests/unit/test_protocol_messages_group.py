@@ -45,8 +45,8 @@ CASES = [(cls, v) for m in MODULES for cls in message_classes(m) for v in all_ve
 EXPECTED = {
     "FindCoordinatorRequest": (10, "0-3", "3+"), "JoinGroupRequest": (11, "0-7", "6+"),
     "SyncGroupRequest": (14, "0-5", "4+"), "HeartbeatRequest": (12, "0-4", "4+"),
-    "LeaveGroupRequest": (13, "0-5", "4+"), "OffsetCommitRequest": (8, "2-9", "8+"),
-    "OffsetFetchRequest": (9, "1-7", "6+"), "ListGroupsRequest": (16, "0-4", "3+"),
+    "LeaveGroupRequest": (13, "0-5", "4+"), "OffsetCommitRequest": (8, "0-9", "8+"),
+    "OffsetFetchRequest": (9, "0-7", "6+"), "ListGroupsRequest": (16, "0-4", "3+"),
     "DescribeGroupsRequest": (15, "0-5", "5+"), "DeleteGroupsRequest": (42, "0-2", "2+"),
     "OffsetDeleteRequest": (47, "0", "none"), "AddPartitionsToTxnRequest": (24, "0-3", "3+"),
     "AddOffsetsToTxnRequest": (25, "0-3", "3+"), "EndTxnRequest": (26, "0-3", "3+"),

@@ -10,13 +10,15 @@ broker loggers). For each entry the broker says where the value came from (``con
 that were overridden.
 
 Version history, in short:
-- v1 adds ``include_synonyms``, ``config_source`` and ``synonyms`` (the first version kept;
-  v0's ``is_default`` flag is gone from then on).
+- v0 flags each entry ``is_default`` instead of naming its source.
+- v1 adds ``include_synonyms``, ``config_source`` and ``synonyms`` (v0's ``is_default``
+  flag is gone from then on).
 - v2 is v1 (throttling on quota violation); v3 adds ``include_documentation``,
   ``config_type`` and ``documentation``; v4 is the first flexible version.
 
 Era notes: 2.4 stopped at v2; v3-4 are today's wire.
-Left out: v0 and its ``is_default`` flag (removed by KIP-896).
+v0 was removed by Kafka 4.0 (KIP-896); 2.4 through 3.9 accept it, and so does kafkalite.
+Left out: nothing.
 """
 from kafkalite.protocol.schema import BOOL, INT8, INT16, INT32, STRING, array, field, message, struct
 
@@ -28,7 +30,7 @@ class DescribeConfigsResource:
     configuration_keys: list[str] | None = field(array(STRING), "0+", nullable="0+")  # None = all keys
 
 
-@message(api_key=32, kind="request", valid="1-4", flexible="4+")
+@message(api_key=32, kind="request", valid="0-4", flexible="4+")
 class DescribeConfigsRequest:
     resources: list[DescribeConfigsResource] = field(array(DescribeConfigsResource), "0+")
     include_synonyms: bool = field(BOOL, "1+", default=False)
@@ -47,6 +49,7 @@ class DescribeConfigsResourceResult:
     name: str = field(STRING, "0+")
     value: str | None = field(STRING, "0+", nullable="0+")
     read_only: bool = field(BOOL, "0+")
+    is_default: bool = field(BOOL, "0", default=False)   # v0: the value is the default one
     config_source: int = field(INT8, "1+", ignorable=True, default=-1)
     is_sensitive: bool = field(BOOL, "0+")        # if so, ``value`` is None
     synonyms: list[DescribeConfigsSynonym] = field(
@@ -65,7 +68,7 @@ class DescribeConfigsResult:
         array(DescribeConfigsResourceResult), "0+")
 
 
-@message(api_key=32, kind="response", valid="1-4", flexible="4+")
+@message(api_key=32, kind="response", valid="0-4", flexible="4+")
 class DescribeConfigsResponse:
     throttle_time_ms: int = field(INT32, "0+", default=0)
     results: list[DescribeConfigsResult] = field(array(DescribeConfigsResult), "0+")

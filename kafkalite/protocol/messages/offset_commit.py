@@ -10,8 +10,11 @@ generation and member id; simple consumers that only ``assign()`` send generatio
 empty member id, and the coordinator accepts that when the group has no members.
 
 Version history, in short:
-- v2 adds ``retention_time_ms`` (dropped again in v5: the broker setting rules); v2 is the
-  first version kept (v0 stored offsets in ZooKeeper, v1 had a per-partition timestamp).
+- v0 has only the group id and the offsets; 2.4's broker stores v0 commits in ZooKeeper.
+- v1 adds the member's ``generation_id`` and ``member_id`` and a per-partition
+  ``commit_timestamp`` (-1 = the broker's clock).
+- v2 adds ``retention_time_ms`` (dropped again in v5: the broker setting rules) and drops
+  ``commit_timestamp``.
 - v3 adds ``throttle_time_ms`` to the response; v4 is v3.
 - v6 adds ``committed_leader_epoch`` (KIP-320); v7 adds ``group_instance_id`` (KIP-345).
 - v8 is the first flexible version; v9 is v8 (it marks support for KIP-848 groups).
@@ -19,7 +22,8 @@ Version history, in short:
 Era notes: 2.4 stopped at v8; v9 is today's wire. Today's Kafka calls the v9 field
 ``generation_id_or_member_epoch``; for classic groups it is the generation, so the name here is
 2.4's ``generation_id``.
-Left out: v0-1 (removed by KIP-896) and v1's ``commit_timestamp``.
+v0-1 were removed by Kafka 4.0 (KIP-896); 2.4 through 3.9 accept them, and so does kafkalite.
+Left out: nothing.
 """
 from kafkalite.protocol.schema import INT16, INT32, INT64, STRING, array, field, message, struct
 
@@ -29,6 +33,7 @@ class OffsetCommitRequestPartition:
     partition_index: int = field(INT32, "0+")
     committed_offset: int = field(INT64, "0+")    # the next offset the consumer will read
     committed_leader_epoch: int = field(INT32, "6+", ignorable=True, default=-1)
+    commit_timestamp: int = field(INT64, "1", default=-1)   # -1 = when the broker receives it
     committed_metadata: str | None = field(STRING, "0+", nullable="0+")   # free text from the client
 
 
@@ -38,7 +43,7 @@ class OffsetCommitRequestTopic:
     partitions: list[OffsetCommitRequestPartition] = field(array(OffsetCommitRequestPartition), "0+")
 
 
-@message(api_key=8, kind="request", valid="2-9", flexible="8+")
+@message(api_key=8, kind="request", valid="0-9", flexible="8+")
 class OffsetCommitRequest:
     group_id: str = field(STRING, "0+")
     generation_id: int = field(INT32, "1+", ignorable=True, default=-1)  # -1 = not a group member
@@ -60,7 +65,7 @@ class OffsetCommitResponseTopic:
     partitions: list[OffsetCommitResponsePartition] = field(array(OffsetCommitResponsePartition), "0+")
 
 
-@message(api_key=8, kind="response", valid="2-9", flexible="8+")
+@message(api_key=8, kind="response", valid="0-9", flexible="8+")
 class OffsetCommitResponse:
     throttle_time_ms: int = field(INT32, "3+", ignorable=True, default=0)
     topics: list[OffsetCommitResponseTopic] = field(array(OffsetCommitResponseTopic), "0+")

@@ -9,14 +9,15 @@ leader change) ask: "what is the end offset of leader epoch E?" The leader answe
 largest epoch <= E it knows and the first offset after that epoch's last record.
 
 Version history, in short:
-- v1 adds ``leader_epoch`` to the response; v2 adds ``current_leader_epoch`` (fencing) and
-  ``throttle_time_ms`` (the first version kept).
+- v0 answers only the end offset; v1 adds ``leader_epoch`` to the response; v2 adds
+  ``current_leader_epoch`` (fencing) and ``throttle_time_ms``.
 - v3 adds ``replica_id`` (-2 = a debugging/consumer request, -1 = a consumer).
 - v4 is the first flexible version.
 
 Era notes: 2.4 stopped at v3 and named the fields ``name``/``partition_index``; the names here
 (``topic``, ``partition``) are today's.
-Left out: v0-1 (removed by KIP-896).
+v0-1 were removed by Kafka 4.0 (KIP-896); 2.4 through 3.9 accept them, and so does kafkalite.
+Left out: nothing.
 """
 from kafkalite.protocol.schema import INT16, INT32, INT64, STRING, array, field, message, struct
 
@@ -35,7 +36,7 @@ class OffsetForLeaderTopic:
         array(OffsetForLeaderPartition), "0+")
 
 
-@message(api_key=23, kind="request", valid="2-4", flexible="4+")
+@message(api_key=23, kind="request", valid="0-4", flexible="4+")
 class OffsetForLeaderEpochRequest:
     replica_id: int = field(INT32, "3+", ignorable=True, default=-2)
     topics: list[OffsetForLeaderTopic] = field(array(OffsetForLeaderTopic), "0+")
@@ -55,7 +56,7 @@ class OffsetForLeaderTopicResult:
     partitions: list[EpochEndOffset] = field(array(EpochEndOffset), "0+")
 
 
-@message(api_key=23, kind="response", valid="2-4", flexible="4+")
+@message(api_key=23, kind="response", valid="0-4", flexible="4+")
 class OffsetForLeaderEpochResponse:
     throttle_time_ms: int = field(INT32, "2+", ignorable=True, default=0)
     topics: list[OffsetForLeaderTopicResult] = field(
