@@ -80,3 +80,12 @@ class RecordingWatcher:
 
     def next(self):
         return self.events.get(timeout=self.timeout)
+
+
+def rss(pid: int) -> int:
+    """The resident set size of process ``pid`` in bytes (Linux: /proc/<pid>/status)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")

@@ -14,18 +14,11 @@ import time
 
 import clients
 from harness import wait_until
+from support import rss
 
 MB = 1 << 20
 POOL = 100 * MB
 MARGIN = 40 * MB
-
-
-def rss(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
 
 
 def test_greedy_clients_stay_within_queued_max_request_bytes(broker_factory, unique_topic):

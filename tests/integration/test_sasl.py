@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from harness import BrokerProcess, RawConnection, free_port, request_header, run_tool, wait_until
+from support import rss
 from clients import JS_DIR
 
 ADMIN_PASSWORD = "admin-secret"
@@ -606,14 +607,6 @@ def test_librdkafka_re_authenticates_within_connections_max_reauth_ms(broker_fac
 
 
 # ---------------------------------------------------------------- fuzz: malformed handshakes and tokens
-
-def rss(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
-
 
 @pytest.mark.timeout(240)
 def test_fuzzed_handshakes_and_tokens_close_only_their_connection(sasl_broker):

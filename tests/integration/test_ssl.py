@@ -28,6 +28,7 @@ import pytest
 
 from clients import JS_DIR, KafkaPythonAdmin
 from harness import REPO_ROOT, BrokerProcess, free_port, wait_until
+from support import rss
 from ssl_certs import PASSWORD, make_certs
 
 pytestmark = pytest.mark.timeout(300)
@@ -632,14 +633,6 @@ def test_close_notify_is_answered_with_close_notify(ssl_broker, certs):
     plain = sock.unwrap()   # sends close_notify, waits for the broker's: TimeoutError if none comes
     assert closed_within(plain, IDLE_MS / 3000), "the broker kept the TCP connection after the TLS shutdown"
     plain.close()
-
-
-def rss(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
 
 
 # --------------------------------------------------------------------------- configuration
