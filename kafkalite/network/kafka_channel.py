@@ -11,7 +11,8 @@ authenticator is complete; ``prepare()`` drives both, one non-blocking step per 
 is who the authenticator says the peer is (User:ANONYMOUS without an authenticator).
 The THROTTLE_* events come from client quotas (KIP-219): a throttled channel stays muted after its response
 is sent until THROTTLE_ENDED (server/client_quota_manager.py's ThrottledChannel).
-Omitted: re-authentication (KIP-368).
+Re-authentication (KIP-368): a SaslHandshake on a ready SASL channel whose session has a lifetime hands the channel
+to a new authenticator (``maybe_begin_server_reauthentication``); the channel is not ready until it completes.
 """
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ class KafkaChannel:
         self.authenticator = authenticator_creator() if authenticator_creator is not None else None
         self.authentication_exception: Exception | None = None
         self.successful_authentications = 0
-        self._ready = False   # once ready, a channel stays ready (no re-authentication): ready() is on the hot path
+        self._ready = False   # cached: ready() is on the hot path; re-authentication clears it
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool
         self.receive: NetworkReceive | None = None
