@@ -956,6 +956,8 @@ class KafkaApis(Logging):
         if is_from_follower:   # a follower needs CLUSTER_ACTION on the cluster to fetch partition data (None: all)
             readable = None if self.auth_helper.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
                                                           CLUSTER_NAME) else frozenset()
+        elif self.auth_helper.authorizer is None:   # no authorizer: every topic is readable, skip the per-partition list
+            readable = None
         else:   # a consumer needs READ on each topic it fetches
             fetch_topics = []
             fetch_context.foreach_partition(lambda tp, _: fetch_topics.append(tp.topic))

@@ -35,6 +35,8 @@ class Metadata:
 
 
 class Auth:
+    authorizer = object()   # an authorizer is configured: the handler asks this helper
+
     def __init__(self):
         self.readable, self.cluster_action = {"foo", "bar", "nope"}, True
 
