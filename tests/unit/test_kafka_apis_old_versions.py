@@ -62,3 +62,17 @@ def test_v0_goes_to_zookeeper_not_the_coordinator():
     assert coordinator.calls == []
     assert zk.offsets == {("g", TopicPartition("foo", 0)): 15}
     assert [r.topics[0].partitions[0].error_code for r in sent] == [0, Errors.UNKNOWN_TOPIC_OR_PARTITION.code]
+
+
+@pytest.mark.parametrize("version", [1, 2, 5, 8])
+@pytest.mark.parametrize("partition", [-1, 1])   # foo has one partition
+def test_offset_commit_with_invalid_partition(version, partition):
+    # Kafka: KafkaApisTest.testOffsetCommitWithInvalidPartition -- 2.4 looks the partition up
+    # (metadataCache.contains(topicPartition)), not only the topic: a partition the topic lacks answers
+    # UNKNOWN_TOPIC_OR_PARTITION and never reaches the coordinator, in every version
+    coordinator, sent = CommitRecorder(), []
+    apis_with(coordinator, sent).handle_offset_commit_request(BodyRequest(commit(version, partition=partition), version))
+    assert coordinator.calls == []
+    [topic] = sent[0].topics
+    assert [(p.partition_index, p.error_code) for p in topic.partitions] == \
+        [(partition, Errors.UNKNOWN_TOPIC_OR_PARTITION.code)]
