@@ -71,10 +71,14 @@ def traced_broker(tmp_path_factory):
     b.stop()
 
 
+def command_line(binary: Path, command: str, bootstrap: str, topic: str, *args, version: str = V2) -> list[str]:
+    return [str(binary), command, "-bootstrap", bootstrap, "-topic", topic, "-version", version, "-timeout", "60s",
+            *map(str, args)]
+
+
 def run(binary: Path, command: str, bootstrap: str, topic: str, *args, version: str = V2) -> list[dict]:
     """``sarama_check <command>``; its stdout's JSON lines."""
-    proc = subprocess.run([str(binary), command, "-bootstrap", bootstrap, "-topic", topic, "-version", version,
-                           "-timeout", "60s", *map(str, args)],
+    proc = subprocess.run(command_line(binary, command, bootstrap, topic, *args, version=version),
                           capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, f"sarama_check {command} exited {proc.returncode}:\n{proc.stderr[-4000:]}"
     return [json.loads(line) for line in proc.stdout.splitlines()]
@@ -166,6 +170,55 @@ def test_sarama_consumer_group_commits_and_resumes(sarama_check, traced_broker, 
     assert committed(bootstrap, group, unique_topic) == next_offsets(produced)
     assert {commit_version, "OFFSET_FETCH v1", "FIND_COORDINATOR v0", "JOIN_GROUP v1", "SYNC_GROUP v0",
             "HEARTBEAT v0", "LEAVE_GROUP v0"} <= sent_versions(traced_broker)
+
+
+def test_sarama_two_members_rebalance_without_duplicates_or_gaps(sarama_check, traced_broker, unique_topic, tmp_path):
+    """Two ConsumerGroup members in one group. A needs 30 records, B 10, and the topic gets 40 in two halves:
+    A reads from the first half, B joins (JoinGroup v1 rebalance, A told by Heartbeat v0, A's marks committed
+    as its session ends), then the second half arrives. Whatever the split, the two finish only if every record
+    was read once: B's partitions resume at A's commits, and when one member leaves the other takes over at
+    the leaver's commits."""
+    bootstrap, group = traced_broker.bootstrap, f"sarama-{uuid.uuid4().hex[:8]}"
+    clients.create_topic(bootstrap, unique_topic, 3)
+    produced = run(sarama_check, "produce", bootstrap, unique_topic, "-n", 20)
+    # A's stdout and B's stderr are read as they come (pipes, one reader each); the other streams go to files
+    a_err_path, b_out_path = tmp_path / "a.stderr", tmp_path / "b.stdout"
+    b = None
+    with open(a_err_path, "w") as a_err_file, open(b_out_path, "w") as b_out_file:
+        a = subprocess.Popen(command_line(sarama_check, "group", bootstrap, unique_topic, "-group", group, "-max", 30),
+                             stdout=subprocess.PIPE, stderr=a_err_file, text=True, stdin=subprocess.DEVNULL)
+        try:
+            a_first = a.stdout.readline()       # A is reading: a member of generation 1
+            assert a_first, f"member A read nothing: {a_err_path.read_text()[-3000:]}"
+            b = subprocess.Popen(command_line(sarama_check, "group", bootstrap, unique_topic, "-group", group,
+                                              "-max", 10),
+                                 stdout=b_out_file, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+            b_log = []
+            for line in b.stderr:               # until B holds partitions: the rebalance is done
+                b_log.append(line)
+                if " claims " in line:
+                    break
+            assert b_log and " claims " in b_log[-1], f"member B never joined: {''.join(b_log)[-3000:]}"
+            produced += run(sarama_check, "produce", bootstrap, unique_topic, "-n", 20, "-first", 20)
+            b_log.append(b.stderr.read())       # to B's exit (the program's own -timeout bounds it)
+            a_out = a_first + a.stdout.read()
+            a.wait(timeout=30)
+            b.wait(timeout=30)
+        finally:
+            for p in (a, b):
+                if p is not None and p.poll() is None:
+                    p.kill()
+                    p.wait()
+    a_err = a_err_path.read_text()
+    assert (a.returncode, b.returncode) == (0, 0), f"A: {a_err[-3000:]}\nB: {''.join(b_log)[-3000:]}"
+    by_a = [json.loads(line) for line in a_out.splitlines()]
+    by_b = [json.loads(line) for line in b_out_path.read_text().splitlines()]
+    assert (len(by_a), len(by_b)) == (30, 10)
+    seen = [(r["partition"], r["offset"]) for r in by_a + by_b]
+    assert len(seen) == len(set(seen)), "a record was read twice"
+    assert sorted(seen) == sorted((r["partition"], r["offset"]) for r in produced), "a record was never read"
+    assert committed(bootstrap, group, unique_topic) == next_offsets(produced)
+    assert a_err.count(" claims ") >= 2, "A went through the rebalance B's join started"
 
 
 @pytest.mark.parametrize("version", [V2, "default"])

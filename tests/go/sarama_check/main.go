@@ -9,7 +9,8 @@
 //	                                and the topics the client's full metadata refresh saw (Client.Topics)
 //	consume                         every partition from the oldest offset to the high watermark seen at start
 //	group    -group G -max M        a ConsumerGroup member that marks M records (MarkMessage), then leaves;
-//	                                its offset manager commits what was marked when the session ends
+//	                                its offset manager commits what was marked when the session ends (and
+//	                                whenever a rebalance ends a session); stderr says "claims" per session
 //	offsets  -group G -max M        the same with the standalone OffsetManager (PartitionOffsetManager.MarkOffset),
 //	                                which works with sarama's default Version, where ConsumerGroup does not
 //
@@ -81,6 +82,7 @@ func config() *sarama.Config {
 	c.Consumer.Offsets.Initial = sarama.OffsetOldest
 	c.Consumer.Offsets.Retention = *retention
 	c.Consumer.Offsets.CommitInterval = 200 * time.Millisecond
+	c.Consumer.Group.Heartbeat.Interval = 300 * time.Millisecond // notice a rebalance soon (default 3s)
 	c.Metadata.Retry.Backoff = 100 * time.Millisecond
 	c.Metadata.Retry.Max = 20
 	return c
