@@ -5,6 +5,7 @@
 // Subcommands (each prints one JSON object per record on stdout, logs on stderr):
 //
 //	produce  -n N [-first I]        N keyed records "key-I".."key-(I+N-1)" with a SyncProducer, acks=all
+//	         [-compression C]       (none, gzip, snappy, lz4, zstd)
 //	watermarks                      each partition's oldest and newest offset (Client.GetOffset: ListOffsets)
 //	                                and the topics the client's full metadata refresh saw (Client.Topics)
 //	consume                         every partition from the oldest offset to the high watermark seen at start
@@ -47,6 +48,7 @@ var (
 	version   = flag.String("version", "default", "sarama Config.Version, or \"default\"")
 	count     = flag.Int("n", 10, "produce: records to write")
 	first     = flag.Int("first", 0, "produce: index of the first key")
+	codec     = flag.String("compression", "none", "produce: none, gzip, snappy, lz4 or zstd")
 	group     = flag.String("group", "", "group/offsets: group id")
 	max       = flag.Int("max", 0, "group/offsets: records to mark before leaving")
 	retention = flag.Duration("retention", 0, "group/offsets: Consumer.Offsets.Retention")
@@ -78,6 +80,13 @@ func config() *sarama.Config {
 	c.Producer.RequiredAcks = sarama.WaitForAll
 	c.Producer.Return.Successes = true
 	c.Producer.Partitioner = sarama.NewHashPartitioner
+	codecs := map[string]sarama.CompressionCodec{"none": sarama.CompressionNone, "gzip": sarama.CompressionGZIP,
+		"snappy": sarama.CompressionSnappy, "lz4": sarama.CompressionLZ4, "zstd": sarama.CompressionZSTD}
+	compression, ok := codecs[*codec]
+	if !ok {
+		log.Fatalf("-compression: %q is none of none, gzip, snappy, lz4, zstd", *codec)
+	}
+	c.Producer.Compression = compression
 	c.Consumer.Return.Errors = true
 	c.Consumer.Offsets.Initial = sarama.OffsetOldest
 	c.Consumer.Offsets.Retention = *retention
