@@ -259,6 +259,35 @@ def test_sarama_default_version_reads_metadata_v0_and_list_offsets_v0(sarama_che
     assert {"METADATA v0", "LIST_OFFSETS v0"} <= sent_versions(traced_broker)
 
 
+def test_sarama_cluster_admin(sarama_check, traced_broker, unique_topic):
+    """sarama's ClusterAdmin, at the versions it picks for 2.x: CreateTopics v2, DescribeConfigs v0 (ListTopics:
+    is_default is "the source is the default", so server.properties' log.segment.bytes shows), CreatePartitions
+    v0, AlterConfigs v0, DeleteRecords v0, ListGroups v0, DescribeGroups v0, OffsetFetch v1, DeleteTopics v1;
+    ListTopics' own Metadata request is v0 with an empty list, whatever the configured version."""
+    bootstrap, group = traced_broker.bootstrap, f"sarama-{uuid.uuid4().hex[:8]}"
+    source = unique_topic + "-src"
+    clients.create_topic(bootstrap, source, 3)
+    produce(sarama_check, bootstrap, source, 12)
+    first = run(sarama_check, "group", bootstrap, source, "-group", group, "-max", 5)
+    steps = {s.pop("step"): s for s in run(sarama_check, "admin", bootstrap, unique_topic, "-group", group,
+                                          "-offsets-of", source)}
+    assert list(steps) == ["created", "described", "listed", "configs", "records", "groups", "deleted"]
+    assert steps["described"]["partitions"] == 3
+    assert steps["listed"] == {"partitions": 3, "replication_factor": 1,
+                               "configs": {"retention.ms": "3600000", "segment.bytes": "1073741824"}}
+    assert steps["configs"]["configs"] == {
+        "segment.ms": {"value": "600000", "default": False, "read_only": False},
+        "cleanup.policy": {"value": "delete", "default": True, "read_only": False}}
+    assert steps["records"] == {"oldest": 2, "partitions": 4}
+    stopped = next_offsets(first)
+    assert steps["groups"] == {"protocol_type": "consumer", "state": "Empty", "members": 0,
+                               "error": "kafka server: Not an error, why are you printing me?",
+                               "offsets": {f"{source}/{p}": stopped.get(p, -1) for p in range(3)}}
+    assert {"CREATE_TOPICS v2", "METADATA v0", "DESCRIBE_CONFIGS v0", "CREATE_PARTITIONS v0", "ALTER_CONFIGS v0",
+            "DELETE_RECORDS v0", "LIST_GROUPS v0", "DESCRIBE_GROUPS v0", "DELETE_TOPICS v1"} <= \
+        sent_versions(traced_broker)
+
+
 @pytest.mark.cluster
 def test_sarama_on_three_brokers(sarama_check, kafka_cluster_factory, unique_topic):
     """Leaders on every broker, replication factor 3 with acks=all, and the group's coordinator on one of

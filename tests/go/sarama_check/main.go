@@ -8,6 +8,10 @@
 //	         [-compression C]       (none, gzip, snappy, lz4, zstd)
 //	watermarks                      each partition's oldest and newest offset (Client.GetOffset: ListOffsets)
 //	                                and the topics the client's full metadata refresh saw (Client.Topics)
+//	admin    [-group G -offsets-of T] ClusterAdmin on -topic: create (3 partitions, retention.ms), describe, list
+//	                                (its configs), add a partition, alter and describe a config, delete records
+//	                                below offset 2 of partition 0, list and describe groups and G's offsets,
+//	                                delete the topic; one JSON line per step
 //	consume                         every partition from the oldest offset to the high watermark seen at start
 //	group    -group G -max M        a ConsumerGroup member that marks M records (MarkMessage), then leaves;
 //	                                its offset manager commits what was marked when the session ends (and
@@ -48,6 +52,7 @@ var (
 	version   = flag.String("version", "default", "sarama Config.Version, or \"default\"")
 	count     = flag.Int("n", 10, "produce: records to write")
 	first     = flag.Int("first", 0, "produce: index of the first key")
+	offsetsOf = flag.String("offsets-of", "", "admin: the topic whose committed offsets -group lists")
 	codec     = flag.String("compression", "none", "produce: none, gzip, snappy, lz4 or zstd")
 	group     = flag.String("group", "", "group/offsets: group id")
 	max       = flag.Int("max", 0, "group/offsets: records to mark before leaving")
@@ -269,6 +274,128 @@ func watermarks() {
 	}
 }
 
+func step(name string, fields map[string]interface{}) {
+	fields["step"] = name
+	outLock.Lock()
+	defer outLock.Unlock()
+	if err := out.Encode(fields); err != nil {
+		log.Fatalf("stdout: %v", err)
+	}
+}
+
+func must(what string, err error) {
+	if err != nil {
+		log.Fatalf("%s: %v", what, err)
+	}
+}
+
+// The ClusterAdmin calls a sarama application makes, each answer reduced to what the test checks.
+func admin() {
+	conf := config()
+	ca, err := sarama.NewClusterAdmin(brokers(), conf)
+	must("NewClusterAdmin", err)
+	defer ca.Close()
+	retention := "3600000"
+	must("CreateTopic", ca.CreateTopic(*topic, &sarama.TopicDetail{NumPartitions: 3, ReplicationFactor: 1,
+		ConfigEntries: map[string]*string{"retention.ms": &retention}}, false))
+	step("created", map[string]interface{}{})
+
+	var described []*sarama.TopicMetadata
+	deadline := time.Now().Add(*timeout)
+	for { // CreateTopics answers before every partition has a leader
+		described, err = ca.DescribeTopics([]string{*topic})
+		must("DescribeTopics", err)
+		if len(described) == 1 && described[0].Err == sarama.ErrNoError && len(described[0].Partitions) == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			log.Fatalf("DescribeTopics: %v", described[0].Err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	step("described", map[string]interface{}{"partitions": len(described[0].Partitions)})
+
+	listed, err := ca.ListTopics()
+	must("ListTopics", err)
+	detail, ok := listed[*topic]
+	if !ok {
+		log.Fatalf("ListTopics: %s missing", *topic)
+	}
+	configs := map[string]string{}
+	for name, value := range detail.ConfigEntries {
+		configs[name] = *value
+	}
+	step("listed", map[string]interface{}{"partitions": detail.NumPartitions,
+		"replication_factor": detail.ReplicationFactor, "configs": configs})
+
+	must("CreatePartitions", ca.CreatePartitions(*topic, 4, nil, false))
+	segment := "600000"
+	must("AlterConfig", ca.AlterConfig(sarama.TopicResource, *topic,
+		map[string]*string{"segment.ms": &segment, "retention.ms": &retention}, false))
+	entries, err := ca.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: *topic,
+		ConfigNames: []string{"segment.ms", "cleanup.policy"}})
+	must("DescribeConfig", err)
+	described_configs := map[string]interface{}{}
+	for _, e := range entries {
+		described_configs[e.Name] = map[string]interface{}{"value": e.Value, "default": e.Default,
+			"read_only": e.ReadOnly}
+	}
+	step("configs", map[string]interface{}{"configs": described_configs})
+
+	// records in partition 0, then DeleteRecords below offset 2
+	manual := config()
+	manual.Producer.Partitioner = sarama.NewManualPartitioner
+	p, err := sarama.NewSyncProducer(brokers(), manual)
+	must("NewSyncProducer", err)
+	for i := 0; i < 3; i++ {
+		_, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: *topic, Partition: 0,
+			Value: sarama.StringEncoder(fmt.Sprintf("r%d", i))})
+		must("SendMessage", err)
+	}
+	p.Close()
+	must("DeleteRecords", ca.DeleteRecords(*topic, map[int32]int64{0: 2}))
+	client, err := sarama.NewClient(brokers(), conf)
+	must("NewClient", err)
+	defer client.Close()
+	oldest, err := client.GetOffset(*topic, 0, sarama.OffsetOldest)
+	must("GetOffset", err)
+	partitions, err := client.Partitions(*topic)
+	must("Partitions", err)
+	step("records", map[string]interface{}{"oldest": oldest, "partitions": len(partitions)})
+
+	if *group != "" {
+		groups, err := ca.ListConsumerGroups()
+		must("ListConsumerGroups", err)
+		descriptions, err := ca.DescribeConsumerGroups([]string{*group})
+		must("DescribeConsumerGroups", err)
+		offsets, err := ca.ListConsumerGroupOffsets(*group, map[string][]int32{*offsetsOf: {0, 1, 2}})
+		must("ListConsumerGroupOffsets", err)
+		committed := map[string]int64{}
+		for t, blocks := range offsets.Blocks {
+			for partition, block := range blocks {
+				committed[fmt.Sprintf("%s/%d", t, partition)] = block.Offset
+			}
+		}
+		step("groups", map[string]interface{}{"protocol_type": groups[*group], "state": descriptions[0].State,
+			"members": len(descriptions[0].Members), "error": descriptions[0].Err.Error(), "offsets": committed})
+	}
+
+	must("DeleteTopic", ca.DeleteTopic(*topic))
+	deadline = time.Now().Add(*timeout)
+	for {
+		listed, err = ca.ListTopics()
+		must("ListTopics", err)
+		if _, ok := listed[*topic]; !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			log.Fatalf("%s still listed after DeleteTopic", *topic)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	step("deleted", map[string]interface{}{})
+}
+
 type handler struct {
 	lock   sync.Mutex
 	left   int
@@ -363,6 +490,8 @@ func main() {
 		consume()
 	case "watermarks":
 		watermarks()
+	case "admin":
+		admin()
 	case "group":
 		consumeGroup()
 	case "offsets":
