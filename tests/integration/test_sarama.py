@@ -110,11 +110,15 @@ def check_offsets_dense(records: list[dict]) -> None:
         assert offsets == list(range(len(offsets)))
 
 
-@pytest.mark.parametrize("compression", ["none", "gzip", "snappy", "lz4"])
-def test_sarama_produces_and_consumes_keyed_records(sarama_check, traced_broker, unique_topic, compression):
-    """zstd is left out: sarama 1.22 sends it in Produce v3, which Kafka 2.4 refuses (zstd needs Produce v7)."""
+@pytest.mark.parametrize("compression,idempotent", [("none", False), ("gzip", False), ("snappy", False),
+                                                    ("lz4", False), ("none", True)])
+def test_sarama_produces_and_consumes_keyed_records(sarama_check, traced_broker, unique_topic, compression,
+                                                    idempotent):
+    """zstd is left out: sarama 1.22 sends it in Produce v3, which Kafka 2.4 refuses (zstd needs Produce v7).
+    The idempotent producer gets its producer id with InitProducerId v0."""
     clients.create_topic(traced_broker.bootstrap, unique_topic, 3)
-    produced = produce(sarama_check, traced_broker.bootstrap, unique_topic, 30, "-compression", compression)
+    produced = produce(sarama_check, traced_broker.bootstrap, unique_topic, 30, "-compression", compression,
+                       *(["-idempotent"] if idempotent else []))
     check_offsets_dense(produced)
     assert len({r["partition"] for r in produced}) == 3, "sarama's hash partitioner spreads 30 keys"
     consumed = run(sarama_check, "consume", traced_broker.bootstrap, unique_topic)
@@ -126,9 +130,15 @@ def test_sarama_produces_and_consumes_keyed_records(sarama_check, traced_broker,
         sorted((r["partition"], r["offset"], r["key"]) for r in produced)
     assert {"METADATA v5", "PRODUCE v3", "FETCH v4", "LIST_OFFSETS v1"} <= sent_versions(traced_broker)
     # the batches lie on disk as sarama sent them: compressed with its codec (attributes' low 3 bits)
-    first_batch = (traced_broker.log_dirs / f"{unique_topic}-0" / "00000000000000000000.log").read_bytes()[:23]
+    # and with the producer id an idempotent producer was given (-1 otherwise; sarama writes first sequence 0
+    # either way, and Kafka keeps a batch's header as it came)
+    first_batch = (traced_broker.log_dirs / f"{unique_topic}-0" / "00000000000000000000.log").read_bytes()[:61]
+    producer_id, _epoch, first_sequence = struct.unpack(">qhi", first_batch[43:57])
     assert (first_batch[16], struct.unpack(">h", first_batch[21:23])[0] & 7) == \
         (2, ["none", "gzip", "snappy", "lz4"].index(compression))
+    assert (producer_id >= 0, first_sequence) == (idempotent, 0)
+    if idempotent:
+        assert "INIT_PRODUCER_ID v0" in sent_versions(traced_broker)
 
 
 def committed(bootstrap: str, group: str, topic: str) -> dict[int, int]:

@@ -5,7 +5,7 @@
 // Subcommands (each prints one JSON object per record on stdout, logs on stderr):
 //
 //	produce  -n N [-first I]        N keyed records "key-I".."key-(I+N-1)" with a SyncProducer, acks=all
-//	         [-compression C]       (none, gzip, snappy, lz4, zstd)
+//	         [-compression C]       (none, gzip, snappy, lz4, zstd) [-idempotent]
 //	watermarks                      each partition's oldest and newest offset (Client.GetOffset: ListOffsets)
 //	                                and the topics the client's full metadata refresh saw (Client.Topics)
 //	admin    [-group G -offsets-of T] ClusterAdmin on -topic: create (3 partitions, retention.ms), describe, list
@@ -53,6 +53,7 @@ var (
 	count     = flag.Int("n", 10, "produce: records to write")
 	first     = flag.Int("first", 0, "produce: index of the first key")
 	offsetsOf = flag.String("offsets-of", "", "admin: the topic whose committed offsets -group lists")
+	idempot   = flag.Bool("idempotent", false, "produce: Producer.Idempotent (InitProducerId, sequence numbers)")
 	codec     = flag.String("compression", "none", "produce: none, gzip, snappy, lz4 or zstd")
 	group     = flag.String("group", "", "group/offsets: group id")
 	max       = flag.Int("max", 0, "group/offsets: records to mark before leaving")
@@ -92,6 +93,10 @@ func config() *sarama.Config {
 		log.Fatalf("-compression: %q is none of none, gzip, snappy, lz4, zstd", *codec)
 	}
 	c.Producer.Compression = compression
+	if *idempot {
+		c.Producer.Idempotent = true
+		c.Net.MaxOpenRequests = 1
+	}
 	c.Consumer.Return.Errors = true
 	c.Consumer.Offsets.Initial = sarama.OffsetOldest
 	c.Consumer.Offsets.Retention = *retention
