@@ -111,7 +111,8 @@ def check_offsets_dense(records: list[dict]) -> None:
 
 
 @pytest.mark.parametrize("compression,idempotent", [("none", False), ("gzip", False), ("snappy", False),
-                                                    ("lz4", False), ("none", True)])
+                                                    ("lz4", False), ("none", True)],
+                         ids=["none", "gzip", "snappy", "lz4", "idempotent"])
 def test_sarama_produces_and_consumes_keyed_records(sarama_check, traced_broker, unique_topic, compression,
                                                     idempotent):
     """zstd is left out: sarama 1.22 sends it in Produce v3, which Kafka 2.4 refuses (zstd needs Produce v7).
