@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 import clients
-from harness import REPO_ROOT, BrokerProcess
+from harness import REPO_ROOT, BrokerProcess, free_port
 
 from kafkalite.protocol.api_keys import ApiKeys
 
@@ -297,6 +297,41 @@ def test_sarama_cluster_admin(sarama_check, traced_broker, unique_topic):
     assert {"CREATE_TOPICS v2", "METADATA v0", "DESCRIBE_CONFIGS v0", "CREATE_PARTITIONS v0", "ALTER_CONFIGS v0",
             "DELETE_RECORDS v0", "LIST_GROUPS v0", "DESCRIBE_GROUPS v0", "DELETE_TOPICS v1"} <= \
         sent_versions(traced_broker)
+
+
+PLAIN_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
+              'password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";')
+
+
+@pytest.fixture(scope="module")
+def sasl_broker(tmp_path_factory):
+    plain_port, sasl_port = free_port(), free_port()
+    b = BrokerProcess(tmp_path_factory.mktemp("sarama-sasl"), {
+        "listeners": f"PLAINTEXT://127.0.0.1:{plain_port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        "sasl.enabled.mechanisms": "PLAIN", "listener.name.sasl_plaintext.plain.sasl.jaas.config": PLAIN_JAAS,
+        "connection.failed.authentication.delay.ms": "50"}, port=plain_port)
+    b.sasl_bootstrap = f"127.0.0.1:{sasl_port}"
+    b.start()
+    yield b
+    b.stop()
+
+
+def test_sarama_sasl_plain(sarama_check, sasl_broker, unique_topic):
+    """SASL/PLAIN: from Version 1.0 sarama sends SaslHandshake v1 and SaslAuthenticate v0; with its default
+    version SaslHandshake v0 and then the token as a raw frame, and a wrong password makes the broker close the
+    connection (v1 answers an error instead)."""
+    bootstrap, alice = sasl_broker.sasl_bootstrap, ("-sasl-user", "alice", "-sasl-password", "alice-secret")
+    clients.create_topic(sasl_broker.bootstrap, unique_topic, 1)
+    produced = run(sarama_check, "produce", bootstrap, unique_topic, "-n", 5, *alice)
+    consumed = run(sarama_check, "consume", bootstrap, unique_topic, *alice)
+    assert [(r["offset"], r["key"]) for r in consumed] == [(r["offset"], r["key"]) for r in produced]
+    [marks] = run(sarama_check, "watermarks", bootstrap, unique_topic, *alice, version="default")
+    assert (marks["oldest"], marks["newest"]) == (0, 5)
+    for version, error in ((V2, "SASL Authentication failed"), ("default", "run out of available brokers")):
+        proc = subprocess.run(command_line(sarama_check, "watermarks", bootstrap, unique_topic, "-sasl-user", "alice",
+                                           "-sasl-password", "wrong", version=version),
+                              capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
+        assert proc.returncode != 0 and error in proc.stderr, proc.stderr[-3000:]
 
 
 @pytest.mark.cluster

@@ -22,7 +22,8 @@
 // Common flags: -bootstrap host:port[,host:port] -topic T -version V ("default" keeps sarama's
 // own default, V0_8_2_0; otherwise a version sarama.ParseKafkaVersion knows, e.g. 2.1.0)
 // -retention D (group/offsets: Consumer.Offsets.Retention; 0 makes sarama send OffsetCommit v1,
-// anything else v2) -timeout D (the whole run) -debug (sarama's own log on stderr).
+// anything else v2) -timeout D (the whole run) -debug (sarama's own log on stderr)
+// -sasl-user U -sasl-password P (SASL/PLAIN on a SASL_PLAINTEXT listener).
 package main
 
 import (
@@ -54,6 +55,8 @@ var (
 	first     = flag.Int("first", 0, "produce: index of the first key")
 	offsetsOf = flag.String("offsets-of", "", "admin: the topic whose committed offsets -group lists")
 	idempot   = flag.Bool("idempotent", false, "produce: Producer.Idempotent (InitProducerId, sequence numbers)")
+	saslUser  = flag.String("sasl-user", "", "SASL/PLAIN user (empty: no SASL)")
+	saslPass  = flag.String("sasl-password", "", "SASL/PLAIN password")
 	codec     = flag.String("compression", "none", "produce: none, gzip, snappy, lz4 or zstd")
 	group     = flag.String("group", "", "group/offsets: group id")
 	max       = flag.Int("max", 0, "group/offsets: records to mark before leaving")
@@ -93,6 +96,12 @@ func config() *sarama.Config {
 		log.Fatalf("-compression: %q is none of none, gzip, snappy, lz4, zstd", *codec)
 	}
 	c.Producer.Compression = compression
+	if *saslUser != "" { // SaslHandshake v1 + SaslAuthenticate from Version 1.0, else v0 and raw tokens
+		c.Net.SASL.Enable = true
+		c.Net.SASL.Mechanism = sarama.SASLTypePlaintext
+		c.Net.SASL.User = *saslUser
+		c.Net.SASL.Password = *saslPass
+	}
 	if *idempot {
 		c.Producer.Idempotent = true
 		c.Net.MaxOpenRequests = 1
