@@ -6,6 +6,7 @@
 #   kl_install_python     pip install -e '.[test,spark]'  (kafkalite, pytest, the Python clients, pyspark)
 #   kl_install_kcat       Debian's kcat
 #   kl_install_kafkajs    npm ci in tests/js (kafkajs 2.2.x, pinned by package-lock.json)
+#   kl_install_sarama     Debian's Go and sarama 1.22 (golang-go, golang-github-shopify-sarama-dev)
 #   kl_install_zookeeper  Debian's zookeeper        (cluster tests)
 #   kl_install_java       openjdk-17-jre-headless   (Spark tests)
 #   kl_install_test_requirements   all of them
@@ -85,6 +86,15 @@ kl_install_kcat() {
     command -v kcat >/dev/null 2>&1 || kl_apt_install kcat
 }
 
+# tests/integration/test_sarama.py builds tests/go/sarama_check from Debian's Go sources in GOPATH mode
+# (/usr/share/gocode, no module proxy). sarama 1.22 compresses zstd through cgo (DataDog/zstd), so the
+# build needs a C compiler, which golang-go only recommends.
+kl_install_sarama() {
+    local pkgs=(golang-go golang-github-shopify-sarama-dev)
+    command -v gcc >/dev/null 2>&1 || pkgs+=(gcc libc6-dev)
+    kl_apt_install "${pkgs[@]}"
+}
+
 kl_install_zookeeper() {
     kl_dpkg_installed zookeeper || kl_apt_install zookeeper
 }
@@ -119,6 +129,7 @@ kl_install_test_requirements() {
     kl_install_python
     kl_install_kcat
     kl_install_kafkajs
+    kl_install_sarama       # tests/integration/test_sarama.py (the Go client)
     kl_install_zookeeper    # tests/integration/test_kazoo_backend.py (cluster mode on a real ZooKeeper)
     kl_install_java         # ZooKeeper and the Spark tests run on the JVM
 }

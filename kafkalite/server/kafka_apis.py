@@ -1562,7 +1562,6 @@ class KafkaApis(Logging):
         readable = self.auth_helper.filter_by_authorized(request, AclOperation.READ, ResourceType.TOPIC,
                                           [t.name for t in body.topics]) if group_authorized else set()
         for t in body.topics:
-            known = self.metadata_cache.contains(t.name)
             for p in t.partitions:
                 tp = TopicPartition(t.name, p.partition_index)
                 if not group_authorized:   # READ on the group first: every partition answers its error
@@ -1571,7 +1570,8 @@ class KafkaApis(Logging):
                 if t.name not in readable:
                     errors[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
                     continue
-                if not known:
+                # Kafka: metadataCache.contains(topicPartition) -- the partition, not only its topic
+                if self.metadata_cache.get_partition_info(t.name, p.partition_index) is None:
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                     continue
                 leader_epoch = p.committed_leader_epoch if version >= 6 and p.committed_leader_epoch >= 0 else None
@@ -1608,10 +1608,7 @@ class KafkaApis(Logging):
     def commit_offsets_to_zookeeper(self, group_id: str, offsets: dict) -> dict[TopicPartition, Errors]:
         max_size = self.config.get("offset.metadata.max.bytes")
         status = {}
-        for tp, om in offsets.items():
-            if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:   # no znode for it
-                status[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
-                continue
+        for tp, om in offsets.items():   # partitions the broker does not know were answered before this
             if om.metadata is not None and len(om.metadata) > max_size:
                 status[tp] = Errors.OFFSET_METADATA_TOO_LARGE
                 continue

@@ -1,6 +1,8 @@
 """Mirrors Kafka 2.4: core/src/test/scala/unit/kafka/server/KafkaApisTest.scala (the offset-commit cases), for the
 old OffsetCommit versions issue 19 accepts again: v1's per-partition commit timestamp becomes the commit's time
-(-1: the broker's clock), v2-4's retention time sets the expiry, and v0 goes to ZooKeeper, not the coordinator."""
+(-1: the broker's clock), v2-4's retention time sets the expiry, and v0 goes to ZooKeeper, not the coordinator;
+every version answers UNKNOWN_TOPIC_OR_PARTITION for a partition the topic lacks (2.4 looks up the partition).
+Also JoinGroup v0/v1 (sarama 1.22 sends v1): v0's session timeout stands in for the rebalance timeout."""
 import pytest
 
 from test_kafka_apis import BodyRequest, apis_with
@@ -62,3 +64,45 @@ def test_v0_goes_to_zookeeper_not_the_coordinator():
     assert coordinator.calls == []
     assert zk.offsets == {("g", TopicPartition("foo", 0)): 15}
     assert [r.topics[0].partitions[0].error_code for r in sent] == [0, Errors.UNKNOWN_TOPIC_OR_PARTITION.code]
+
+
+@pytest.mark.parametrize("version", [1, 2, 5, 8])
+@pytest.mark.parametrize("partition", [-1, 1])   # foo has one partition
+def test_offset_commit_with_invalid_partition(version, partition):
+    # Kafka: KafkaApisTest.testOffsetCommitWithInvalidPartition -- 2.4 looks the partition up
+    # (metadataCache.contains(topicPartition)), not only the topic: a partition the topic lacks answers
+    # UNKNOWN_TOPIC_OR_PARTITION and never reaches the coordinator, in every version
+    coordinator, sent = CommitRecorder(), []
+    apis_with(coordinator, sent).handle_offset_commit_request(BodyRequest(commit(version, partition=partition), version))
+    assert coordinator.calls == []
+    [topic] = sent[0].topics
+    assert [(p.partition_index, p.error_code) for p in topic.partitions] == \
+        [(partition, Errors.UNKNOWN_TOPIC_OR_PARTITION.code)]
+
+
+class JoinRecorder:
+    def __init__(self):
+        self.timeouts = []
+
+    def handle_join_group(self, group_id, member_id, group_instance_id, require_known_member_id, client_id,
+                          client_host, rebalance_timeout_ms, session_timeout_ms, protocol_type, protocols, callback):
+        self.timeouts.append((rebalance_timeout_ms, session_timeout_ms, require_known_member_id))
+
+
+@pytest.mark.parametrize("version,expected", [
+    (0, (10_000, 10_000, False)),   # v0 has no rebalance timeout: the session timeout stands in
+    (1, (60_000, 10_000, False)),   # v1 (sarama 1.22's): the member's own
+    (4, (60_000, 10_000, True)),    # KIP-394: from v4 a new member must rejoin with the id it is given
+])
+def test_join_group_rebalance_timeout_by_version(version, expected):
+    # Kafka 2.4: KafkaApis.handleJoinGroupRequest -- "Only return MEMBER_ID_REQUIRED error if joinGroupRequest
+    # version is >= 4"; v0's rebalanceTimeoutMs is its sessionTimeoutMs
+    from kafkalite.protocol.messages import join_group as jg
+    coordinator = JoinRecorder()
+    apis = apis_with(coordinator, [])
+    request = BodyRequest(jg.JoinGroupRequest(
+        group_id="g", session_timeout_ms=10_000, rebalance_timeout_ms=60_000 if version else -1, member_id="",
+        protocol_type="consumer", protocols=[jg.JoinGroupRequestProtocol(name="range", metadata=b"")]), version)
+    request.context = type("Ctx", (), {"client_address": "127.0.0.1"})()
+    apis.handle_join_group_request(request)
+    assert coordinator.timeouts == [expected]
