@@ -427,10 +427,12 @@ class LogSegment(Logging):
         if self.log.fd >= 0 and self._max_timestamp_so_far is not None and self.lazy_time_index.is_loaded():
             self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp_so_far,
                                          skip_full_check=True)
+        # the .log first (Kafka closes it after the indexes): a broker at its descriptor limit then has the
+        # .log's descriptor free for the brief open with which each index is trimmed
+        self.log.close()
         self.lazy_offset_index.close()
         self.lazy_time_index.close()
         self.txn_index.close()
-        self.log.close()
 
     # Kafka: LogSegment.closeHandlers
     def close_handlers(self) -> None:
