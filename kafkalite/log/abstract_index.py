@@ -101,8 +101,8 @@ class MappedFile:
                 return
             code = ctypes.get_errno()
             if code != errno.EINVAL:   # EFAULT: the access would have raised SIGBUS (no space to allocate)
-                raise OSError(errno.ENOSPC, f"Cannot allocate bytes {first}-{last} of index {path} "
-                                            f"({os.strerror(code)}): no space left on device?")
+                raise OSError(errno.ENOSPC, f"No space left on device for bytes {first}-{last} of index {path} "
+                                            f"(madvise MADV_POPULATE_WRITE: {os.strerror(code)})")
             _populate_supported = False
         fd = os.open(path, os.O_RDWR)
         try:
