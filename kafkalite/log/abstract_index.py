@@ -46,7 +46,6 @@ import errno
 import mmap
 import os
 import threading
-import weakref
 
 from kafkalite.utils.logging import Logging
 
@@ -74,11 +73,13 @@ def _os_error(what: str, path: str) -> OSError:
 class MappedFile:
     """A shared map of ``length`` bytes of a file, made with libc's mmap(2) so that it keeps no descriptor.
 
-    ``view`` is a writable (or read-only) memoryview of it. ``close`` releases the view and unmaps;
-    an object dropped without ``close`` is unmapped by its finalizer.
+    ``view`` is a ctypes char array over it (``view[a:b]`` reads bytes, ``view[a:b] = data`` writes,
+    ``struct.unpack_from(view, n)`` reads in place). ``close`` unmaps; an object dropped without ``close`` is
+    unmapped when it is collected. The index drops its MappedFile at ``close`` under its lock, so nothing
+    reads a view after its unmapping.
     """
 
-    __slots__ = ("addr", "length", "view", "_finalizer", "__weakref__")
+    __slots__ = ("addr", "length", "view")
 
     def __init__(self, fd: int, length: int, writable: bool, path: str = ""):
         prot = mmap.PROT_READ | (mmap.PROT_WRITE if writable else 0)
@@ -86,10 +87,7 @@ class MappedFile:
         if addr is None or addr == _MAP_FAILED:
             raise _os_error("Cannot map", path)
         self.addr, self.length = addr, length
-        array = (ctypes.c_char * length).from_address(addr)
-        view = memoryview(array).cast("B")
-        self.view = view if writable else view.toreadonly()
-        self._finalizer = weakref.finalize(self, _libc.munmap, addr, length)
+        self.view = (ctypes.c_char * length).from_address(addr)
 
     def populate(self, start: int, end: int, path: str) -> None:
         """Allocate the pages holding [start, end) for writing, or raise OSError (ENOSPC) -- never SIGBUS."""
@@ -115,9 +113,16 @@ class MappedFile:
             raise _os_error("Cannot flush", path)
 
     def close(self) -> None:
-        if self._finalizer.alive:
-            self.view.release()
-            self._finalizer()
+        if self.addr is not None:
+            self.view = None
+            _libc.munmap(self.addr, self.length)
+            self.addr = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:   # noqa: BLE001 -- interpreter shutdown
+            pass
 
 
 class CorruptIndexException(Exception):
@@ -162,7 +167,6 @@ class AbstractIndex(Logging):
         self.writable = writable
         self._lock = threading.RLock()
         self._closed = False
-        self.log_ident = f"[{type(self).__name__} file={file}] "
         newly_created = not os.path.exists(file)
         if newly_created and max_index_size < self.entry_size:
             raise ValueError(f"Invalid max index size: {max_index_size}")
@@ -178,6 +182,10 @@ class AbstractIndex(Logging):
         # A new file is empty; an existing one was trimmed to its entries when it was closed.
         self._entries = 0 if newly_created else self._length // self.entry_size
         self._max_entries = self._length // self.entry_size
+
+    @property
+    def log_ident(self) -> str:
+        return f"[{type(self).__name__} file={self.file}] "
 
     def _map(self, fd: int, length: int) -> MappedFile | None:
         return MappedFile(fd, length, self.writable, self.file) if length else None
@@ -199,10 +207,10 @@ class AbstractIndex(Logging):
         end = start + self.entry_size
         allocated = self._allocated_end
         if end <= allocated:
-            return bytes(self._mmap.view[start:end])
+            return self._mmap.view[start:end]
         if start >= allocated:
             return bytes(self.entry_size)
-        return bytes(self._mmap.view[start:allocated]) + bytes(end - allocated)
+        return self._mmap.view[start:allocated] + bytes(end - allocated)
 
     def _entry_buffer(self, n: int):
         """(buffer, offset) to unpack slot ``n`` from: the map itself, unless the slot reaches past ``_allocated_end``."""

@@ -18,16 +18,23 @@ from kafkalite.log.offset_index import OffsetIndex
 from kafkalite.log.time_index import TimeIndex
 
 
+# One lock for every LazyIndex (Kafka has one each): it is taken only to load, rename, close or delete an
+# index, and a broker with many partitions keeps one object less per index.
+_lock = threading.RLock()
+
+
 class LazyIndex:
-    """Kafka: LazyIndex -- ``get`` loads the index on first use; until then only the file name is kept."""
+    """Kafka: LazyIndex -- ``get`` loads the index on first use; until then only the file name is kept.
 
-    __slots__ = ("_file", "_load_index", "_index", "_lock")
+    ``index_args`` is (index class, base offset, max index size, writable): Kafka's ``loadIndex`` function.
+    """
 
-    def __init__(self, file: str, load_index):
+    __slots__ = ("_file", "_index_args", "_index")
+
+    def __init__(self, file: str, index_args):
         self._file = file
-        self._load_index = load_index
+        self._index_args = index_args
         self._index = None
-        self._lock = threading.Lock()
 
     @classmethod
     def of(cls, index) -> "LazyIndex":
@@ -39,12 +46,12 @@ class LazyIndex:
     # Kafka: LazyIndex.forOffset
     @classmethod
     def for_offset(cls, file: str, base_offset: int, max_index_size: int = -1, writable: bool = True) -> "LazyIndex":
-        return cls(file, lambda f: OffsetIndex(f, base_offset, max_index_size, writable))
+        return cls(file, (OffsetIndex, base_offset, max_index_size, writable))
 
     # Kafka: LazyIndex.forTime
     @classmethod
     def for_time(cls, file: str, base_offset: int, max_index_size: int = -1, writable: bool = True) -> "LazyIndex":
-        return cls(file, lambda f: TimeIndex(f, base_offset, max_index_size, writable))
+        return cls(file, (TimeIndex, base_offset, max_index_size, writable))
 
     # Kafka: LazyIndex.file
     @property
@@ -54,7 +61,7 @@ class LazyIndex:
 
     @file.setter
     def file(self, path: str) -> None:
-        with self._lock:
+        with _lock:
             self._file = path
             if self._index is not None:
                 self._index.file = path
@@ -67,9 +74,10 @@ class LazyIndex:
         index = self._index
         if index is not None:
             return index
-        with self._lock:
+        with _lock:
             if self._index is None:
-                self._index = self._load_index(self._file)
+                index_class, base_offset, max_index_size, writable = self._index_args
+                self._index = index_class(self._file, base_offset, max_index_size, writable)
             return self._index
 
     # Kafka 2.6: LazyIndex.updateParentDir
@@ -78,7 +86,7 @@ class LazyIndex:
 
     # Kafka 2.6: LazyIndex.renameTo
     def rename_to(self, new_file: str) -> None:
-        with self._lock:
+        with _lock:
             try:
                 if os.path.exists(self.file):
                     os.replace(self.file, new_file)
@@ -89,7 +97,7 @@ class LazyIndex:
 
     # Kafka 2.6: LazyIndex.deleteIfExists
     def delete_if_exists(self) -> bool:
-        with self._lock:
+        with _lock:
             if self._index is not None:
                 return self._index.delete_if_exists()
             try:
@@ -100,13 +108,13 @@ class LazyIndex:
 
     # Kafka 2.6: LazyIndex.close -- an index never loaded was never changed: nothing to trim
     def close(self) -> None:
-        with self._lock:
+        with _lock:
             if self._index is not None:
                 self._index.close()
 
     # Kafka 2.6: LazyIndex.closeHandler
     def close_handler(self) -> None:
-        with self._lock:
+        with _lock:
             if self._index is not None:
                 self._index.close_handler()
 
