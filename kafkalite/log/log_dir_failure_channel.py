@@ -17,7 +17,8 @@ next one may succeed once descriptors are closed. Kafka 2.4 takes the whole dire
 IOException, which on a broker with one log dir halts the broker when a CreateTopics asks for one
 partition too many (issue 18). Every path that reports here writes nothing a failed open could leave
 half-done: a checkpoint is written to a temporary file and renamed, an append opens nothing after its
-first write (log_segment.py), a segment roll opens its files before it changes the log.
+first write (log_segment.py), and a roll that fails leaves the old segment active with its indexes trimmed
+(full), so the next append tries the roll again.
 """
 from __future__ import annotations
 

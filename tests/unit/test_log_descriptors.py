@@ -7,6 +7,8 @@ to append. Counted in /proc/self/fd before and after.
 - the indexes work after a restart: lookups, appends, truncation, rolls, trims;
 - out of descriptors (EMFILE injected), creating a log fails alone: KAFKA_STORAGE_ERROR, the dir stays
   online, nothing is left open or on disk, and the next attempt works;
+- on an in-process broker, such a partition answers produce with KAFKA_STORAGE_ERROR until the next
+  LeaderAndIsr naming it creates its log;
 - a full filesystem (a small tmpfs; skipped where none can be mounted) makes an index append raise
   OSError(ENOSPC) and never SIGBUS, also over the hole tail an index has after a crash. These run in a
   child process, so a SIGBUS shows as a failed test instead of killing pytest.
@@ -226,3 +228,37 @@ def test_a_full_filesystem_is_enospc_not_sigbus(full_fs, how):
     assert "OSError ENOSPC" in proc.stdout
     if how == "crash":
         assert "lookup " in proc.stdout and "after truncation 599" in proc.stdout
+
+
+def test_a_partition_whose_log_could_not_be_created_answers_storage_error_until_created(tmp_path):
+    """On an in-process broker: the LeaderAndIsr fails for the partition (EMFILE), produce to it answers
+    KAFKA_STORAGE_ERROR naming the cause, and the next LeaderAndIsr naming it creates it."""
+    from kafkalite.testing.embedded_kafka import EmbeddedKafka
+    from kafkalite.zk.admin_zk_client import AdminZkClient
+    from support import wait_until
+    from test_replica_manager import leader_and_isr, produce
+    broker = EmbeddedKafka(log_dir=str(tmp_path / "logs")).start()
+    try:
+        rm = broker.server.replica_manager
+        real_open = os.open
+
+        def emfile_for_topic(path, *args, **kwargs):
+            if "/short-0/" in str(path):
+                raise OSError(errno.EMFILE, "Too many open files", path)
+            return real_open(path, *args, **kwargs)
+        with mock.patch("os.open", emfile_for_topic):
+            AdminZkClient(broker.server.zk_client).create_topic("short", 1, 1)
+            wait_until(lambda: rm.log_creation_error("short", 0), 10, "the log creation to fail")
+        assert "Too many open files" in rm.log_creation_error("short", 0)
+        [response] = produce(rm, "short", 1)
+        [status] = response.values()
+        assert status.error is Errors.KAFKA_STORAGE_ERROR
+        assert broker.server.log_manager.live_log_dirs   # the dir is online
+        epoch = rm.get_partition(TopicPartition("short", 0)).leader_epoch
+        response = leader_and_isr(rm, "short", epoch + 1)
+        assert [e.error_code for e in response.partition_errors] == [Errors.NONE.code]
+        assert rm.log_creation_error("short", 0) is None
+        [response] = produce(rm, "short", 1)
+        assert [s.error for s in response.values()] == [Errors.NONE]
+    finally:
+        broker.stop()
