@@ -13,7 +13,7 @@ index holds no open file. The descriptor is open only while the file is created,
 (``resize``, ``trim_to_valid_size``); a broker with many partitions keeps one descriptor per segment,
 its ``.log``. Python's own ``mmap.mmap`` keeps a duplicate of the descriptor for as long as the map
 lives (until Python 3.13's ``trackfd=False``), so the map is made with libc's ``mmap(2)`` through
-ctypes (``MappedFile``) and read and written through a memoryview of it.
+ctypes (``MappedFile``) and read and written through a ctypes array over it.
 
 Binary search: Kafka keeps the last 8192 bytes of the index "warm" in the page cache: lookups
 for recent offsets (consumers at the tail, followers) first search only that tail section, so
@@ -35,8 +35,8 @@ hole) read safely, and only pages this broker allocated or found written are eve
 
 Era notes: LazyIndex (lazy_index.py, Kafka 2.4's KAFKA-7283) wraps each segment's offset and time
 index, so an index is mapped only when it is first used.
-Left out: Windows-only locking, ``forceUnmap`` (``close_handler`` unmaps at once; a finalizer unmaps
-an index dropped without being closed).
+Left out: Windows-only locking, ``forceUnmap`` (``close_handler`` unmaps at once; an index dropped
+without being closed is unmapped when it is collected).
 """
 from __future__ import annotations
 
@@ -98,9 +98,11 @@ class MappedFile:
             if _libc.madvise(self.addr + first, last - first, _MADV_POPULATE_WRITE) == 0:
                 return
             code = ctypes.get_errno()
-            if code != errno.EINVAL:   # EFAULT: the access would have raised SIGBUS (no space to allocate)
+            if code == errno.EFAULT:   # the access would have raised SIGBUS: no space to allocate the page
                 raise OSError(errno.ENOSPC, f"No space left on device for bytes {first}-{last} of index {path} "
                                             f"(madvise MADV_POPULATE_WRITE: {os.strerror(code)})")
+            if code != errno.EINVAL:
+                raise OSError(code, f"Cannot allocate bytes {first}-{last} of index {path}: {os.strerror(code)}")
             _populate_supported = False
         fd = os.open(path, os.O_RDWR)
         try:
@@ -196,8 +198,8 @@ class AbstractIndex(Logging):
             raise OSError(f"Index {self.file} was opened read-only")
         start = n * self.entry_size
         end = start + len(entry)
-        if end > self._allocated_end:
-            self._mmap.populate(start, end, self.file)
+        if end > self._allocated_end:   # from the end of what is allocated, so that no page is skipped
+            self._mmap.populate(min(start, self._allocated_end), end, self.file)
             self._allocated_end = min(self._length, -(-end // _PAGE) * _PAGE)
         self._mmap.view[start:end] = entry
 
@@ -248,10 +250,10 @@ class AbstractIndex(Logging):
                 return False
             fd = os.open(self.file, os.O_RDWR)   # nothing has changed if this fails (EMFILE...)
             try:
+                os.ftruncate(fd, rounded)   # ... or this
                 old, self._mmap = self._mmap, None
                 if old is not None:
                     old.close()
-                os.ftruncate(fd, rounded)
                 self._length = rounded
                 self._allocated_end = min(self._allocated_end, rounded)
                 self._max_entries = rounded // self.entry_size
