@@ -1,36 +1,130 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/log/AbstractIndex.scala (and IndexEntry.scala)
 
 Classes: AbstractIndex (an mmap'd file of fixed-size entries), IndexSearchType (KEY/VALUE),
-CorruptIndexException, InvalidOffsetException (kafka.common).
+CorruptIndexException, InvalidOffsetException (kafka.common), MappedFile (the map itself).
 
 The file is preallocated to ``max_index_size`` (rounded down to whole entries) when created,
 filled from the front, and trimmed to its valid entries when the segment is rolled or closed
 (``trim_to_valid_size``), so an index on disk after a clean shutdown holds exactly ``entries``
-entries. Python's ``mmap`` cannot map an empty file; a zero-length index simply has no map.
+entries. ``mmap`` cannot map an empty file; a zero-length index simply has no map.
+
+Descriptors: as Kafka's AbstractIndex (which maps the file and closes its RandomAccessFile), an
+index holds no open file. The descriptor is open only while the file is created, mapped or resized
+(``resize``, ``trim_to_valid_size``); a broker with many partitions keeps one descriptor per segment,
+its ``.log``. Python's own ``mmap.mmap`` keeps a duplicate of the descriptor for as long as the map
+lives (until Python 3.13's ``trackfd=False``), so the map is made with libc's ``mmap(2)`` through
+ctypes (``MappedFile``) and read and written through a ctypes array over it.
 
 Binary search: Kafka keeps the last 8192 bytes of the index "warm" in the page cache: lookups
 for recent offsets (consumers at the tail, followers) first search only that tail section, so
 they touch the same few pages; ``_index_slot_range_for`` does the same.
 
-Writes: entries are written with ``os.pwrite`` on the index's descriptor, never through the map
-(which is mapped read-only and sees the same page cache). Kafka writes through its
-MappedByteBuffer; in Python, writing (or even reading) a not-yet-allocated page of a mapped file
-on a full filesystem (tmpfs) kills the process with SIGBUS, while ``pwrite`` fails with ENOSPC,
-which the storage-error path turns into KAFKA_STORAGE_ERROR and an offline log directory. For the
-same reason the last entry of an index found on disk is read with ``os.pread`` (after a crash the
-file still has its preallocated length, and its tail is a hole) and lookups only ever read the
-``entries`` slots that were written.
+Writes go through the map, as Kafka's go through its MappedByteBuffer. A full filesystem must fail a
+write with an error (ENOSPC), never kill the process: writing (or even reading) a not-yet-allocated
+page of a mapped file (a hole of the preallocated file) on a full filesystem raises SIGBUS, which a
+JVM turns into an InternalError but which kills a Python process. So the index tracks how far the
+file is known to be allocated (``_allocated_end``: the first hole found with ``SEEK_HOLE`` when it is
+mapped, then every page it allocated itself). Before an entry is written into a page beyond it, that
+page is allocated with ``madvise(MADV_POPULATE_WRITE)`` (Linux 5.14; it fails with EFAULT where the
+access would raise SIGBUS) -- or, on an older kernel, with ``posix_fallocate`` on a briefly opened
+descriptor. A failure raises OSError(ENOSPC), which the storage-error path turns into
+KAFKA_STORAGE_ERROR and an offline log directory. Reads never touch a page beyond ``_allocated_end``
+through the map either: a hole reads as zeros, which is what those bytes are. So the last entries of
+an index found on disk after a crash (the file still has its preallocated length and its tail is a
+hole) read safely, and only pages this broker allocated or found written are ever faulted in.
 
-Left out: LazyIndex (indexes are opened eagerly), Windows-only locking, ``forceUnmap``.
+Era notes: LazyIndex (lazy_index.py, Kafka 2.4's KAFKA-7283) wraps each segment's offset and time
+index, so an index is mapped only when it is first used.
+Left out: Windows-only locking, ``forceUnmap`` (``close_handler`` unmaps at once; an index dropped
+without being closed is unmapped when it is collected).
 """
 from __future__ import annotations
 
+import ctypes
 import enum
+import errno
 import mmap
 import os
 import threading
 
 from kafkalite.utils.logging import Logging
+
+_PAGE = mmap.PAGESIZE
+_MADV_POPULATE_WRITE = 23   # linux/mman.h, Linux 5.14
+_MS_SYNC = 4                # linux: MS_SYNC
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+_libc.munmap.restype = ctypes.c_int
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_libc.madvise.restype = ctypes.c_int
+_libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_libc.msync.restype = ctypes.c_int
+_libc.msync.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_MAP_FAILED = ctypes.c_void_p(-1).value
+_populate_supported = True   # cleared the first time the kernel answers EINVAL (before Linux 5.14)
+
+
+def _os_error(what: str, path: str) -> OSError:
+    code = ctypes.get_errno()
+    return OSError(code, f"{what} {path}: {os.strerror(code)}")
+
+
+class MappedFile:
+    """A shared map of ``length`` bytes of a file, made with libc's mmap(2) so that it keeps no descriptor.
+
+    ``view`` is a ctypes char array over it (``view[a:b]`` reads bytes, ``view[a:b] = data`` writes,
+    ``struct.unpack_from(view, n)`` reads in place). ``close`` unmaps; an object dropped without ``close`` is
+    unmapped when it is collected. The index drops its MappedFile at ``close`` under its lock, so nothing
+    reads a view after its unmapping.
+    """
+
+    __slots__ = ("addr", "length", "view")
+
+    def __init__(self, fd: int, length: int, writable: bool, path: str = ""):
+        prot = mmap.PROT_READ | (mmap.PROT_WRITE if writable else 0)
+        addr = _libc.mmap(None, length, prot, mmap.MAP_SHARED, fd, 0)
+        if addr is None or addr == _MAP_FAILED:
+            raise _os_error("Cannot map", path)
+        self.addr, self.length = addr, length
+        self.view = (ctypes.c_char * length).from_address(addr)
+
+    def populate(self, start: int, end: int, path: str) -> None:
+        """Allocate the pages holding [start, end) for writing, or raise OSError (ENOSPC) -- never SIGBUS."""
+        global _populate_supported
+        first = start - start % _PAGE
+        last = min(self.length, -(-end // _PAGE) * _PAGE)
+        if _populate_supported:
+            if _libc.madvise(self.addr + first, last - first, _MADV_POPULATE_WRITE) == 0:
+                return
+            code = ctypes.get_errno()
+            if code == errno.EFAULT:   # the access would have raised SIGBUS: no space to allocate the page
+                raise OSError(errno.ENOSPC, f"No space left on device for bytes {first}-{last} of index {path} "
+                                            f"(madvise MADV_POPULATE_WRITE: {os.strerror(code)})")
+            if code != errno.EINVAL:
+                raise OSError(code, f"Cannot allocate bytes {first}-{last} of index {path}: {os.strerror(code)}")
+            _populate_supported = False
+        fd = os.open(path, os.O_RDWR)
+        try:
+            os.posix_fallocate(fd, first, last - first)
+        finally:
+            os.close(fd)
+
+    def flush(self, path: str) -> None:
+        if _libc.msync(self.addr, self.length, _MS_SYNC) != 0:
+            raise _os_error("Cannot flush", path)
+
+    def close(self) -> None:
+        if self.addr is not None:
+            self.view = None
+            _libc.munmap(self.addr, self.length)
+            self.addr = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:   # noqa: BLE001 -- interpreter shutdown
+            pass
 
 
 class CorruptIndexException(Exception):
@@ -52,47 +146,80 @@ def round_down_to_exact_multiple(number: int, factor: int) -> int:
     return factor * (number // factor)
 
 
+def _first_hole(fd: int, length: int) -> int:
+    """Where the file's first hole starts (its length if it has none)."""
+    if length == 0:
+        return 0
+    try:
+        return min(length, os.lseek(fd, 0, os.SEEK_HOLE))
+    except OSError:   # no SEEK_HOLE here: trust the whole file, as Kafka does
+        return length
+
+
 class AbstractIndex(Logging):
     """Kafka: AbstractIndex -- entries of ``entry_size`` bytes in a memory-mapped file."""
 
     entry_size = 0  # set by subclasses
 
-    # Kafka: AbstractIndex.<init>
+    # Kafka: AbstractIndex.<init> -- create (and preallocate) the file if needed, map it, close it
     def __init__(self, file: str, base_offset: int, max_index_size: int = -1, writable: bool = True):
         self.file = file
         self.base_offset = base_offset
         self.max_index_size = max_index_size
         self.writable = writable
         self._lock = threading.RLock()
-        self.log_ident = f"[{type(self).__name__} file={file}] "
+        self._closed = False
         newly_created = not os.path.exists(file)
-        self._fd = os.open(file, (os.O_RDWR if writable else os.O_RDONLY) | os.O_CREAT, 0o644)
-        if newly_created:
-            if max_index_size < self.entry_size:
-                os.close(self._fd)
-                raise ValueError(f"Invalid max index size: {max_index_size}")
-            os.ftruncate(self._fd, round_down_to_exact_multiple(max_index_size, self.entry_size))
-        self._length = os.fstat(self._fd).st_size
-        self._mmap = self._map(self._length)
+        if newly_created and max_index_size < self.entry_size:
+            raise ValueError(f"Invalid max index size: {max_index_size}")
+        fd = os.open(file, (os.O_RDWR | os.O_CREAT) if writable else os.O_RDONLY, 0o644)
+        try:
+            if newly_created:
+                os.ftruncate(fd, round_down_to_exact_multiple(max_index_size, self.entry_size))
+            self._length = os.fstat(fd).st_size
+            self._allocated_end = _first_hole(fd, self._length)
+            self._mmap = self._map(fd, self._length)
+        finally:
+            os.close(fd)
         # A new file is empty; an existing one was trimmed to its entries when it was closed.
         self._entries = 0 if newly_created else self._length // self.entry_size
         self._max_entries = self._length // self.entry_size
 
-    def _map(self, length: int):
-        if length == 0:
-            return None
-        return mmap.mmap(self._fd, length, access=mmap.ACCESS_READ)
+    @property
+    def log_ident(self) -> str:
+        return f"[{type(self).__name__} file={self.file}] "
+
+    def _map(self, fd: int, length: int) -> MappedFile | None:
+        return MappedFile(fd, length, self.writable, self.file) if length else None
 
     def _write_entry(self, n: int, entry: bytes) -> None:
-        """Write slot ``n`` (see "Writes" above); raises OSError (ENOSPC...) on a disk error."""
+        """Write slot ``n`` through the map (see "Writes" above); OSError (ENOSPC...) if its page cannot be had."""
         if not self.writable:
             raise OSError(f"Index {self.file} was opened read-only")
-        if os.pwrite(self._fd, entry, n * self.entry_size) != len(entry):
-            raise OSError(f"Short write of index entry {n} to {self.file}")
+        start = n * self.entry_size
+        end = start + len(entry)
+        if end > self._allocated_end:   # from the end of what is allocated, so that no page is skipped
+            self._mmap.populate(min(start, self._allocated_end), end, self.file)
+            self._allocated_end = min(self._length, -(-end // _PAGE) * _PAGE)
+        self._mmap.view[start:end] = entry
 
     def _read_entry_bytes(self, n: int) -> bytes:
-        """Slot ``n`` read with pread, not through the map (see "Writes" above)."""
-        return os.pread(self._fd, self.entry_size, n * self.entry_size)
+        """Slot ``n``: through the map where the file is known to be allocated, zeros (a hole) beyond."""
+        start = n * self.entry_size
+        end = start + self.entry_size
+        allocated = self._allocated_end
+        if end <= allocated:
+            return self._mmap.view[start:end]
+        if start >= allocated:
+            return bytes(self.entry_size)
+        return self._mmap.view[start:allocated] + bytes(end - allocated)
+
+    def _entry_buffer(self, n: int):
+        """(buffer, offset) to unpack slot ``n`` from: the map itself, unless the slot reaches past ``_allocated_end``."""
+        start = n * self.entry_size
+        if start + self.entry_size <= self._allocated_end:
+            return self._mmap.view, start
+        return self._read_entry_bytes(n), 0
 
     @property
     def entries(self) -> int:
@@ -116,18 +243,24 @@ class AbstractIndex(Logging):
 
     # Kafka: AbstractIndex.resize
     def resize(self, new_size: int) -> bool:
-        """Change the file (and map) to ``new_size`` rounded down to whole entries."""
+        """Change the file (and map) to ``new_size`` rounded down to whole entries; the file is open only meanwhile."""
         with self._lock:
             rounded = round_down_to_exact_multiple(new_size, self.entry_size)
             if rounded == self._length:
                 return False
-            if self._mmap is not None:
-                self._mmap.close()
-            os.ftruncate(self._fd, rounded)
-            self._length = rounded
-            self._mmap = self._map(rounded)
-            self._max_entries = rounded // self.entry_size
-            self._entries = min(self._entries, self._max_entries)
+            fd = os.open(self.file, os.O_RDWR)   # nothing has changed if this fails (EMFILE...)
+            try:
+                os.ftruncate(fd, rounded)   # ... or this
+                old, self._mmap = self._mmap, None
+                if old is not None:
+                    old.close()
+                self._length = rounded
+                self._allocated_end = min(self._allocated_end, rounded)
+                self._max_entries = rounded // self.entry_size
+                self._entries = min(self._entries, self._max_entries)
+                self._mmap = self._map(fd, rounded)
+            finally:
+                os.close(fd)
             return True
 
     # Kafka: AbstractIndex.trimToValidSize
@@ -135,30 +268,28 @@ class AbstractIndex(Logging):
         with self._lock:
             self.resize(self.entry_size * self._entries)
 
-    # Kafka: AbstractIndex.flush
+    # Kafka: AbstractIndex.flush (MappedByteBuffer.force: msync)
     def flush(self) -> None:
         with self._lock:
-            if self._fd >= 0 and self.writable:
-                os.fsync(self._fd)
+            if self._mmap is not None and self.writable:
+                self._mmap.flush(self.file)
 
     # Kafka: AbstractIndex.close
     def close(self) -> None:
         with self._lock:
-            if self._fd < 0:
+            if self._closed:
                 return
             if self.writable:
                 self.trim_to_valid_size()
             self.close_handler()
 
-    # Kafka: AbstractIndex.closeHandler
+    # Kafka: AbstractIndex.closeHandler -- unmap at once (Kafka's forceUnmap, KAFKA-4614)
     def close_handler(self) -> None:
         with self._lock:
+            self._closed = True
             if self._mmap is not None:
                 self._mmap.close()
                 self._mmap = None
-            if self._fd >= 0:
-                os.close(self._fd)
-                self._fd = -1
 
     # Kafka: AbstractIndex.deleteIfExists
     def delete_if_exists(self) -> bool:

@@ -141,17 +141,21 @@ class Log(Logging):
         self.first_unstable_offset_metadata: LogOffsetMetadata | None = None
         start_ms = time.hi_res_clock_ms()
         had_clean_shutdown = self.had_clean_shutdown
-        loaded = LogLoader(dir, self.topic_partition, config, time, had_clean_shutdown, self._segments,
-                           log_start_offset, recovery_point, max_producer_id_expiration_ms,
-                           self.leader_epoch_cache).load()
-        self._publish()
-        next_offset = loaded.next_offset
-        self.next_offset_metadata = LogOffsetMetadata(
-            next_offset, self.active_segment.base_offset, self.active_segment.size)
-        self.log_start_offset = loaded.log_start_offset
-        self.recovery_point = loaded.recovery_point
-        self.high_watermark_metadata = LogOffsetMetadata(self.log_start_offset)
-        self.load_producer_state(next_offset, reload_from_clean_shutdown=had_clean_shutdown)
+        loader = LogLoader(dir, self.topic_partition, config, time, had_clean_shutdown, self._segments,
+                           log_start_offset, recovery_point, max_producer_id_expiration_ms, self.leader_epoch_cache)
+        loaded = loader.load()
+        try:
+            self._publish()
+            next_offset = loaded.next_offset
+            self.next_offset_metadata = LogOffsetMetadata(
+                next_offset, self.active_segment.base_offset, self.active_segment.size)
+            self.log_start_offset = loaded.log_start_offset
+            self.recovery_point = loaded.recovery_point
+            self.high_watermark_metadata = LogOffsetMetadata(self.log_start_offset)
+            self.load_producer_state(next_offset, reload_from_clean_shutdown=had_clean_shutdown)
+        except BaseException:   # e.g. EMFILE writing the producer snapshot: no descriptor outlives this Log
+            loader.close_segments()
+            raise
         # Kafka: Log.producerExpireCheck -- producers idle longer than producer.id.expiration.ms go
         self.producer_expire_check = None
         if scheduler is not None:

@@ -126,6 +126,22 @@ class LogLoader(Logging):
     # Kafka: Log.loadSegments -- leftovers go, segments are opened (recovering any whose index is missing or
     # corrupt), then the segments a crash may have damaged are recovered; the offsets the log starts with
     def load(self) -> LoadedLogOffsets:
+        try:
+            return self._load()
+        except BaseException:
+            self.close_segments()
+            raise
+
+    def close_segments(self) -> None:
+        """A load that fails (EMFILE, a disk error) leaves no segment holding a descriptor (Kafka leaves that
+        to its caller, see Log.loadSegmentFiles's comment)."""
+        for segment in list(self.segments.values()):
+            try:
+                segment.close_handlers()
+            except OSError:
+                pass
+
+    def _load(self) -> LoadedLogOffsets:
         swap_files = self.remove_temp_files_and_collect_swap_files()
         self.load_segment_files()
         self.complete_swap_operations(swap_files)
@@ -197,20 +213,26 @@ class LogLoader(Logging):
                 if not os.path.exists(log_path):
                     self.warn("Found an orphaned index file %s, with no corresponding log file.", path)
                     os.unlink(path)
-        for name in sorted(os.listdir(self.dir)):
-            if not name.endswith(LOG_FILE_SUFFIX):
-                continue
+        log_names = [name for name in sorted(os.listdir(self.dir)) if name.endswith(LOG_FILE_SUFFIX)]
+        for name in log_names:
             base_offset = offset_from_file_name(name)
             segment = LogSegment.open(self.dir, base_offset, self.config, self.time, file_already_exists=True)
+            # KAFKA-7283: the indexes of segments below the recovery point are neither checked nor mapped here
+            # (LazyIndex); kafkalite checks those of the last segment and of any at or above the recovery point
+            check_indexes = name == log_names[-1] or base_offset >= self.recovery_point
             try:
-                segment.sanity_check()
-            except (CorruptIndexException, FileNotFoundError) as e:
-                self.error("Could not find offset index file corresponding to log file %s or the index is "
-                           "corrupt (%s), recovering segment and rebuilding index files...", segment.log.file, e)
-                truncated = self.recover_segment(segment)
-                if truncated > 0:   # whatever path finds it, dropped bytes are always reported
-                    self.warn("Corruption found in segment %d: dropped %d invalid bytes, truncating to offset %d",
-                              segment.base_offset, truncated, segment.read_next_offset())
+                try:
+                    segment.sanity_check(check_indexes)
+                except (CorruptIndexException, FileNotFoundError) as e:
+                    self.error("Could not find offset index file corresponding to log file %s or the index is "
+                               "corrupt (%s), recovering segment and rebuilding index files...", segment.log.file, e)
+                    truncated = self.recover_segment(segment)
+                    if truncated > 0:   # whatever path finds it, dropped bytes are always reported
+                        self.warn("Corruption found in segment %d: dropped %d invalid bytes, truncating to offset %d",
+                                  segment.base_offset, truncated, segment.read_next_offset())
+            except BaseException:
+                segment.close_handlers()
+                raise
             self._add_segment(segment)
 
     # Kafka: Log.recoverSegment -- replayed with the producer state of the segments before it (from their

@@ -42,6 +42,7 @@ import collections
 import fcntl
 import logging
 import os
+import shutil
 import threading
 
 from kafkalite.log.checkpoint_file import OffsetCheckpointFile
@@ -49,6 +50,7 @@ from kafkalite.log.log import Log, log_delete_dir_name, log_future_dir_name
 from kafkalite.log.log_cleaner import LogCleaner
 from kafkalite.log.log_cleaner_manager import LogCleaningPaused
 from kafkalite.log.log_config import LogConfig
+from kafkalite.log.log_dir_failure_channel import is_out_of_descriptors
 from kafkalite.log.log_file_utils import CLEAN_SHUTDOWN_FILE, DELETE_DIR_SUFFIX, log_dir_name, parse_topic_partition_name
 from kafkalite.protocol.errors import Errors
 from kafkalite.utils.logging import Logging
@@ -261,8 +263,19 @@ class LogManager(Logging):
             parent = preferred_log_dir if preferred_log_dir is not None else self._next_log_dir()
             name = log_future_dir_name(topic_partition) if is_future else log_dir_name(topic_partition)
             log_dir = os.path.join(parent, name)
-            log = Log(log_dir, config, 0, 0, self.scheduler, self.time, topic_partition, self.max_pid_expiration_ms,
-                      log_dir_failure_channel=self.log_dir_failure_channel)
+            existed = os.path.isdir(log_dir)
+            try:
+                log = Log(log_dir, config, 0, 0, self.scheduler, self.time, topic_partition,
+                          self.max_pid_expiration_ms, log_dir_failure_channel=self.log_dir_failure_channel)
+            except OSError as e:
+                # Kafka: an IOException takes the dir offline (KafkaStorageException); out of descriptors
+                # (EMFILE) only this partition fails (LogDirFailureChannel's deviation) and its half-made
+                # directory goes, so that a later LeaderAndIsr creates it afresh
+                msg = f"Error while creating log for {topic_partition} in dir {parent}"
+                self._mark_offline(parent, msg, e)
+                if not existed and is_out_of_descriptors(e):
+                    shutil.rmtree(log_dir, ignore_errors=True)
+                raise Errors.KAFKA_STORAGE_ERROR.exception(f"{msg}: {e}") from e
             (self.future_logs if is_future else self.current_logs)[topic_partition] = log
             if is_future and self.cleaner is not None:
                 # Kafka: ReplicaManager.alterReplicaLogDirs pauses the cleaning of a partition while it moves

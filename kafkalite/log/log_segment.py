@@ -11,8 +11,16 @@ scan, then hands back a ``FileRecords`` slice.
 The transaction index holds the transactions aborted by a marker in this segment (``update_txn_index``);
 recovery rebuilds it by replaying the segment's batches into the producer state, and truncation and
 deletion keep it with the segment. The log cleaner writes a segment under ``.cleaned`` names and
-renames it (``change_file_suffixes``) to ``.swap`` and then to the plain names. Left out: LazyIndex, ``.deleted`` renaming with a
-delayed delete (Log unlinks files and closes them later instead), producer snapshots.
+renames it (``change_file_suffixes``) to ``.swap`` and then to the plain names.
+
+Descriptors: a segment holds one, its ``.log`` (FileRecords), as in Kafka. The offset and time indexes are
+LazyIndex wrappers (lazy_index.py): mapped on first use, and a mapped index keeps no descriptor
+(abstract_index.py); the transaction index opens its file only to append to it (transaction_index.py).
+``append`` loads both indexes before it writes to the ``.log``, so an error opening them (EMFILE, ENOSPC)
+fails the append before anything is written.
+
+Left out: ``.deleted`` renaming with a delayed delete (Log unlinks files and closes them later instead),
+producer snapshots.
 """
 from __future__ import annotations
 
@@ -22,6 +30,7 @@ import attrs
 
 from kafkalite.log.abstract_index import CorruptIndexException
 from kafkalite.log.fetch_data_info import FetchDataInfo
+from kafkalite.log.lazy_index import LazyIndex
 from kafkalite.log.log_file_utils import log_file, offset_index_file, time_index_file, transaction_index_file
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.log.offset_index import OffsetIndex
@@ -52,12 +61,13 @@ class LogSegment(Logging):
     """Kafka: LogSegment."""
 
     # Kafka: LogSegment.<init>
-    def __init__(self, log: FileRecords, offset_index: OffsetIndex, time_index: TimeIndex, base_offset: int,
-                 index_interval_bytes: int, roll_jitter_ms: int = 0, time: Time = SYSTEM,
+    def __init__(self, log: FileRecords, offset_index: LazyIndex | OffsetIndex, time_index: LazyIndex | TimeIndex,
+                 base_offset: int, index_interval_bytes: int, roll_jitter_ms: int = 0, time: Time = SYSTEM,
                  txn_index: TransactionIndex | None = None):
         self.log = log
-        self.offset_index = offset_index
-        self.time_index = time_index
+        # an index handed over already open (tests, the cleaner) is wrapped as a loaded LazyIndex
+        self.lazy_offset_index = offset_index if isinstance(offset_index, LazyIndex) else LazyIndex.of(offset_index)
+        self.lazy_time_index = time_index if isinstance(time_index, LazyIndex) else LazyIndex.of(time_index)
         if txn_index is None:   # a segment built by hand (tests): its .txnindex sits next to its .log
             txn_index = TransactionIndex(base_offset, transaction_index_file(
                 os.path.dirname(log.file), base_offset, _suffix_after_log(log.file)))
@@ -80,10 +90,20 @@ class LogSegment(Logging):
         max_index_size = config.max_index_size
         return cls(
             FileRecords.open(log_file(dir_, base_offset, file_suffix), file_already_exists, init_file_size, preallocate),
-            OffsetIndex(offset_index_file(dir_, base_offset, file_suffix), base_offset, max_index_size),
-            TimeIndex(time_index_file(dir_, base_offset, file_suffix), base_offset, max_index_size),
+            LazyIndex.for_offset(offset_index_file(dir_, base_offset, file_suffix), base_offset, max_index_size),
+            LazyIndex.for_time(time_index_file(dir_, base_offset, file_suffix), base_offset, max_index_size),
             base_offset, config.index_interval, config.random_segment_jitter(), time,
             TransactionIndex(base_offset, transaction_index_file(dir_, base_offset, file_suffix)))
+
+    # Kafka: LogSegment.offsetIndex
+    @property
+    def offset_index(self) -> OffsetIndex:
+        return self.lazy_offset_index.get()
+
+    # Kafka: LogSegment.timeIndex
+    @property
+    def time_index(self) -> TimeIndex:
+        return self.lazy_time_index.get()
 
     # ---- max timestamp bookkeeping ----
     # Kafka: LogSegment.loadLargestTimestamp
@@ -116,13 +136,20 @@ class LogSegment(Logging):
     def can_convert_to_relative_offset(self, offset: int) -> bool:
         return self.offset_index.can_append_offset(offset)
 
-    # Kafka: LogSegment.sanityCheck
-    def sanity_check(self) -> None:
+    # Kafka: LogSegment.sanityCheck -- as in 2.4 (KAFKA-7283) the offset and time indexes are checked only when
+    # ``check_indexes`` (the loader asks for the segments a crash or damage may have touched), so a clean restart
+    # does not map every index; a missing offset index fails the check unless the .log is empty (a segment rolled
+    # and closed before its first append never created its index files).
+    def sanity_check(self, check_indexes: bool = True) -> None:
         if not os.path.exists(self.log.file):
             raise FileNotFoundError(f"Segment file {self.log.file} does not exist")
+        if not os.path.exists(self.lazy_offset_index.file) and self.log.size_in_bytes() > 0:
+            raise FileNotFoundError(f"Offset index file {self.lazy_offset_index.file} does not exist")
+        self.txn_index.sanity_check()
+        if not check_indexes:
+            return
         self.offset_index.sanity_check()
         self.time_index.sanity_check()
-        self.txn_index.sanity_check()
         # No Kafka counterpart in 2.4: an index whose last entry points beyond the end of the .log file
         # (the log was cut short after the index was written) would send reads past the data; rebuild it.
         if self.offset_index.entries > 0:
@@ -162,13 +189,14 @@ class LogSegment(Logging):
         if not self.can_convert_to_relative_offset(largest_offset):
             raise ValueError(f"largest offset {largest_offset} cannot be stored relative to base offset "
                              f"{self.base_offset} in {self.log.file}")
+        offset_index, time_index = self.offset_index, self.time_index   # loaded before the write (see docstring)
         self.log.append(records)
         if largest_timestamp > self.max_timestamp_so_far:
             self._max_timestamp_so_far = largest_timestamp
             self._offset_of_max_timestamp_so_far = shallow_offset_of_max_timestamp
         if self.bytes_since_last_index_entry > self.index_interval_bytes:
-            self.offset_index.append(largest_offset, physical_position)
-            self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp_so_far)
+            offset_index.append(largest_offset, physical_position)
+            time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp_so_far)
             self.bytes_since_last_index_entry = 0
         self.bytes_since_last_index_entry += size
 
@@ -367,7 +395,8 @@ class LogSegment(Logging):
     # Kafka: LogSegment.lastModified_= -- a cleaned segment keeps the time of the segments it replaces
     def set_last_modified(self, ms: int) -> None:
         os.utime(self.log.file, ns=(ms * 1_000_000, ms * 1_000_000))
-        os.utime(self.offset_index.file, ns=(ms * 1_000_000, ms * 1_000_000))
+        if os.path.exists(self.lazy_offset_index.file):
+            os.utime(self.lazy_offset_index.file, ns=(ms * 1_000_000, ms * 1_000_000))
 
     # Kafka: LogSegment.getFirstBatchTimestamp -- the first batch's max timestamp (Long.MaxValue if empty)
     def get_first_batch_timestamp(self) -> int:
@@ -376,7 +405,7 @@ class LogSegment(Logging):
 
     # Kafka: LogSegment.changeFileSuffixes -- rename the four files (``.cleaned`` -> ``.swap`` -> "")
     def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:
-        for holder in (self.log, self.offset_index, self.time_index, self.txn_index):
+        for holder in (self.log, self.lazy_offset_index, self.lazy_time_index, self.txn_index):
             old = holder.file
             if not old.endswith(old_suffix):
                 raise ValueError(f"{old} does not end in {old_suffix!r}")
@@ -388,35 +417,38 @@ class LogSegment(Logging):
     # Kafka: LogSegment.flush
     def flush(self) -> None:
         self.log.flush()
-        self.offset_index.flush()
-        self.time_index.flush()
+        for lazy in (self.lazy_offset_index, self.lazy_time_index):
+            if lazy.is_loaded():   # an index never loaded has nothing to flush
+                lazy.get().flush()
         self.txn_index.flush()
 
     # Kafka: LogSegment.close
     def close(self) -> None:
-        if self.log.fd >= 0 and self._max_timestamp_so_far is not None:
+        if self.log.fd >= 0 and self._max_timestamp_so_far is not None and self.lazy_time_index.is_loaded():
             self.time_index.maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp_so_far,
                                          skip_full_check=True)
-        self.offset_index.close()
-        self.time_index.close()
-        self.txn_index.close()
+        # the .log first (Kafka closes it after the indexes): a broker at its descriptor limit then has the
+        # .log's descriptor free for the brief open with which each index is trimmed
         self.log.close()
+        self.lazy_offset_index.close()
+        self.lazy_time_index.close()
+        self.txn_index.close()
 
     # Kafka: LogSegment.closeHandlers
     def close_handlers(self) -> None:
-        self.offset_index.close_handler()
-        self.time_index.close_handler()
+        self.lazy_offset_index.close_handler()
+        self.lazy_time_index.close_handler()
         self.txn_index.close()
         self.log.close_handlers()
 
     def files(self) -> list[str]:
-        return [self.log.file, self.offset_index.file, self.time_index.file, self.txn_index.file]
+        return [self.log.file, self.lazy_offset_index.file, self.lazy_time_index.file, self.txn_index.file]
 
     # Kafka: LogSegment.updateDir (after Log.renameDir)
     def update_dir(self, new_dir: str) -> None:
         self.log.file = os.path.join(new_dir, os.path.basename(self.log.file))
-        self.offset_index.file = os.path.join(new_dir, os.path.basename(self.offset_index.file))
-        self.time_index.file = os.path.join(new_dir, os.path.basename(self.time_index.file))
+        self.lazy_offset_index.update_parent_dir(new_dir)
+        self.lazy_time_index.update_parent_dir(new_dir)
         self.txn_index.file = os.path.join(new_dir, os.path.basename(self.txn_index.file))
 
     # Kafka: LogSegment.deleteIfExists (object LogSegment) -- the files a segment at ``base_offset`` would have

@@ -50,7 +50,7 @@ class OffsetIndex(AbstractIndex):
 
     # Kafka: OffsetIndex.parseEntry
     def parse_entry(self, n: int) -> tuple[int, int]:
-        relative, position = _ENTRY.unpack_from(self._mmap, n * self.entry_size)
+        relative, position = _ENTRY.unpack_from(*self._entry_buffer(n))
         return self.base_offset + relative, position
 
     # Kafka: OffsetIndex.entry

@@ -56,7 +56,7 @@ class TimeIndex(AbstractIndex):
 
     # Kafka: TimeIndex.parseEntry
     def parse_entry(self, n: int) -> tuple[int, int]:
-        timestamp, relative = _ENTRY.unpack_from(self._mmap, n * self.entry_size)
+        timestamp, relative = _ENTRY.unpack_from(*self._entry_buffer(n))
         return timestamp, self.base_offset + relative
 
     # Kafka: TimeIndex.entry

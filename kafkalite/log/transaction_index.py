@@ -16,6 +16,12 @@ int64, lastStableOffset int64. Entries are appended in increasing last offset.
 The file is created only when the first aborted transaction is appended (most segments have
 none); a missing file reads as an empty index. Plain ``os.pwrite``/``os.pread`` on a descriptor
 stand in for Kafka's FileChannel.
+
+Descriptors: the channel is opened by the first ``append`` or ``truncate_to`` (Kafka's ``channel()``
+opening ``maybeChannel``) and then kept until ``close``; reads and the sanity check of an index whose
+channel is not open read the file with a descriptor opened for that read only. Kafka 2.4 opens the channel
+of an existing file in the constructor, which would keep a descriptor for every segment that ever saw an
+aborted transaction; kafkalite reads the last offset there and closes the file again.
 """
 from __future__ import annotations
 
@@ -82,7 +88,6 @@ class TransactionIndex(Logging):
         self._size = 0
         self.last_offset: int | None = None
         if os.path.exists(file):
-            self._open_channel()
             entries = self.all_aborted_txns()
             if entries:
                 self.last_offset = entries[-1].last_offset
@@ -116,14 +121,25 @@ class TransactionIndex(Logging):
         if self._fd >= 0:
             os.fsync(self._fd)
 
+    def _read_all(self) -> bytes:
+        """The file's bytes: through the channel if it is open, else with a descriptor opened for this read."""
+        if self._fd >= 0:
+            return os.pread(self._fd, self._size, 0)
+        try:
+            fd = os.open(self.file, os.O_RDONLY)
+        except FileNotFoundError:
+            return b""
+        try:
+            return os.pread(fd, os.fstat(fd).st_size, 0)
+        finally:
+            os.close(fd)
+
     # Kafka: TransactionIndex.iterator -- (entry, byte position) of every whole entry
-    def _iterator(self):
-        if self._fd < 0:
+    def _iterator(self, data: bytes | None = None):
+        if data is None:
+            data = self._read_all()
+        if len(data) < ABORTED_TXN_TOTAL_SIZE:
             return
-        size = self._size
-        if size < ABORTED_TXN_TOTAL_SIZE:
-            return
-        data = os.pread(self._fd, size - size % ABORTED_TXN_TOTAL_SIZE, 0)
         for position in range(0, len(data) - ABORTED_TXN_TOTAL_SIZE + 1, ABORTED_TXN_TOTAL_SIZE):
             txn = AbortedTxn.from_bytes(data, position)
             if txn.version > ABORTED_TXN_CURRENT_VERSION:
@@ -152,7 +168,7 @@ class TransactionIndex(Logging):
         new_last_offset = None
         for txn, position in self._iterator():
             if txn.last_offset >= offset:
-                os.ftruncate(self._fd, position)
+                os.ftruncate(self._channel(), position)
                 self._size = position
                 self.last_offset = new_last_offset
                 return
@@ -163,15 +179,18 @@ class TransactionIndex(Logging):
         if self._fd >= 0:
             os.ftruncate(self._fd, 0)
             self._size = 0
+        elif os.path.exists(self.file):
+            os.truncate(self.file, 0)
         self.last_offset = None
 
     # Kafka: TransactionIndex.sanityCheck -- plus (no Kafka counterpart) a file that ends in a partial entry,
     # which a crash mid-append leaves; either way the segment is recovered and its index rebuilt
     def sanity_check(self) -> None:
-        if self._fd >= 0 and self._size % ABORTED_TXN_TOTAL_SIZE != 0:
-            raise CorruptIndexException(f"Transaction index file {self.file} has size {self._size}, not a multiple "
+        data = self._read_all()
+        if len(data) % ABORTED_TXN_TOTAL_SIZE != 0:
+            raise CorruptIndexException(f"Transaction index file {self.file} has size {len(data)}, not a multiple "
                                         f"of the entry size {ABORTED_TXN_TOTAL_SIZE}")
-        for txn, _ in self._iterator():
+        for txn, _ in self._iterator(data):
             if txn.last_offset < self.start_offset:
                 raise CorruptIndexException(f"Last offset of aborted transaction {txn} in index {self.file} is "
                                             f"less than start offset {self.start_offset}")

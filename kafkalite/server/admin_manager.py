@@ -87,9 +87,24 @@ class DelayedCreatePartitions(DelayedOperation):
                 return True
         return False
 
+    # No Kafka counterpart: a partition whose log this broker could not create (out of file descriptors; see
+    # ReplicaManager.log_creation_failures) fails its topic with KAFKA_STORAGE_ERROR at once. Kafka 2.4's
+    # controller would mark the replica offline, leave the partition without a leader, and this operation
+    # would time out (REQUEST_TIMED_OUT). Only this broker's own failures are known here.
+    def _log_creation_error(self, m: CreatePartitionsMetadata) -> str | None:
+        lookup = self.admin_manager.log_creation_error
+        if lookup is None:
+            return None
+        for p in m.partitions:
+            why = lookup(m.topic, p)
+            if why is not None:
+                return f"Partition {m.topic}-{p} could not be created: {why}"
+        return None
+
     # Kafka: DelayedCreatePartitions.tryComplete
     def try_complete(self) -> bool:
-        if all(m.error is not Errors.NONE or not self._missing_leaders(m) for m in self.create_metadata):
+        if all(m.error is not Errors.NONE or not self._missing_leaders(m) or self._log_creation_error(m)
+               for m in self.create_metadata):
             return self.force_complete()
         return False
 
@@ -97,7 +112,10 @@ class DelayedCreatePartitions(DelayedOperation):
     def on_complete(self) -> None:
         results = {}
         for m in self.create_metadata:
-            if m.error is Errors.NONE and self._missing_leaders(m):
+            failure = self._log_creation_error(m) if m.error is Errors.NONE else None
+            if failure is not None:
+                results[m.topic] = (Errors.KAFKA_STORAGE_ERROR, failure)
+            elif m.error is Errors.NONE and self._missing_leaders(m):
                 results[m.topic] = (Errors.REQUEST_TIMED_OUT, "Operation timed out")
             else:
                 results[m.topic] = (m.error, m.message)
@@ -142,6 +160,8 @@ class AdminManager(Logging):
         self.admin_zk_client = AdminZkClient(zk_client)
         self.log_ident = f"[Admin Manager on Broker {config.broker_id}]: "
         self.topic_purgatory = DelayedOperationPurgatory("topic", broker_id=config.broker_id)
+        # (topic, partition) -> why this broker could not create its log, or None (ReplicaManager.log_creation_error)
+        self.log_creation_error = None
 
     def has_delayed_topic_operations(self) -> bool:
         return self.topic_purgatory.num_delayed() != 0

@@ -162,6 +162,7 @@ class KafkaServer(Logging):
         self.kafka_controller.startup()
         # 9. admin manager, group coordinator, transaction coordinator
         self.admin_manager = AdminManager(cfg, self.metadata_cache, self.zk_client, self.log_config_for)
+        self.admin_manager.log_creation_error = self.replica_manager.log_creation_error
         self.group_coordinator = self.create_group_coordinator()
         if self.group_coordinator is not None:
             self.group_coordinator.startup()

@@ -41,6 +41,7 @@ from kafkalite.protocol.messages.describe_log_dirs import INVALID_OFFSET_LAG, Lo
 from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionError, LeaderAndIsrResponse
 from kafkalite.log.checkpoint_file import LazyOffsetCheckpoints, OffsetCheckpointFile
 from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
+from kafkalite.log.log_dir_failure_channel import is_out_of_descriptors
 from kafkalite.log.log_file_utils import log_dir_name
 from kafkalite.log.log import to_append_origin
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
@@ -141,6 +142,10 @@ class ReplicaManager(Logging):
         self.all_partitions: dict[TopicPartition, Partition] = {}
         # Kafka: HostedPartition.Offline -- partitions whose log dir failed; they answer KAFKA_STORAGE_ERROR
         self.offline_partitions: set[TopicPartition] = set()
+        # No Kafka counterpart: partitions whose log could not be created (out of file descriptors: the log dir
+        # stays online, see LogDirFailureChannel) -> why; answered KAFKA_STORAGE_ERROR until a LeaderAndIsr
+        # creates the log or the partition is deleted, and told to CreateTopics (AdminManager.log_creation_error)
+        self.log_creation_failures: dict[TopicPartition, str] = {}
         self.log_dir_failure_channel = log_dir_failure_channel
         self.log_dir_failure_handler: LogDirFailureHandler | None = None
         self.controller_epoch = 0
@@ -307,6 +312,9 @@ class ReplicaManager(Logging):
         if partition is None or partition.log is None:
             if tp in self.offline_partitions:
                 raise Errors.KAFKA_STORAGE_ERROR.exception(f"Partition {tp} is in an offline log directory")
+            failure = self.log_creation_failures.get(tp)
+            if failure is not None:
+                raise Errors.KAFKA_STORAGE_ERROR.exception(f"The log of {tp} could not be created: {failure}")
             if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is not None:
                 raise Errors.NOT_LEADER_FOR_PARTITION.exception(f"Broker {self.local_broker_id} is not a replica "
                                                                 f"of {tp}")
@@ -315,6 +323,10 @@ class ReplicaManager(Logging):
             raise Errors.NOT_LEADER_FOR_PARTITION.exception(f"Leader not local for partition {tp} on broker "
                                                             f"{self.local_broker_id}")
         return partition
+
+    def log_creation_error(self, topic: str, partition: int) -> str | None:
+        """Why this broker could not create the log of a partition it was told to host (None: it did not fail)."""
+        return self.log_creation_failures.get(TopicPartition(topic, partition))
 
     # Kafka: ReplicaManager.getLog
     def get_log(self, tp: TopicPartition):
@@ -472,11 +484,17 @@ class ReplicaManager(Logging):
                 if change(partition, st):
                     changed.append(partition)
                 errors[partition.topic_partition] = Errors.NONE
+                self.log_creation_failures.pop(partition.topic_partition, None)
             except Exception as e:  # noqa: BLE001 -- one bad partition must not fail the others
-                self.error(f"Error while making broker {role} for partition {partition.topic_partition}: {e}",
-                           exc_info=True)
+                if is_out_of_descriptors(e):   # one clear line, no traceback: LogManager said why
+                    self.error(f"Error while making broker {role} for partition {partition.topic_partition}: {e}")
+                else:
+                    self.error(f"Error while making broker {role} for partition {partition.topic_partition}: {e}",
+                               exc_info=True)
                 errors[partition.topic_partition] = e.error if isinstance(e, ApiException) \
                     else Errors.KAFKA_STORAGE_ERROR
+                if partition.log is None:
+                    self.log_creation_failures[partition.topic_partition] = str(e)
         return changed
 
     # Kafka: ReplicaManager.maybeUpdateMetadataCache
@@ -514,6 +532,7 @@ class ReplicaManager(Logging):
     def stop_replica(self, tp: TopicPartition, delete_partition: bool) -> None:
         partition = self.all_partitions.get(tp)
         if delete_partition:
+            self.log_creation_failures.pop(tp, None)
             if partition is not None:
                 self.all_partitions.pop(tp, None)
                 partition.delete()
