@@ -72,7 +72,8 @@ class LazyDownConversionRecords:
     def iterator(self, maximum_read_size: int, start: int = 0):
         batches, i = self.batches, start
         while i < len(batches):
-            chunk, size = [], 0
+            chunk: list[DefaultRecordBatch] = []
+            size = 0
             while i < len(batches) and (not chunk or size + batches[i].size_in_bytes <= maximum_read_size):
                 chunk.append(batches[i])
                 size += batches[i].size_in_bytes

@@ -101,6 +101,7 @@ class LegacyMemoryRecordsBuilder:
 
     # Kafka: MemoryRecordsBuilder.writeLegacyCompressedWrapperHeader
     def write_legacy_compressed_wrapper_header(self) -> bytes:
+        assert self._last_offset is not None      # build() calls this only after a record was appended
         compressed = self.compression_type.compress(self._entries)
         timestamp = self.log_append_time if self.timestamp_type is TimestampType.LOG_APPEND_TIME else self.max_timestamp
         out = bytearray()
