@@ -30,6 +30,8 @@ are magic 2 only, so message.format.version < 0.11 is not supported).
 """
 from __future__ import annotations
 
+import struct
+
 from kafkalite.protocol.errors import (CorruptRecordException, Errors, InvalidRecordException,
                                        UnsupportedCompressionTypeException)
 from kafkalite.record.abstract_legacy_record_batch import legacy_batches
@@ -56,6 +58,16 @@ class LogValidator:
     @staticmethod
     def validate_messages_and_assign_offsets(records: MemoryRecords, topic_partition, now: int, config
                                              ) -> MemoryRecords:
+        try:
+            return LogValidator._validate_and_convert(records, topic_partition, now, config)
+        except (struct.error, ValueError) as e:
+            # a message whose CRC holds but whose fields do not (a length past its end, codec id 5-7): Kafka
+            # fails here with a BufferUnderflowException / IllegalArgumentException; kafkalite names it corrupt
+            raise Errors.CORRUPT_MESSAGE.exception(f"Malformed message in topic partition {topic_partition}: {e}") \
+                from None
+
+    @staticmethod
+    def _validate_and_convert(records: MemoryRecords, topic_partition, now: int, config) -> MemoryRecords:
         entries, source_codec = LogValidator.analyze_legacy_entries(records, topic_partition, config.max_message_size)
         target_codec = target_compression_type(config.compression_type, source_codec)
         timestamp_type = TimestampType.for_name(config.message_timestamp_type)

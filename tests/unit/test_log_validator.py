@@ -152,3 +152,28 @@ def test_lazy_down_conversion_size_is_at_least_the_first_converted_batch():
     lazy = LazyDownConversionRecords("t-0", one, 0, 0)
     assert lazy.size_in_bytes() > one.size_in_bytes() and len(kp_read(lazy.records, 0)) == 50   # sent whole
     assert LazyDownConversionRecords("t-0", MemoryRecords.EMPTY, 1, 0).records == b""
+
+
+def test_mangled_old_format_requests_get_an_error_code_never_a_crash(tmp_path):
+    """Random byte flips, CRC fixed up afterwards so the damage gets past the checksum: every outcome is an
+    appended batch or one of Kafka's error codes (an ApiException), and a refused request appends nothing."""
+    import random
+    import struct as st
+    import zlib
+    from kafkalite.protocol.errors import ApiException
+    log = make_log(tmp_path)
+    rnd = random.Random(19)
+    seeds = [legacy(0, RECS), legacy(1, RECS), legacy(1, RECS, codec=1)]
+    for _ in range(400):
+        buf = bytearray(rnd.choice(seeds).buffer)
+        for _ in range(rnd.randint(1, 3)):
+            buf[rnd.randrange(12, len(buf))] = rnd.randrange(256)
+        if rnd.random() < 0.7 and len(buf) >= 17:          # re-sign the first message so its CRC holds
+            size = st.unpack_from(">i", buf, 8)[0]
+            if 0 < size <= len(buf) - 12:
+                st.pack_into(">I", buf, 12, zlib.crc32(buf[16:12 + size]))
+        end = log.log_end_offset
+        try:
+            log.append_as_leader(MemoryRecords(buf), 0)
+        except ApiException:
+            assert log.log_end_offset == end
