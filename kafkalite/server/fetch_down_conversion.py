@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import attrs
 
-from kafkalite.protocol.errors import Errors, UnsupportedCompressionTypeException
+from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.record.lazy_down_conversion_records import LazyDownConversionRecords
 from kafkalite.record.record_batch import RecordBatch
 
@@ -52,8 +52,8 @@ def maybe_convert_fetched_data(tp, data, log_config, version: int, is_from_follo
         return _error_response(data, Errors.UNSUPPORTED_VERSION)
     try:
         converted = LazyDownConversionRecords(tp, records, down_convert_magic, fetch_offset)
-    except UnsupportedCompressionTypeException:
-        return _error_response(data, Errors.UNSUPPORTED_COMPRESSION_TYPE)
+    except ApiException as e:   # a zstd batch (UNSUPPORTED_COMPRESSION_TYPE), a stored batch that fails its CRC
+        return _error_response(data, e.error)
     return attrs.evolve(data, error=error, last_stable_offset=-1, aborted_transactions=None,
                         records=converted.records)
 

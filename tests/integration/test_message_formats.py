@@ -299,3 +299,30 @@ def test_kafka_python_pinned_to_an_old_broker_produces_and_consumes(broker, topi
     consumed = clients.read_confluent(broker.bootstrap, topic, [0], len(records))
     assert [(c.key, c.value) for c in consumed] == [(r.key, r.value) for r in records]
     assert [c.timestamp for c in consumed] == ([r.timestamp for r in records] if magic == 1 else [-1] * len(records))
+
+
+def test_transaction_markers_are_dropped_and_zstd_cannot_be_down_converted(broker, topic, unique_topic):
+    """Kafka's RecordsUtil.downConvert: control batches go (an old consumer reads uncommitted data, markers
+    would be garbage to it); a zstd batch has no magic 0/1 form: UNSUPPORTED_COMPRESSION_TYPE."""
+    txn = clients.ConfluentTxnProducer(broker.bootstrap, f"{topic}-txn")
+    try:
+        txn.init()
+        for commit in (True, False):
+            txn.begin()
+            txn.send(topic, 0, b"committed" if commit else b"aborted")
+            txn.flush()                                   # written before the abort, not purged by it
+            txn.commit() if commit else txn.abort()
+    finally:
+        txn.close()
+    from support import wait_until
+    with RawConnection(broker.port) as conn:
+        # data 0, marker 1, data 2, marker 3 (the abort's marker is written after EndTxn returns)
+        wait_until(lambda: fetch(conn, topic, 3).high_watermark == 4, 15, "both markers written", interval=0.05)
+        got = decode_legacy(bytes(fetch(conn, topic, 3).records))
+        assert [(o, v) for o, _, _, v, *_ in got] == [(0, b"committed"), (2, b"aborted")]
+    zstd_topic = unique_topic + "-zstd"
+    clients.create_topic(broker.bootstrap, zstd_topic, 1)
+    clients.produce_confluent(broker.bootstrap, zstd_topic, clients.make_records(3), {"compression.type": "zstd"})
+    with RawConnection(broker.port) as conn:
+        assert fetch(conn, zstd_topic, 3).error_code == 76       # UNSUPPORTED_COMPRESSION_TYPE
+        assert fetch(conn, zstd_topic, 11).error_code == 0
