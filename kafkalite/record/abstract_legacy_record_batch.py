@@ -16,9 +16,9 @@ are absolute; in magic 1 they are relative (0, 1, 2, ...) and the wrapper's offs
 of the last inner message -- except that some librdkafka versions send 0 there, which means "relative from
 0". Inner messages take the wrapper's timestamp when the wrapper is LogAppendTime.
 A legacy batch never has a producer id, sequence, transactional or control flag.
-Left out: magic-0 LZ4 (Kafka 0.8-0.9 wrote the LZ4 frame header checksum wrongly and Kafka 2.4 reads it with
-the check off; cramjam checks it, so such a wrapper is refused as corrupt), ``setMaxTimestamp`` /
-``setLastOffset`` in place (the broker never keeps a legacy batch: it up-converts).
+A magic 0 LZ4 wrapper carries Kafka 0.8-0.9's wrong frame-header checksum byte (kafka_lz4.py), put right
+before cramjam decompresses it.
+Left out: ``setMaxTimestamp`` / ``setLastOffset`` in place (the broker never keeps a legacy batch: it up-converts).
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from typing import Iterator
 
 from kafkalite.protocol.errors import CorruptRecordException, InvalidRecordException
 from kafkalite.record.compression_type import CompressionType
+from kafkalite.record.kafka_lz4 import with_proper_flag_descriptor_checksum
 from kafkalite.record.legacy_record import RECORD_OVERHEAD_V0, LegacyRecord
 from kafkalite.record.record_batch import RecordBatch
 from kafkalite.record.timestamp_type import TimestampType
@@ -237,6 +238,8 @@ class DeepRecordsIterator:
             raise InvalidRecordException(
                 f"Found invalid compressed record set with null value (magic = {wrapper_magic})")
         try:
+            if compression_type is CompressionType.LZ4 and wrapper_magic == RecordBatch.MAGIC_VALUE_V0:
+                wrapper_value = with_proper_flag_descriptor_checksum(wrapper_value)   # 0.8-0.9's header byte
             inner = compression_type.decompress(wrapper_value)
         except Exception as e:  # noqa: BLE001 -- any codec error means the wrapper's value is not what it claims
             raise CorruptRecordException(f"Compressed message set could not be decompressed ({compression_type}): "

@@ -10,6 +10,7 @@ What Kafka's builder does for the old formats, kept here:
 - inner offsets (``to_inner_offset``): relative to the base offset in a magic 1 wrapper, absolute otherwise;
 - a wrapper's offset is the last inner offset; its timestamp the LogAppendTime, or the largest record
   timestamp (CreateTime); its key null and its attributes the codec plus, for magic 1, the timestamp type;
+- a magic 0 LZ4 wrapper gets Kafka 0.8-0.9's wrong frame-header checksum (kafka_lz4.py), as Kafka writes it;
 - an uncompressed LogAppendTime record carries the log append time; records inside a wrapper keep their own
   timestamp field, the wrapper's type bit tells readers to use the wrapper's.
 Left out: buffer-size estimation and growth, the "closed for appends" state machine, record headers (the
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from kafkalite.record.abstract_legacy_record_batch import write_header
 from kafkalite.record.compression_type import CompressionType
+from kafkalite.record.kafka_lz4 import with_broken_flag_descriptor_checksum
 from kafkalite.record.legacy_record import LegacyRecord
 from kafkalite.record.record_batch import RecordBatch
 from kafkalite.record.timestamp_type import TimestampType
@@ -103,6 +105,8 @@ class LegacyMemoryRecordsBuilder:
     def write_legacy_compressed_wrapper_header(self) -> bytes:
         assert self._last_offset is not None      # build() calls this only after a record was appended
         compressed = self.compression_type.compress(self._entries)
+        if self.compression_type is CompressionType.LZ4 and self.magic == RecordBatch.MAGIC_VALUE_V0:
+            compressed = with_broken_flag_descriptor_checksum(compressed)   # what 0.8-0.9 readers check
         timestamp = self.log_append_time if self.timestamp_type is TimestampType.LOG_APPEND_TIME else self.max_timestamp
         out = bytearray()
         write_header(out, self._last_offset, 0)

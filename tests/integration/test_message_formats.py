@@ -39,8 +39,11 @@ def legacy_message(magic: int, offset: int, key: bytes | None, value: bytes | No
     return struct.pack(">qi", offset, len(message)) + message
 
 
-def compress(codec: int, data: bytes) -> bytes:
+def compress(codec: int, data: bytes, magic: int = 1) -> bytes:
     import cramjam
+    if codec == LZ4 and magic == 0:   # Kafka 0.8-0.9 hashed the frame magic into the header checksum (KAFKA-3160)
+        from kafkalite.record.kafka_lz4 import with_broken_flag_descriptor_checksum
+        return with_broken_flag_descriptor_checksum(bytes(cramjam.lz4.compress(data)))
     if codec == GZIP:
         c = zlib.compressobj(wbits=31)
         return c.compress(data) + c.flush()
@@ -57,7 +60,7 @@ def legacy_message_set(magic: int, records: list[tuple], codec: int = 0, attribu
     if codec == 0:
         return inner
     max_ts = max(ts for _, _, ts in records)
-    return legacy_message(magic, len(records) - 1, None, compress(codec, inner), max_ts, codec | attributes)
+    return legacy_message(magic, len(records) - 1, None, compress(codec, inner, magic), max_ts, codec | attributes)
 
 
 def decode_legacy(data: bytes) -> list[tuple]:
@@ -85,9 +88,13 @@ def decode_legacy(data: bytes) -> list[tuple]:
     return out
 
 
-def _decompress(codec: int, data: bytes) -> bytes:
+def _decompress(codec: int, data: bytes, magic: int) -> bytes:
     import cramjam
     if codec == LZ4:
+        if magic == 0:
+            from kafkalite.record.kafka_lz4 import with_broken_flag_descriptor_checksum, with_proper_flag_descriptor_checksum
+            assert data == with_broken_flag_descriptor_checksum(data), "magic 0 LZ4 keeps 0.8-0.9's header checksum"
+            data = with_proper_flag_descriptor_checksum(data)
         return bytes(cramjam.lz4.decompress(data))
     assert data[:8] == b"\x82SNAPPY\x00", "Kafka's snappy wrappers use the xerial framing"
     pos, out = 16, b""
@@ -107,7 +114,7 @@ def _decode_wrapper_by_hand(entry: bytes) -> list[tuple]:
     pos = ts_pos + (8 if magic == 1 else 0)
     assert struct.unpack_from(">i", entry, pos)[0] == -1, "a wrapper has no key"
     (value_len,) = struct.unpack_from(">i", entry, pos + 4)
-    inner = decode_legacy(_decompress(attributes & 0x07, entry[pos + 8:pos + 8 + value_len]))
+    inner = decode_legacy(_decompress(attributes & 0x07, entry[pos + 8:pos + 8 + value_len], magic))
     base = wrapper_offset - inner[-1][0] if magic == 1 else 0
     lat = magic == 1 and attributes & LOG_APPEND_TIME_BIT
     return [(base + o, m, k, v, wrapper_ts if lat else ts, 1 if lat else tt, attributes & 0x07)
@@ -155,7 +162,7 @@ def topic(broker, unique_topic):
 NOW = int(time.time() * 1000)
 RECORDS = [(b"k-0", b"first", NOW - 3), (None, b"no-key", NOW - 2), (b"k-2", b"x" * 300, NOW - 1), (b"k-3", None, NOW)]
 CASES = [  # (produce version, magic, codec)
-    (0, 0, 0), (1, 0, GZIP), (2, 1, 0), (2, 1, GZIP), (2, 1, SNAPPY), (2, 1, LZ4),
+    (0, 0, 0), (1, 0, GZIP), (1, 0, LZ4), (2, 1, 0), (2, 1, GZIP), (2, 1, SNAPPY), (2, 1, LZ4),
 ]
 
 

@@ -126,3 +126,24 @@ def test_deep_iteration_refuses_what_kafka_refuses():
     LegacyRecord.write_to(empty, 1, 1, None, CompressionType.GZIP.compress(b""), CompressionType.GZIP)
     with pytest.raises(InvalidRecordException, match="no inner records"):
         list(next(legacy_batches(struct.pack(">qi", 0, len(empty)) + bytes(empty))))
+
+
+def test_xxhash32_vectors_and_the_magic_0_lz4_header_byte():
+    """KafkaLZ4BlockOutputStream: magic 0 hashes the frame magic into the header checksum (KAFKA-3160)."""
+    import cramjam
+
+    from kafkalite.record.kafka_lz4 import (with_broken_flag_descriptor_checksum,
+                                            with_proper_flag_descriptor_checksum, xxhash32)
+    # published XXH32 vectors (seed 0)
+    assert [xxhash32(d) for d in (b"", b"a", b"abc", b"Nobody inspects the spammish repetition")] == \
+        [0x02CC5D05, 0x550D7456, 0x32D153FF, 0xE2293B2F]
+    frame = bytes(cramjam.lz4.compress(b"hello " * 50))
+    broken = with_broken_flag_descriptor_checksum(frame)
+    assert broken[:6] == frame[:6] and broken[6] == (xxhash32(frame[:6]) >> 8) & 0xFF != frame[6]
+    assert with_proper_flag_descriptor_checksum(broken) == frame
+    # written by the builder, read back by the deep iterator
+    builder = LegacyMemoryRecordsBuilder(0, CompressionType.LZ4)
+    builder.append_with_offset(0, -1, b"k", b"lz4 in magic 0")
+    [wrapper] = legacy_batches(builder.build())
+    assert bytes(wrapper.value)[6] == (xxhash32(bytes(wrapper.value)[:6]) >> 8) & 0xFF
+    assert [bytes(r.value) for r in wrapper] == [b"lz4 in magic 0"]
