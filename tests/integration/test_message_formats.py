@@ -333,3 +333,18 @@ def test_transaction_markers_are_dropped_and_zstd_cannot_be_down_converted(broke
     with RawConnection(broker.port) as conn:
         assert fetch(conn, zstd_topic, 3).error_code == 76       # UNSUPPORTED_COMPRESSION_TYPE
         assert fetch(conn, zstd_topic, 11).error_code == 0
+
+
+@pytest.mark.parametrize("fallback,codec,magic", [("0.9.0", "lz4", 0), ("0.10.0", "snappy", 1)],
+                         ids=["librdkafka-0.9-lz4", "librdkafka-0.10-snappy"])
+def test_librdkafka_pinned_to_an_old_broker(broker, topic, fallback, codec, magic):
+    """librdkafka without ApiVersions (``broker.version.fallback``) sends Produce v1 with magic 0 (its LZ4 frames
+    carry 0.8-0.9's header checksum) or Produce v2 with magic 1, and fetches with Fetch v1 / v2."""
+    pinned = {"api.version.request": False, "broker.version.fallback": fallback, "log_level": 0}
+    records = [clients.Produced(0, b"key-%d" % i, b"value-%d" % i * 10, (), NOW + i) for i in range(25)]
+    clients.produce_confluent(broker.bootstrap, topic, records, {**pinned, "compression.type": codec})
+    for config in (pinned, None):                  # read back pinned (down-converted) and current (stored v2)
+        got = clients.read_confluent(broker.bootstrap, topic, [0], len(records), timeout=30, config=config)
+        assert [(c.offset, c.key, c.value) for c in got] == [(i, r.key, r.value) for i, r in enumerate(records)]
+        if magic == 1:
+            assert [c.timestamp for c in got] == [r.timestamp for r in records]
