@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 
-from bench import machine, profiling, report, transactions
+from bench import down_conversion, machine, profiling, report, transactions
 from bench.brokers import REPO, Kafkalite, Tansu, find_tansu, machine_busy_seconds
 
 GB = 1 << 30
@@ -70,6 +70,7 @@ def scenarios(scale: float, perf_test: bool, kcat: bool) -> list[dict]:
         out.append({**out[-1], "id": "kcat-consume-1024B-p6", "kind": "kcat_consume",
                     "label": "kcat -C 1 KiB, 6 partitions"})
     out += transactions.scenarios(n)   # idempotent vs transactional produce (bench/transactions.py)
+    out += down_conversion.scenarios(n)   # Fetch v3 (down-converted) vs v11 (sendfile) (bench/down_conversion.py)
     out.append({"id": "latency-1000ps", "group": "latency", "kind": "latency", "label": "1,000 msg/s of 100 B",
                 "metric": "p99_ms", "unit": "ms", "higher": False, "goal": "ratio<=1.5",
                 "extra": ["p50_ms", "p999_ms", "max_ms"],
@@ -119,6 +120,8 @@ def measured(broker, kind: str, params: dict) -> dict:
 
 
 def run_scenario(sc: dict, broker, rep: int, filled: dict) -> dict:
+    if sc["kind"] == "down_conversion":   # its own fill-once topic per codec, read at two Fetch versions
+        return down_conversion.run_scenario(sc, broker, measured, run_worker)
     p = dict(sc["params"])
     topic = f"{sc['id']}-{rep}"
     if sc["kind"] in ("consume", "kcat_consume"):
@@ -141,6 +144,8 @@ def run_scenario(sc: dict, broker, rep: int, filled: dict) -> dict:
 
 
 def topics_of(sc: dict, reps: int) -> list[str]:
+    if sc["kind"] == "down_conversion":
+        return down_conversion.topics_to_delete(sc)
     if sc["kind"] in ("consume", "kcat_consume"):
         return [f"{sc['id']}-fill"]
     return [f"{sc['id']}-{r}" for r in range(reps)]

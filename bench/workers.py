@@ -4,7 +4,8 @@ the load generators, each run in its own process so it never shares a GIL with t
     python -m bench.workers <kind> '<json params>'    -> prints one JSON line (the result)
 
 Kinds: ``create``, ``delete``, ``produce``, ``consume``, ``latency``, ``idle``, ``kcat``, ``perftest``,
-``transactions`` (idempotent or transactional produce, from ``bench/transactions.py``).
+``transactions`` (idempotent or transactional produce, from ``bench/transactions.py``), ``down_conversion``
+(fill a topic or read it at Fetch v3 / v11, from ``bench/down_conversion.py``).
 Vocabulary follows Kafka's perf tests: records, record size, acks, batch size, linger.
 MB means 2**20 bytes, as kafka-producer-perf-test prints it.
 """
@@ -300,8 +301,15 @@ def transactions(**params) -> dict:
     return produce_transactional(**params)
 
 
+def down_conversion(**params) -> dict:
+    """Fill a topic, or read it with raw Fetch v3 (down-converted) or v11 (sendfile): bench/down_conversion.py."""
+    from bench.down_conversion import worker
+    return worker(**params)
+
+
 KINDS = {"create": create, "delete": delete, "produce": produce, "consume": consume, "latency": latency,
-         "idle": idle, "kcat": kcat, "kcat_consume": kcat_consume, "perftest": perftest, "transactions": transactions}
+         "idle": idle, "kcat": kcat, "kcat_consume": kcat_consume, "perftest": perftest, "transactions": transactions,
+         "down_conversion": down_conversion}
 
 if __name__ == "__main__":
     out = KINDS[sys.argv[1]](**json.loads(sys.argv[2]))

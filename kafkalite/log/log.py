@@ -17,11 +17,10 @@ baseOffset in place (``set_last_offset``), LogAppendTime by ``set_max_timestamp`
 then written as they arrived. Reads return ``FileRecords`` slices (sent with sendfile).
 
 Decisions where kafkalite differs from 2.4:
-- Batches with magic 0/1 are rejected with InvalidRecordException (INVALID_RECORD). Kafka 2.4's
-  ProduceRequest v3+ already rejects them (InvalidRecordException, then reported as
-  CORRUPT_MESSAGE; its own code 87 since 2.5); UNSUPPORTED_FOR_MESSAGE_FORMAT is for the opposite
-  case (a feature an *older topic format* cannot store), so it is not the right answer here.
-  Kafka's up-conversion (LogValidator) is left out.
+- A producer's message set of magic 0/1 (Produce v0-2) is validated and up-converted to one magic 2
+  batch by LogValidator (log_validator.py) before the v2 path below; the log holds magic 2 only
+  (message.format.version < 0.11 is not supported). Magic 0/1 from replication or a coordinator, or
+  after a magic 2 batch, is rejected with InvalidRecordException (INVALID_RECORD).
 - Broker-side recompression (``compression.type`` other than ``producer``) is left out: batches
   are stored as the producer compressed them.
 - Producer snapshots (``<offset>.snapshot``, ProducerStateManager) are taken at each roll, at close and
@@ -62,9 +61,11 @@ from kafkalite.log.log_file_utils import (
 from kafkalite.log.log_loader import LogLoader, rebuild_producer_state
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.log.log_segment import LogSegment, RollParams
+from kafkalite.log.log_validator import LogValidator
 from kafkalite.log.offset_index import OffsetPosition
 from kafkalite.log.producer_state_manager import AppendOrigin, ProducerStateManager
 from kafkalite.protocol.errors import Errors
+from kafkalite.record.abstract_legacy_record_batch import is_legacy
 from kafkalite.record.compression_type import CompressionType
 from kafkalite.record.file_records import TimestampAndOffset
 from kafkalite.record.memory_records import MemoryRecords
@@ -313,6 +314,9 @@ class Log(Logging):
     # Kafka: Log.append
     def _append(self, records: MemoryRecords, origin: AppendOrigin, assign_offsets: bool,
                 leader_epoch: int) -> LogAppendInfo:
+        if origin is AppendOrigin.CLIENT and is_legacy(records.buffer):   # Produce v0-2: message format v0/v1
+            records = LogValidator.validate_messages_and_assign_offsets(records, self.topic_partition,
+                                                                        self.time.milliseconds(), self.config)
         append_info = self.analyze_and_validate_records(records, origin)
         if append_info.shallow_count == 0:
             return append_info
@@ -374,7 +378,8 @@ class Log(Logging):
         append_info.first_offset = offset
         max_ts, offset_of_max_ts = RecordBatch.NO_TIMESTAMP, -1
         for batch in batches:
-            if not log_append_time and abs(batch.max_timestamp - now) > self.config.message_timestamp_difference_max_ms:
+            if not log_append_time and batch.max_timestamp != RecordBatch.NO_TIMESTAMP and \
+                    abs(batch.max_timestamp - now) > self.config.message_timestamp_difference_max_ms:
                 raise Errors.INVALID_TIMESTAMP.exception(
                     f"Timestamp {batch.max_timestamp} of message with offset {batch.base_offset} is out of range. "
                     f"The timestamp should be within [{now - self.config.message_timestamp_difference_max_ms}, "

@@ -10,9 +10,10 @@ a module that has not been written yet simply gives ``None``.
 
 Era notes: the maximums are today's (see DESIGN §2), not 2.4's: e.g. Metadata 0-12 with flexible
 versions from 9. The minimums are Kafka 3.9's (issue 19: Kafka 4.0 dropped the oldest versions with
-KIP-896, 2.4 through 3.9 accept them), except Fetch, which starts at 4 until message formats v0/v1 exist. Produce advertises 0-9 but accepts only 3+ (KAFKA-18659: old librdkafka
-checks for Produce v0 before it will compress), so ``min_accepted_version`` differs from
-``min_version`` for PRODUCE alone. Kafka's ``ApiKeys.name`` (the CamelCase name of metric tags)
+KIP-896, 2.4 through 3.9 accept them), Produce v0-2 and Fetch v0-3 included: their message formats v0/v1
+are up-converted on append and down-converted on fetch (docs/message-formats.md).
+``min_accepted_version`` (Kafka 4's way of advertising a version it refuses, KAFKA-18659) equals
+``min_version`` for every key today. Kafka's ``ApiKeys.name`` (the CamelCase name of metric tags)
 is ``api_name`` here, because Python's enum owns ``name`` (the member name, ``LIST_OFFSETS``).
 Left out: Kafka's per-key schema arrays (the message classes carry their versions),
 ``requiresDelayedAllocation``, the minimum record magic, and keys kafkalite never serves.
@@ -28,8 +29,8 @@ from kafkalite.protocol.errors import InvalidRequestException
 class ApiKeys(enum.Enum):
     """Kafka: ApiKeys. Value = (id, min, max, flexible from, cluster action[, min accepted])."""
 
-    PRODUCE = (0, 0, 9, 9, False, 3)
-    FETCH = (1, 4, 12, 12, False)
+    PRODUCE = (0, 0, 9, 9, False)
+    FETCH = (1, 0, 12, 12, False)
     LIST_OFFSETS = (2, 0, 7, 6, False)
     METADATA = (3, 0, 12, 9, False)
     LEADER_AND_ISR = (4, 0, 4, 4, True)
@@ -113,7 +114,7 @@ class ApiKeys(enum.Enum):
 
     # Kafka: ApiKeys.isVersionSupported
     def is_version_supported(self, version: int) -> bool:
-        """True for the versions the broker accepts (Produce 0-2 are advertised but refused)."""
+        """True for the versions the broker accepts (``min_accepted_version`` up to the maximum)."""
         return self.min_accepted_version <= version <= self.max_version
 
     def is_flexible(self, version: int) -> bool:

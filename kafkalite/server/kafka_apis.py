@@ -90,6 +90,8 @@ from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET
 from kafkalite.protocol.fetch_metadata import FetchMetadata
 from kafkalite.record.memory_records import MemoryRecords
+from kafkalite.record.abstract_legacy_record_batch import is_legacy
+from kafkalite.server.fetch_down_conversion import MAX_DOWN_CONVERTED_FETCH_VERSION, maybe_convert_fetched_data
 from kafkalite.server.fetch_session import FetchManager, FetchSessionCache, build_fetch_response
 from kafkalite.server.replica_manager import FetchPartitionData
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
@@ -143,7 +145,7 @@ def _has_idempotent_records(records: MemoryRecords) -> bool:
         first = records.first_batch()
     except Exception:  # noqa: BLE001
         return False
-    return first is not None and len(first.buffer) > 61 and first.has_producer_id()
+    return first is not None and len(first.buffer) > 61 and first.magic >= 2 and first.has_producer_id()
 
 
 def _has_transactional_records(records: MemoryRecords) -> bool:
@@ -152,7 +154,16 @@ def _has_transactional_records(records: MemoryRecords) -> bool:
         first = records.first_batch()
     except Exception:  # noqa: BLE001
         return False
-    return first is not None and len(first.buffer) >= ATTRIBUTES_OFFSET + 2 and first.is_transactional
+    return first is not None and len(first.buffer) >= ATTRIBUTES_OFFSET + 2 and first.magic >= 2 and \
+        first.is_transactional   # magic 0/1 (Produce v0-2) has no transactions
+
+
+# Kafka: ProduceRequest.validateRecords -- from v3 on, a partition's records are one batch of magic 2 (older
+# versions are not checked: their message formats v0/v1 are up-converted by the log's LogValidator)
+def _validate_produce_records(version: int, records: MemoryRecords) -> Errors | None:
+    if version >= 3 and is_legacy(records.buffer):
+        return Errors.INVALID_RECORD   # 2.4 said CORRUPT_MESSAGE (its InvalidRecordException); 2.5+ INVALID_RECORD
+    return None
 
 
 class KafkaApis(Logging):
@@ -847,6 +858,10 @@ class KafkaApis(Logging):
                     errors[tp] = PartitionResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION)
                 elif p.records is None:
                     errors[tp] = PartitionResponse(Errors.INVALID_RECORD, error_message="Produce request has no records")
+                elif (invalid := _validate_produce_records(request.header.api_version, records[tp])) is not None:
+                    errors[tp] = PartitionResponse(invalid, error_message=(
+                        f"Produce requests with version {request.header.api_version} are only allowed to contain "
+                        "record batches with magic version 2"))
                 else:
                     entries[tp] = records[tp]
 
@@ -975,6 +990,11 @@ class KafkaApis(Logging):
 
         def process_response_callback(response_partition_data: list) -> None:
             partitions = dict(response_partition_data)
+            if version <= MAX_DOWN_CONVERTED_FETCH_VERSION:   # Kafka: maybeConvertFetchedData (magic 0/1 readers)
+                for tp, data in partitions.items():
+                    log = self.replica_manager.local_log(tp)
+                    partitions[tp] = maybe_convert_fetched_data(tp, data, None if log is None else log.config, version,
+                                                                is_from_follower, fetch_data[tp].fetch_offset)
             for tp, error in erroneous.items():
                 partitions[tp] = FetchPartitionData(error, -1, -1, -1, None)
             self.send_fetch_response_maybe_throttle(request, fetch_context, partitions, is_from_follower)

@@ -7,21 +7,25 @@ checks, on the same connection, a well-formed answer (the whole frame parses as 
 response, correlation id matching) and that the connection stays open; and that ApiVersions
 advertises Kafka 3.9's minimums.
 
-Known exceptions (issue 19, later work): Produce v0-2 and Fetch v0-3 need message formats v0/v1
-and down-conversion. Produce is advertised from v0 but accepted from v3; Fetch starts at v4.
+Produce v0 and Fetch v0 are in the table too (message formats v0/v1: the Produce v0 request carries a
+magic 0 message, which the broker up-converts; Fetch v0 reads everything back down-converted to magic 0;
+tests/integration/test_message_formats.py has the rest).
 Controller-to-broker APIs (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown) are sent
 with a stale controller epoch or an unknown broker id and must answer an error, not close.
 """
 from __future__ import annotations
+
+import struct
+import zlib
 
 import pytest
 
 from clients import make_records, produce_kafka_python, raw_request
 from harness import RawConnection, check_alive, parse_api_versions_v0
 from kafkalite.protocol.api_keys import ApiKeys
-from kafkalite.protocol.messages import (controlled_shutdown, create_topics, delete_topics, describe_configs,
+from kafkalite.protocol.messages import (controlled_shutdown, create_topics, delete_topics, describe_configs, fetch,
                                          list_offsets, metadata, offset_commit, offset_fetch,
-                                         offset_for_leader_epoch)
+                                         offset_for_leader_epoch, produce)
 
 # The minimum of "validVersions" in clients/src/main/resources/common/message/<Api>Request.json at Kafka's tag
 # 3.9.0-rc3, for every API kafkalite serves (2.4.0's minimums are the same or lower: all 0).
@@ -31,9 +35,8 @@ KAFKA_39_MIN = {
     31: 0, 32: 0, 33: 0, 34: 0, 35: 0, 36: 0, 37: 0, 42: 0, 43: 0, 44: 0, 45: 0, 46: 0, 47: 0, 50: 0, 51: 0,
     48: 0, 49: 0, 60: 0, 61: 0, 65: 0, 66: 0, 75: 0,
 }
-# issue 19: message formats v0/v1 and down-conversion are a later piece of work
-KNOWN_EXCEPTIONS = {ApiKeys.PRODUCE.id: "Produce v0-2 (accepted from v3)", ApiKeys.FETCH.id: "Fetch v0-3 (from v4)"}
-ADVERTISED_MIN_EXCEPTIONS = {ApiKeys.FETCH.id: 4}   # Produce advertises v0 (KAFKA-18659) but refuses v0-2
+KNOWN_EXCEPTIONS: dict[int, str] = {}            # every served API answers its Kafka 3.9 minimum
+ADVERTISED_MIN_EXCEPTIONS: dict[int, int] = {}
 
 TOPIC, DELETED, GROUP = "lowest-versions", "lowest-versions-deleted", "lowest-versions-g"
 
@@ -42,6 +45,11 @@ def _bodies(broker_id_unknown: int = 999) -> dict:
     """Requests whose default body would say little: each names the test's topic or group."""
     part0 = {"partition_index": 0}
     return {
+        # one magic 0 message (offset, size, crc, magic 0, attributes 0, key "k0", value "v0")
+        ApiKeys.PRODUCE: produce.ProduceRequest(acks=1, timeout_ms=10000, topic_data=[produce.TopicProduceData(
+            name=TOPIC, partition_data=[produce.PartitionProduceData(index=0, records=_magic0_message(b"k0", b"v0"))])]),
+        ApiKeys.FETCH: fetch.FetchRequest(replica_id=-1, max_wait_ms=0, min_bytes=0, topics=[fetch.FetchTopic(
+            topic=TOPIC, partitions=[fetch.FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1 << 20)])]),
         ApiKeys.CREATE_TOPICS: create_topics.CreateTopicsRequest(topics=[
             create_topics.CreatableTopic(name=DELETED, num_partitions=1, replication_factor=1)], timeout_ms=30000),
         ApiKeys.METADATA: metadata.MetadataRequest(topics=[]),   # v0: an empty list asks for every topic
@@ -60,6 +68,12 @@ def _bodies(broker_id_unknown: int = 999) -> dict:
         ApiKeys.DELETE_TOPICS: delete_topics.DeleteTopicsRequest(topic_names=[DELETED], timeout_ms=30000),
         ApiKeys.CONTROLLED_SHUTDOWN: controlled_shutdown.ControlledShutdownRequest(broker_id=broker_id_unknown),
     }
+
+
+def _magic0_message(key: bytes, value: bytes) -> bytes:
+    body = b"\x00\x00" + struct.pack(">i", len(key)) + key + struct.pack(">i", len(value)) + value
+    message = struct.pack(">I", zlib.crc32(body)) + body
+    return struct.pack(">qi", 0, len(message)) + message
 
 
 @pytest.fixture(scope="module")
@@ -106,17 +120,23 @@ def test_lowest_version_of_every_api_gets_a_well_formed_answer(old_broker):
             check_alive(conn, corr + 1000)
 
     # what the old versions mean (Kafka 2.4's answers)
+    [produced] = answers[ApiKeys.PRODUCE].responses[0].partition_responses
+    assert (produced.error_code, produced.base_offset) == (0, 3)          # after kafka-python's 3 records
+    [fetched_v0] = answers[ApiKeys.FETCH].responses[0].partitions
+    assert (fetched_v0.error_code, fetched_v0.high_watermark) == (0, 4)
+    records = bytes(fetched_v0.records)
+    assert records[16] == 0 and records.endswith(_magic0_message(b"k0", b"v0")[8:])   # magic 0, offset 3 kept
     assert [t.error_code for t in answers[ApiKeys.CREATE_TOPICS].topics] == [0]
     assert [r.error_code for r in answers[ApiKeys.DELETE_TOPICS].responses] == [0]
     assert TOPIC in {t.name for t in answers[ApiKeys.METADATA].topics}     # v0: [] = every topic
     [lo_part] = answers[ApiKeys.LIST_OFFSETS].topics[0].partitions
-    assert (lo_part.error_code, lo_part.old_style_offsets) == (0, [3, 0])   # log end, then the segment's base
+    assert (lo_part.error_code, lo_part.old_style_offsets) == (0, [4, 0])   # log end, then the segment's base
     [commit] = answers[ApiKeys.OFFSET_COMMIT].topics[0].partitions
     assert commit.error_code == 0
     [fetched] = answers[ApiKeys.OFFSET_FETCH].topics[0].partitions
     assert (fetched.error_code, fetched.committed_offset) == (0, 2)      # v0 reads what v0 committed
     [epoch] = answers[ApiKeys.OFFSET_FOR_LEADER_EPOCH].topics[0].partitions
-    assert (epoch.error_code, epoch.end_offset) == (0, 3)
+    assert (epoch.error_code, epoch.end_offset) == (0, 4)
     [described] = answers[ApiKeys.DESCRIBE_CONFIGS].results
     entries = {c.name: c for c in described.configs}
     assert described.error_code == 0 and entries["cleanup.policy"].is_default

@@ -5,7 +5,8 @@ the other partitions of the same request are appended, the connection stays usab
 rejected partition's segment files do not grow by a single byte (read from ``log.dirs``).
 
   wrong CRC-32C                      -> CORRUPT_MESSAGE (2)
-  a magic 0 or 1 message set         -> INVALID_RECORD (87; Kafka 2.4 itself said CORRUPT_MESSAGE)
+  a magic 0 or 1 message set in v3+  -> INVALID_RECORD (87; Kafka 2.4 itself said CORRUPT_MESSAGE;
+                                        Produce v0-2 up-convert it: test_message_formats.py)
   a batch above max.message.bytes    -> MESSAGE_TOO_LARGE (10)
   an unknown partition or topic      -> UNKNOWN_TOPIC_OR_PARTITION (3)
 """

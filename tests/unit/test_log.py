@@ -94,9 +94,11 @@ def test_too_large_old_magic_and_empty_are_rejected(tmp_path, mock_time):
     with pytest.raises(RecordTooLargeException):
         log.append_as_leader(recs(b"x" * 200), 0)
     old = bytearray(recs(b"x").buffer)
-    old[16] = 1
-    with pytest.raises(InvalidRecordException, match="magic 1"):
+    old[16] = 1          # now read as a magic 1 message (Produce v0-2's format), whose CRC-32 cannot match
+    with pytest.raises(CorruptRecordException, match="stored crc"):
         log.append_as_leader(MemoryRecords(old), 0)
+    with pytest.raises(InvalidRecordException, match="magic 1"):     # a follower never takes the old formats
+        log.append_as_follower(MemoryRecords(old))
     with pytest.raises(InvalidRecordException):
         log.append_as_leader(MemoryRecords.EMPTY, 0)
     assert log.size == 0

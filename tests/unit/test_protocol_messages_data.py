@@ -33,7 +33,7 @@ CASES = [(cls, v) for m in MODULES for cls in message_classes(m) for v in all_ve
 
 # Version ranges and api keys the brief and protocol-matrix §6 fix for these messages.
 EXPECTED = {
-    "ProduceRequest": (0, "3-9", "9+"), "FetchRequest": (1, "4-12", "12+"),
+    "ProduceRequest": (0, "0-9", "9+"), "FetchRequest": (1, "0-12", "12+"),
     "ListOffsetsRequest": (2, "0-7", "6+"), "OffsetForLeaderEpochRequest": (23, "0-4", "4+"),
     "InitProducerIdRequest": (22, "0-4", "2+"), "DescribeConfigsRequest": (32, "0-4", "4+"),
     "AlterConfigsRequest": (33, "0-2", "2+"), "IncrementalAlterConfigsRequest": (44, "0-1", "1+"),
@@ -204,9 +204,36 @@ def test_fetch_preferred_read_replica_is_gated_to_v11():
     assert read(FetchResponse, 11, write(resp, 11))[0] == resp
 
 
-def test_produce_v0_to_v2_are_not_parsed():
-    with pytest.raises(UnsupportedVersionException):
-        read(ProduceRequest, 2, b"")
+# Produce v0-2 and Fetch v0-3 (message formats v0/v1), bytes written out by hand from Kafka 2.4's
+# ProduceRequest.json / FetchRequest.json field lists
+def test_produce_v0_golden():
+    req = ProduceRequest(acks=1, timeout_ms=1000, topic_data=[TopicProduceData(name="t", partition_data=[
+        PartitionProduceData(index=0, records=b"\x01\x02")])])
+    golden = bytes.fromhex("0001" "000003e8" "00000001" "0001" "74" "00000001" "00000000" "00000002" "0102")
+    assert write(req, 0) == golden
+    assert write(req, 2) == golden                  # v1 and v2 change only the response
+    parsed, _ = read(ProduceRequest, 0, golden)
+    assert (parsed.transactional_id, bytes(parsed.topic_data[0].partition_data[0].records)) == (None, b"\x01\x02")
+    resp = ProduceResponse(responses=[TopicProduceResponse(name="t", partition_responses=[
+        PartitionProduceResponse(index=0, error_code=0, base_offset=5, log_append_time_ms=7)])], throttle_time_ms=9)
+    v0 = "00000001" "0001" "74" "00000001" "00000000" "0000" "0000000000000005"
+    assert write(resp, 0).hex() == v0
+    assert write(resp, 1).hex() == v0 + "00000009"
+    assert write(resp, 2).hex() == v0 + "0000000000000007" + "00000009"
+
+
+def test_fetch_v0_and_v3_golden():
+    req = FetchRequest(replica_id=-1, max_wait_ms=500, min_bytes=1, max_bytes=1024, topics=[
+        FetchTopic(topic="t", partitions=[FetchPartition(partition=0, fetch_offset=3, partition_max_bytes=4096)])])
+    parts = "00000001" "0001" "74" "00000001" "00000000" "0000000000000003" "00001000"
+    assert write(req, 0).hex() == "ffffffff" "000001f4" "00000001" + parts       # no max_bytes before v3
+    assert write(req, 3).hex() == "ffffffff" "000001f4" "00000001" "00000400" + parts
+    assert read(FetchRequest, 0, bytes.fromhex("ffffffff" "000001f4" "00000001" + parts))[0].max_bytes == 0x7FFFFFFF
+    resp = FetchResponse(throttle_time_ms=2, responses=[FetchableTopicResponse(topic="t", partitions=[
+        PartitionData(partition_index=0, error_code=0, high_watermark=8, records=b"\xaa")])])
+    v0 = "00000001" "0001" "74" "00000001" "00000000" "0000" "0000000000000008" "00000001" "aa"
+    assert write(resp, 0).hex() == v0
+    assert write(resp, 3).hex() == "00000002" + v0
 
 
 def test_list_offsets_v1_has_no_isolation_level():

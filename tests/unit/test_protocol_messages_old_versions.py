@@ -137,7 +137,7 @@ def test_delete_topics_v0_golden():
 # Kafka 3.9.0's validVersions minimums (clients/src/main/resources/common/message/*.json at tag 3.9.0-rc3)
 LOWERED = {ApiKeys.OFFSET_COMMIT: 0, ApiKeys.OFFSET_FETCH: 0, ApiKeys.LIST_OFFSETS: 0,
            ApiKeys.OFFSET_FOR_LEADER_EPOCH: 0, ApiKeys.DESCRIBE_CONFIGS: 0, ApiKeys.CREATE_TOPICS: 0,
-           ApiKeys.DELETE_TOPICS: 0}
+           ApiKeys.DELETE_TOPICS: 0, ApiKeys.PRODUCE: 0, ApiKeys.FETCH: 0}   # Produce/Fetch: message formats v0/v1
 
 
 @pytest.mark.parametrize("api", list(LOWERED), ids=lambda a: a.name)

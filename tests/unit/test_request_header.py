@@ -68,8 +68,8 @@ def test_response_header_versions():
 
 def test_api_keys_table():
     assert ApiKeys.for_id(1) is ApiKeys.FETCH and ApiKeys.FETCH.flexible_from == 12
-    assert ApiKeys.PRODUCE.min_version == 0 and ApiKeys.PRODUCE.min_accepted_version == 3
-    assert not ApiKeys.PRODUCE.is_version_supported(2) and ApiKeys.PRODUCE.is_version_supported(3)
+    assert ApiKeys.PRODUCE.min_version == 0 and ApiKeys.PRODUCE.min_accepted_version == 0   # message formats v0/v1
+    assert ApiKeys.PRODUCE.is_version_supported(0) and ApiKeys.FETCH.is_version_supported(0)
     assert [k.name for k in ApiKeys if k.cluster_action] == [
         "LEADER_AND_ISR", "STOP_REPLICA", "UPDATE_METADATA", "CONTROLLED_SHUTDOWN", "WRITE_TXN_MARKERS"]
     assert ApiKeys.OFFSET_FOR_LEADER_EPOCH.api_name == "OffsetForLeaderEpoch"
@@ -117,7 +117,7 @@ def test_parse_request_body_round_trip():
 
 
 def test_parse_request_body_rejects_unsupported_versions():
-    for api_key, version in [(0, 2), (3, 13), (1, 3)]:
+    for api_key, version in [(0, 10), (3, 13), (1, 13)]:
         header = RequestHeader(api_key=api_key, api_version=version, correlation_id=1)
         with pytest.raises(UnsupportedVersionException):
             requests.parse_request_body(header, b"", 0)

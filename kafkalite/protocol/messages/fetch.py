@@ -12,8 +12,11 @@ On the write side ``records`` may be any bytes-like object or a file slice the c
 so the network layer can send log data with ``os.sendfile``.
 
 Version history, in short:
+- v0-3 are answered with message sets of magic 0 (v0-1) or 1 (v2-3), down-converted from the stored
+  magic 2 batches (kafkalite/server/fetch_down_conversion.py); v1 adds ``throttle_time_ms``, v3 the
+  request's ``max_bytes`` (before it, the response has no overall bound).
 - v4 adds ``isolation_level`` and, in the response, ``last_stable_offset`` and
-  ``aborted_transactions`` (null or empty when there are none); the first version kept.
+  ``aborted_transactions`` (null or empty when there are none).
 - v5 adds ``log_start_offset``; v7 adds incremental fetch sessions (``session_id``,
   ``session_epoch``, ``forgotten_topics_data``, top-level ``error_code``).
 - v9 adds ``current_leader_epoch`` (KIP-320); v11 adds ``rack_id`` and
@@ -24,7 +27,7 @@ Version history, in short:
 Era notes: 2.4 went up to v11 and was not flexible; v12 is today's wire (DESIGN §2). Names
 follow today's Kafka (``max_wait_ms``, ``session_epoch``, ``partition_max_bytes``,
 ``responses``), not 2.4's JSON (``max_wait``, ``epoch``, ``max_bytes``, ``topics``).
-Left out: v0-3 (message formats 0/1) and v13+ (topic ids instead of names, replica state,
+Left out: v13+ (topic ids instead of names, replica state,
 node endpoints, replica directory ids).
 """
 from kafkalite.protocol.schema import (
@@ -57,7 +60,7 @@ class ForgottenTopic:
     partitions: list[int] = field(array(INT32), "7+")
 
 
-@message(api_key=1, kind="request", valid="4-12", flexible="12+")
+@message(api_key=1, kind="request", valid="0-12", flexible="12+")
 class FetchRequest:
     cluster_id: str | None = field(STRING, "12+", nullable="12+", tag=0, tagged="12+",
                                    ignorable=True, default=None)
@@ -123,7 +126,7 @@ class FetchableTopicResponse:
     partitions: list[PartitionData] = field(array(PartitionData), "0+")
 
 
-@message(api_key=1, kind="response", valid="4-12", flexible="12+")
+@message(api_key=1, kind="response", valid="0-12", flexible="12+")
 class FetchResponse:
     throttle_time_ms: int = field(INT32, "1+", ignorable=True, default=0)
     error_code: int = field(INT16, "7+", ignorable=True, default=0)   # session-level error

@@ -9,7 +9,9 @@ the broker answers with the base offset it assigned. ``records`` is read as a me
 of the request buffer, so the batch bytes reach the log without a copy.
 
 Version history, in short:
-- v3 adds ``transactional_id`` and requires record batches of magic 2 (the first version kept).
+- v0-2 carry message sets of magic 0 or 1 (Kafka's 0.9 / 0.10 clients); the broker up-converts them to
+  magic 2 batches on append (kafkalite/log/log_validator.py). v1 adds ``throttle_time_ms`` to the response.
+- v3 adds ``transactional_id`` and requires record batches of magic 2.
 - v5 adds ``log_start_offset`` to the response; v2 had added ``log_append_time_ms``.
 - v7 signals zstd support; v8 adds per-batch ``record_errors`` and ``error_message``.
 - v9 is the first flexible version (compact strings/arrays, tagged fields).
@@ -17,8 +19,7 @@ Version history, in short:
 Era notes: 2.4 stopped at v8 and was not flexible; v9 is today's wire (DESIGN §2). Field names
 follow today's Kafka (``topic_data``, ``partition_data``, ``index``) rather than 2.4's JSON
 (``topics``, ``partitions``, ``partition_index``).
-Left out: v0-2 (advertised for old librdkafka but never parsed: the connection is closed),
-and the v10+ tagged fields ``current_leader`` / ``node_endpoints`` (KIP-951).
+Left out: the v10+ tagged fields ``current_leader`` / ``node_endpoints`` (KIP-951).
 """
 from kafkalite.protocol.schema import (
     INT16, INT32, INT64, RECORDS, STRING, array, field, message, struct,
@@ -28,7 +29,7 @@ from kafkalite.protocol.schema import (
 @struct
 class PartitionProduceData:
     index: int = field(INT32, "0+")                                    # partition number
-    records: object = field(RECORDS, "0+", nullable="0+", default=None)  # one v2 batch
+    records: object = field(RECORDS, "0+", nullable="0+", default=None)  # v3+: one v2 batch
 
 
 @struct
@@ -37,7 +38,7 @@ class TopicProduceData:
     partition_data: list[PartitionProduceData] = field(array(PartitionProduceData), "0+")
 
 
-@message(api_key=0, kind="request", valid="3-9", flexible="9+")
+@message(api_key=0, kind="request", valid="0-9", flexible="9+")
 class ProduceRequest:
     transactional_id: str | None = field(STRING, "3+", nullable="3+", default=None)
     acks: int = field(INT16, "0+")              # 0 = no response, 1 = leader only, -1 = all ISR
@@ -70,7 +71,7 @@ class TopicProduceResponse:
     partition_responses: list[PartitionProduceResponse] = field(array(PartitionProduceResponse), "0+")
 
 
-@message(api_key=0, kind="response", valid="3-9", flexible="9+")
+@message(api_key=0, kind="response", valid="0-9", flexible="9+")
 class ProduceResponse:
     responses: list[TopicProduceResponse] = field(array(TopicProduceResponse), "0+")
     throttle_time_ms: int = field(INT32, "1+", ignorable=True, default=0)
