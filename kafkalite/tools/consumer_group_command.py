@@ -127,7 +127,7 @@ class ConsumerGroupService:
             return 0
         if state == "Empty":
             click.echo(f"\nConsumer group '{group_id}' has no active members.", err=True)
-        elif state in ("PreparingRebalance", "CompletingRebalance"):
+        elif state in ("PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"):   # KIP-848 states too
             click.echo(f"\nWarning: Consumer group '{group_id}' is rebalancing.", err=True)
         if not rows:
             return 0

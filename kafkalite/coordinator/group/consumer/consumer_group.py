@@ -154,14 +154,11 @@ class ConsumerGroup:
             return Errors.UNSUPPORTED_VERSION   # consumer-protocol members commit with v9+
         return self.validate_member_epoch(member_epoch, member.member_epoch)
 
-    # Kafka 4.0: ConsumerGroup.validateMemberEpoch
+    # Kafka 4.0: ConsumerGroup.validateMemberEpoch -- any other epoch is stale (the member retries with the
+    # epoch its next heartbeat gives it)
     @staticmethod
     def validate_member_epoch(received: int, expected: int) -> Errors | None:
-        if received > expected:
-            return Errors.FENCED_MEMBER_EPOCH
-        if received < expected:
-            return Errors.STALE_MEMBER_EPOCH
-        return None
+        return Errors.STALE_MEMBER_EPOCH if received != expected else None
 
     # Kafka 4.0: ConsumerGroup.validateOffsetFetch (OffsetFetch v9 names a member; older versions do not)
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> Errors | None:
