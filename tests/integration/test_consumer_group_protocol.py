@@ -59,7 +59,9 @@ class Group:
         self.members: dict[str, confluent_kafka.Consumer] = {}
         self.seen: list[tuple[int, int, str]] = []   # (partition, offset, member)
         self.errors: list[str] = []
-        self.callbacks: list[tuple[str, str, int]] = []
+        self.callbacks: list[tuple[str, str, list[int]]] = []
+        self.owner: dict[int, str] = {}
+        self.overlaps: list[str] = []
         self.stale_commits = 0
 
     def add(self, name: str) -> None:
@@ -70,9 +72,25 @@ class Group:
         c = confluent_kafka.Consumer(conf)
         # With rebalance callbacks, librdkafka acknowledges a revocation only inside poll(), so the synchronous
         # commit of the last record polled always happens before its partition can move.
-        c.subscribe([self.topic], on_assign=lambda _c, tps: self.callbacks.append((name, "assign", len(tps))),
-                    on_revoke=lambda _c, tps: self.callbacks.append((name, "revoke", len(tps))))
+        c.subscribe([self.topic], on_assign=lambda _c, tps: self.on_assign(name, tps),
+                    on_revoke=lambda _c, tps: self.on_revoke(name, tps), on_lost=lambda _c, tps: self.on_revoke(name, tps))
         self.members[name] = c
+
+    def on_assign(self, name, tps) -> None:
+        """Every callback runs on the test's thread, so their order is the order the members learn of their
+        partitions: a partition given to one member while another still holds it breaks revoke-before-assign."""
+        for tp in tps:
+            holder = self.owner.get(tp.partition)
+            if holder is not None and holder != name:
+                self.overlaps.append(f"partition {tp.partition} assigned to {name} while {holder} holds it")
+            self.owner[tp.partition] = name
+        self.callbacks.append((name, "assign", sorted(tp.partition for tp in tps)))
+
+    def on_revoke(self, name, tps) -> None:
+        for tp in tps:
+            if self.owner.get(tp.partition) == name:
+                del self.owner[tp.partition]
+        self.callbacks.append((name, "revoke", sorted(tp.partition for tp in tps)))
 
     def close(self, name: str) -> None:
         self.members.pop(name).close()   # commits were synchronous: nothing is pending; leaves the group
@@ -153,6 +171,7 @@ def run_leave_and_join(bootstrap: str, topic: str, group: Group, *others: Group)
     produce(bootstrap, topic, 300, 300)
     group.poll_until(600, 40, *others)
     group.check_exactly_once(per_partition=100)
+    assert not group.overlaps, f"{group.overlaps}; callbacks {group.callbacks}"
     assert {m for _, _, m in group.seen} == {"a", "b", "c", "d"}, "every member consumed something"
     assert not group.errors, group.errors
 
