@@ -54,8 +54,8 @@ from kafkalite.protocol.messages import consumer_group_heartbeat as cgh
 from kafkalite.server.delayed_operation_key import MemberKey
 from kafkalite.utils.logging import Logging
 
-LEAVE_GROUP_MEMBER_EPOCH = -1          # Kafka: ConsumerGroupHeartbeatRequest.LEAVE_GROUP_MEMBER_EPOCH
-LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2   # Kafka: ConsumerGroupHeartbeatRequest.LEAVE_GROUP_STATIC_MEMBER_EPOCH
+LEAVE_GROUP_MEMBER_EPOCH = -1          # Kafka 3.7: ConsumerGroupHeartbeatRequest.LEAVE_GROUP_MEMBER_EPOCH
+LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2   # Kafka 3.7: ConsumerGroupHeartbeatRequest.LEAVE_GROUP_STATIC_MEMBER_EPOCH
 
 
 class HeartbeatError(Exception):
@@ -85,7 +85,7 @@ class ConsumerGroupConfig:
 
 
 def new_member_id() -> str:
-    """Kafka: Uuid.randomUuid().toString() -- 22 url-safe base64 characters."""
+    """Kafka 2.8: Uuid.randomUuid().toString() -- 22 url-safe base64 characters."""
     return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
 
 
