@@ -32,6 +32,7 @@ assignment; group.consumer.max.size.
 from __future__ import annotations
 
 import base64
+import threading
 import uuid
 from collections import Counter
 
@@ -102,6 +103,7 @@ class ConsumerGroupMetadataManager(Logging):
         self.config = config
         self.coordinator = coordinator      # GroupCoordinator: group status, classic groups, purgatory, time
         self.groups: dict[str, ConsumerGroup] = {}
+        self.groups_lock = threading.Lock()   # creation and removal of groups (each group has its own lock)
         self.session_deadlines: dict[tuple[str, str], int] = {}
         self.assignors = {name: ASSIGNORS[name]() for name in config.assignors}
         self.log_ident = f"[GroupMetadataManager {coordinator.broker_id}]: "
@@ -175,6 +177,10 @@ class ConsumerGroupMetadataManager(Logging):
 
     # Kafka 4.0: GroupMetadataManager.getOrMaybeCreateConsumerGroup
     def get_or_maybe_create_consumer_group(self, group_id: str, create_if_not_exists: bool) -> ConsumerGroup:
+        with self.groups_lock:
+            return self._get_or_maybe_create_consumer_group(group_id, create_if_not_exists)
+
+    def _get_or_maybe_create_consumer_group(self, group_id: str, create_if_not_exists: bool) -> ConsumerGroup:
         group = self.groups.get(group_id)
         if group is not None:
             return group
@@ -506,17 +512,19 @@ class ConsumerGroupMetadataManager(Logging):
         group = self.groups.get(group_id)
         if group is None:
             return None
-        with group.lock:
+        with self.groups_lock, group.lock:
             if group.members:
                 return Errors.NON_EMPTY_GROUP
             group.is_dead = True
-            del self.groups[group_id]
+            self.groups.pop(group_id, None)
         return None
 
     # Kafka 4.0: GroupMetadataManager.onUnloaded -- the __consumer_offsets partition moved away
     def on_unloaded(self, partition_for, offsets_partition: int) -> None:
-        for group_id in [g for g in self.groups if partition_for(g) == offsets_partition]:
-            group = self.groups.pop(group_id)
+        with self.groups_lock:
+            moved = [self.groups.pop(g) for g in list(self.groups) if partition_for(g) == offsets_partition]
+        for group in moved:
+            group_id = group.group_id
             with group.lock:
                 group.is_dead = True
                 for member_id in list(group.members):
