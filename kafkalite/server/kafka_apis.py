@@ -495,7 +495,9 @@ class KafkaApis(Logging):
     def handle_consumer_group_heartbeat(self, request) -> None:
         body = request.body
         error = None
-        if not self.auth_helper.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+        if not self.group_coordinator.consumer_group_manager.enabled:
+            error = Errors.UNSUPPORTED_VERSION   # "consumer" is not in group.coordinator.rebalance.protocols
+        elif not self.auth_helper.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
             error = Errors.GROUP_AUTHORIZATION_FAILED
         elif body.subscribed_topic_names:
             allowed = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,

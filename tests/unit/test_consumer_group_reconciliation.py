@@ -172,6 +172,20 @@ def test_session_timeout_fences_a_silent_member(h):
     assert h.hb("b", 2, owned=[]).error_code == Errors.UNKNOWN_MEMBER_ID.code
 
 
+def test_a_member_that_does_not_revoke_in_time_is_fenced(h):
+    h.hb("a", 0, owned=[])
+    h.hb("b", 0, owned=[])
+    assert len(parts(h.hb("a", 1, owned=range(6)))) == 3           # asked to revoke three
+    for _ in range(4):                                              # keeps heartbeating, never revokes
+        h.time.sleep(10_000)
+        h.timer.advance_clock(0)
+        if "a" in h.cgm.group(GROUP).members:
+            h.hb("a", 1, owned=range(6))
+        h.hb("b", 2, owned=[])
+    assert set(h.cgm.group(GROUP).members) == {"b"}                 # fenced after its 30 s rebalance timeout
+    assert h.hb("a", 1, owned=range(6)).error_code == Errors.UNKNOWN_MEMBER_ID.code
+
+
 def test_heartbeat_errors(h):
     assert h.hb("a", 0, topics=()).error_code == Errors.INVALID_REQUEST.code
     assert h.hb("", 0, version=1).error_code == Errors.INVALID_REQUEST.code

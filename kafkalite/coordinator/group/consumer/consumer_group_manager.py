@@ -245,6 +245,11 @@ class ConsumerGroupMetadataManager(Logging):
 
             reconciled = self.maybe_reconcile(group, updated, target, owned)
             group.update_member(reconciled)
+            if reconciled.state is MemberState.UNREVOKED_PARTITIONS and (
+                    member.state is not MemberState.UNREVOKED_PARTITIONS
+                    or reconciled.member_epoch != member.member_epoch):
+                # it has until its rebalance timeout to give the partitions up (parked once it is in the group)
+                self.schedule_consumer_group_rebalance_timeout(group, reconciled)
             self.schedule_consumer_group_session_timeout(group, member_id)
 
             response = cgh.ConsumerGroupHeartbeatResponse(
@@ -352,7 +357,6 @@ class ConsumerGroupMetadataManager(Logging):
                         owned: Assignment | None) -> ConsumerGroupMember:
         if member.is_reconciled_to(group.target_assignment_epoch):
             return member
-        before = member.state
         updated = (CurrentAssignmentBuilder(member)
                    .with_target_assignment(group.target_assignment_epoch, target)
                    .with_current_partition_epoch(lambda t, p: group.current_partition_epoch(t, p, member.member_id))
@@ -361,9 +365,6 @@ class ConsumerGroupMetadataManager(Logging):
         if updated is not member:
             self.info(f"[GroupId {group.group_id}] Member {member.member_id} new assignment state: "
                       f"epoch={updated.member_epoch}, state={updated.state.value}.")
-        if updated.state is MemberState.UNREVOKED_PARTITIONS and (
-                before is not MemberState.UNREVOKED_PARTITIONS or updated.member_epoch != member.member_epoch):
-            self.schedule_consumer_group_rebalance_timeout(group, updated)
         return updated
 
     # ------------------------------------------------------------------ offsets (kept by the classic group)
