@@ -246,6 +246,13 @@ def test_classic_side_sees_the_consumer_group(h):
     described = h.cgm.consumer_group_describe(GROUP, h.metadata)
     assert described.group_epoch == 1 and described.members[0].assignment.topic_partitions[0].topic_name == "foo"
     assert h.coordinator.handle_delete_groups([GROUP])[GROUP] is Errors.NON_EMPTY_GROUP
+    h.commit(h.cgm.group(GROUP).members and next(iter(h.cgm.group(GROUP).members)), 1)
+    _, deleted = h.coordinator.handle_delete_offsets(GROUP, [TopicPartition("foo", 0), TopicPartition("bar", 0)])
+    assert deleted == {TopicPartition("foo", 0): Errors.GROUP_SUBSCRIBED_TO_TOPIC,
+                       TopicPartition("bar", 0): Errors.NONE}
+    h.hb(next(iter(h.cgm.group(GROUP).members)), -1, owned=None, full=False)
+    assert h.coordinator.handle_delete_groups([GROUP])[GROUP] is Errors.NONE     # empty: it goes
+    assert h.cgm.group(GROUP) is None
 
 
 def test_a_classic_group_with_members_is_not_a_consumer_group(h):

@@ -437,7 +437,13 @@ class GroupCoordinator(Logging):
             if group.is_(Dead):
                 return (Errors.GROUP_ID_NOT_FOUND if self.group_manager.group_not_exists(group_id)
                         else Errors.NOT_COORDINATOR), {}
-            if group.is_(Empty):
+            consumer_group = self.consumer_group_manager.group(group_id)
+            if consumer_group is not None:   # Kafka 4.0: a topic its members subscribe to keeps its offsets
+                subscribed = consumer_group.subscribed_topic_names()
+                deletable = [tp for tp in partitions if tp.topic not in subscribed]
+                partition_errors.update({tp: Errors.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions
+                                         if tp.topic in subscribed})
+            elif group.is_(Empty):
                 deletable = list(partitions)
             elif group.protocol_type == "consumer":   # Kafka: GroupMetadata.isConsumerGroup
                 # Kafka: GroupMetadata.isSubscribedToTopic -- subscriptions not known (yet): every topic counts
