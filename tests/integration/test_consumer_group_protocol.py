@@ -7,8 +7,8 @@
 - The same next to a classic group (``group.protocol=classic``) of other members reading the same topic:
   each group sees every record once; ListGroups lists both (protocol types "consumer" and "consumer", the
   consumer group in its KIP-848 state); a classic JoinGroup under the consumer group's id is refused with
-  INCONSISTENT_GROUP_PROTOCOL; ``kafka-consumer-groups --describe`` shows the consumer group's members and
-  assignment; the committed offsets survive a broker restart and a new member continues from them.
+  INCONSISTENT_GROUP_PROTOCOL; ``kafka-consumer-groups --describe`` (offsets, ``--members --verbose``,
+  ``--state``) shows the consumer group's members, assignment, assignor and state; the committed offsets survive a broker restart and a new member continues from them.
 
 Every wait is bounded; the heartbeat interval is 300 ms so that reconciliation takes a few heartbeats.
 """
@@ -219,6 +219,14 @@ def test_consumer_group_beside_a_classic_group_on_one_topic(broker):
         assert sorted(int(r[2]) for r in rows) == list(range(PARTITIONS)), out
         assert all(r[3] == "100" and r[5] == "0" for r in rows), out       # CURRENT-OFFSET 100, LAG 0
         assert sorted({r[8] for r in rows}) == ["a", "c", "d"], out           # CLIENT-ID column
+        out = run_tool("kafka-consumer-groups", "--bootstrap-server", bootstrap, "--describe", "--members",
+                       "--verbose", "--group", "kip848-mixed-consumer").stdout
+        members = [line.split() for line in out.splitlines() if line.startswith("kip848-mixed-consumer ")]
+        assert sorted(m[3] for m in members) == ["a", "c", "d"] and {m[4] for m in members} == {"2"}, out
+        assert sorted(p for m in members for p in m[5].split("(")[1].rstrip(")").split(",")) == list("012345"), out
+        out = run_tool("kafka-consumer-groups", "--bootstrap-server", bootstrap, "--describe", "--state",
+                       "--group", "kip848-mixed-consumer").stdout
+        assert out.split("\n")[-2].split()[-3:] == ["uniform", "Stable", "3"], out   # ASSIGNMENT-STRATEGY STATE #MEMBERS
         modern.close_all()
         classic.close_all()
 
