@@ -24,8 +24,8 @@ Era notes: Kafka 3.7 (KIP-848), with 3.9's member-epoch rules and 4.0's config n
 (``group.coordinator.rebalance.protocols``, ``group.consumer.*``).
 Left out: the regex subscription (ConsumerGroupHeartbeat v1); persisting the group (its
 ConsumerGroupMetadata / PartitionMetadata / MemberMetadata / TargetAssignment records): after a coordinator
-restart or move the group is gone, members get UNKNOWN_MEMBER_ID or GROUP_ID_NOT_FOUND and rejoin with epoch 0,
-and the offsets, which are records, survive; a returning static member does not inherit the departed
+restart or move the group is gone, its members get UNKNOWN_MEMBER_ID (Kafka: GROUP_ID_NOT_FOUND, see
+``get_or_maybe_create_consumer_group``) and rejoin with epoch 0, and the offsets, which are records, survive; a returning static member does not inherit the departed
 instance's assignment (it joins as a new member); the online upgrade of a non-empty classic group; rack-aware
 assignment; group.consumer.max.size.
 """
