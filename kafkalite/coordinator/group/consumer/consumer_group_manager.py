@@ -188,7 +188,7 @@ class ConsumerGroupMetadataManager(Logging):
         if classic is not None and not (classic.is_(Empty) and not classic.all_members()):
             raise HeartbeatError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
         if not create_if_not_exists:
-            # Kafka: GROUP_ID_NOT_FOUND ("Consumer group g not found."). Kafka's group survives a coordinator
+            # Kafka answers GROUP_ID_NOT_FOUND ("Consumer group g not found."). Kafka's group survives a coordinator
             # restart in its records; kafkalite's does not, and librdkafka 2.16 stops heartbeating after a
             # GROUP_ID_NOT_FOUND. UNKNOWN_MEMBER_ID makes it rejoin with epoch 0, what a member of a lost group
             # must do.
@@ -412,7 +412,7 @@ class ConsumerGroupMetadataManager(Logging):
     def consumer_group_leave(self, group_id: str, instance_id: str | None, member_id: str,
                              member_epoch: int) -> cgh.ConsumerGroupHeartbeatResponse:
         group = self.groups.get(group_id)
-        if group is None:   # Kafka: GROUP_ID_NOT_FOUND; see get_or_maybe_create_consumer_group
+        if group is None:   # Kafka answers GROUP_ID_NOT_FOUND; see get_or_maybe_create_consumer_group
             raise HeartbeatError(Errors.UNKNOWN_MEMBER_ID, f"Consumer group {group_id} not found.")
         with group.lock:
             member = group.members.get(member_id)
