@@ -186,6 +186,15 @@ def test_a_member_that_does_not_revoke_in_time_is_fenced(h):
     assert h.hb("a", 1, owned=range(6)).error_code == Errors.UNKNOWN_MEMBER_ID.code
 
 
+def test_new_partitions_of_a_subscribed_topic_bump_the_group_epoch(h):
+    assert parts(h.hb("a", 0, owned=[])) == set(range(6))
+    h.metadata.topics["foo"] = (T, 8)                       # CreatePartitions
+    a = h.hb("a", 1, owned=range(6))
+    assert (a.member_epoch, parts(a)) == (2, set(range(8)))
+    h.metadata.topics["bar"] = (uuid.UUID(int=9), 2)        # a topic nobody subscribes to changes nothing
+    assert h.hb("a", 2, owned=range(8)).member_epoch == 2
+
+
 def test_heartbeat_errors(h):
     assert h.hb("a", 0, topics=()).error_code == Errors.INVALID_REQUEST.code
     assert h.hb("", 0, version=1).error_code == Errors.INVALID_REQUEST.code
