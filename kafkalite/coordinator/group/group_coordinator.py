@@ -34,6 +34,10 @@ member fencing); with v0-2 they are unset and nothing is checked, as in 2.4. Off
 Transactional offsets: ``handle_txn_commit_offsets`` stores the offsets as part of the producer's
 transaction (pending, invisible to OffsetFetch); ``schedule_handle_txn_completion`` is called once the
 transaction's markers are on ``__consumer_offsets`` and makes them visible (COMMIT) or drops them (ABORT).
+Consumer-protocol groups (KIP-848, Kafka 3.7/4.0) live in ``consumer_group_manager``
+(consumer/consumer_group_manager.py); this class hands it OffsetCommit / TxnOffsetCommit / OffsetDelete /
+DeleteGroups for such a group, lists them in ListGroups, describes them as Dead in DescribeGroups (Kafka 3.9) and
+refuses a classic JoinGroup for their ids (INCONSISTENT_GROUP_PROTOCOL).
 Left out: metrics.
 """
 from __future__ import annotations
