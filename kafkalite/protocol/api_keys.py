@@ -81,6 +81,8 @@ class ApiKeys(enum.Enum):
     DESCRIBE_PRODUCERS = (61, 0, 0, 0, False)
     DESCRIBE_TRANSACTIONS = (65, 0, 0, 0, False)
     LIST_TRANSACTIONS = (66, 0, 1, 0, False)
+    CONSUMER_GROUP_HEARTBEAT = (68, 0, 1, 0, False)    # Kafka 3.7 (KIP-848)
+    CONSUMER_GROUP_DESCRIBE = (69, 0, 0, 0, False)     # Kafka 3.7 (KIP-848)
     DESCRIBE_TOPIC_PARTITIONS = (75, 0, 0, 0, False)   # Kafka 3.7 (KIP-966)
 
     def __new__(cls, id, min_version, max_version, flexible_from, cluster_action, min_accepted=None):

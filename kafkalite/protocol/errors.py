@@ -128,6 +128,11 @@ _TABLE = [
     ("FETCH_SESSION_TOPIC_ID_ERROR", 106, True, "FetchSessionTopicIdException"),
     ("INELIGIBLE_REPLICA", 107, False, "IneligibleReplicaException"),
     ("NEW_LEADER_ELECTED", 108, False, "NewLeaderElectedException"),
+    # Kafka 3.7 (KIP-848): the consumer group protocol's member epochs, static members and assignors
+    ("FENCED_MEMBER_EPOCH", 110, False, "FencedMemberEpochException"),
+    ("UNRELEASED_INSTANCE_ID", 111, False, "UnreleasedInstanceIdException"),
+    ("UNSUPPORTED_ASSIGNOR", 112, False, "UnsupportedAssignorException"),
+    ("STALE_MEMBER_EPOCH", 113, False, "StaleMemberEpochException"),
     # Kafka 3.7 (KIP-919): DescribeCluster v1 asked of the wrong kind of endpoint
     ("MISMATCHED_ENDPOINT_TYPE", 114, False, "MismatchedEndpointTypeException"),
     ("UNSUPPORTED_ENDPOINT_TYPE", 115, False, "UnsupportedEndpointTypeException"),

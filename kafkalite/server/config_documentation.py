@@ -207,6 +207,13 @@ BROKER_CONFIG_DOCS = {
     "group.max.session.timeout.ms": "Longest session timeout a group member may ask for.",
     "group.initial.rebalance.delay.ms": "Time a new group's first rebalance waits for more members.",
     "group.max.size": "Most members one consumer group may have.",
+    "group.coordinator.rebalance.protocols": "Group protocols the coordinator serves: classic (JoinGroup/SyncGroup) "
+                                             "and consumer (KIP-848, ConsumerGroupHeartbeat).",
+    "group.consumer.session.timeout.ms": "How long a consumer-protocol member may go without a heartbeat "
+                                         "before it is fenced.",
+    "group.consumer.heartbeat.interval.ms": "Heartbeat interval the coordinator gives consumer-protocol members.",
+    "group.consumer.assignors": "Server-side assignors of consumer-protocol groups (uniform, range); the first "
+                                "is the default.",
     "offset.metadata.max.bytes": "Largest metadata string a committed offset may carry.",
     "offsets.topic.num.partitions": "Partitions of __consumer_offsets (do not change once created).",
     "offsets.topic.replication.factor": "Replication factor of __consumer_offsets.",

@@ -84,6 +84,7 @@ from kafkalite.protocol.messages import (alter_configs, alter_partition_reassign
 from kafkalite.protocol.requests import api_versions_fallback_response
 from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dirs, describe_producers, write_txn_markers
 from kafkalite.protocol.messages import sasl_authenticate, sasl_handshake
+from kafkalite.protocol.messages import consumer_group_describe, consumer_group_heartbeat
 from kafkalite.log.producer_state_manager import AppendOrigin
 from kafkalite.record.control_record_type import ControlRecordType
 from kafkalite.record.end_transaction_marker import EndTransactionMarker
@@ -116,6 +117,7 @@ SERVED_APIS = (
     ApiKeys.DELETE_GROUPS, ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
     ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.OFFSET_DELETE, ApiKeys.DESCRIBE_CLUSTER,
     ApiKeys.DESCRIBE_TOPIC_PARTITIONS,
+    ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_DESCRIBE,   # KIP-848 (issue 19)
     ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
     ApiKeys.LIST_TRANSACTIONS,
     ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
@@ -243,6 +245,8 @@ class KafkaApis(Logging):
                 case ApiKeys.OFFSET_DELETE: self.handle_offset_delete_request(request)
                 case ApiKeys.DESCRIBE_CLUSTER: self.handle_describe_cluster(request)
                 case ApiKeys.DESCRIBE_TOPIC_PARTITIONS: self.handle_describe_topic_partitions_request(request)
+                case ApiKeys.CONSUMER_GROUP_HEARTBEAT: self.handle_consumer_group_heartbeat(request)
+                case ApiKeys.CONSUMER_GROUP_DESCRIBE: self.handle_consumer_group_describe(request)
                 case ApiKeys.ADD_PARTITIONS_TO_TXN: self.handle_add_partition_to_txn_request(request)
                 case ApiKeys.ADD_OFFSETS_TO_TXN: self.handle_add_offsets_to_txn_request(request)
                 case ApiKeys.END_TXN: self.handle_end_txn_request(request)
@@ -497,6 +501,44 @@ class KafkaApis(Logging):
     def handle_describe_topic_partitions_request(self, request) -> None:
         self.send_response(request,
                            self.describe_topic_partitions_request_handler.handle_describe_topic_partitions_request(request))
+
+    # Kafka 3.7: KafkaApis.handleConsumerGroupHeartbeat (KIP-848) -- READ on the group, DESCRIBE on the topics
+    def handle_consumer_group_heartbeat(self, request) -> None:
+        body = request.body
+        error = None
+        if not self.group_coordinator.consumer_group_manager.enabled:
+            error = Errors.UNSUPPORTED_VERSION   # "consumer" is not in group.coordinator.rebalance.protocols
+        elif not self.auth_helper.authorize(request, AclOperation.READ, ResourceType.GROUP, body.group_id):
+            error = Errors.GROUP_AUTHORIZATION_FAILED
+        elif body.subscribed_topic_names:
+            allowed = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                                            body.subscribed_topic_names)
+            if len(allowed) < len(set(body.subscribed_topic_names)):
+                error = Errors.TOPIC_AUTHORIZATION_FAILED
+        if error is not None:
+            response = consumer_group_heartbeat.ConsumerGroupHeartbeatResponse(error_code=error.code)
+        else:
+            response = self.group_coordinator.consumer_group_manager.handle_heartbeat(
+                body, request.header.client_id or "", "/" + str(request.context.client_address), self.metadata_cache,
+                request.header.api_version)
+        self.send_response(request, response)
+
+    # Kafka 3.7: KafkaApis.handleConsumerGroupDescribe (KIP-848) -- DESCRIBE on each group
+    def handle_consumer_group_describe(self, request) -> None:
+        body = request.body
+        groups = []
+        for group_id in body.group_ids:
+            if not self.auth_helper.authorize(request, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+                groups.append(consumer_group_describe.DescribedGroup(
+                    group_id=group_id, error_code=Errors.GROUP_AUTHORIZATION_FAILED.code, members=[]))
+                continue
+            described = self.group_coordinator.consumer_group_manager.consumer_group_describe(
+                group_id, self.metadata_cache)
+            if body.include_authorized_operations:
+                described.authorized_operations = self.auth_helper.authorized_operations(
+                    request, ResourceType.GROUP, group_id)
+            groups.append(described)
+        self.send_response(request, consumer_group_describe.ConsumerGroupDescribeResponse(groups=groups))
 
     # ------------------------------------------------------------------ CreateTopics / DeleteTopics
     # Kafka: KafkaApis.handleCreateTopicsRequest
@@ -1621,7 +1663,7 @@ class KafkaApis(Logging):
         else:
             self.group_coordinator.handle_commit_offsets(
                 body.group_id, body.member_id, body.group_instance_id, body.generation_id, to_commit,
-                send_response_callback)
+                send_response_callback, api_version=version)
 
     # Kafka: KafkaApis.handleOffsetCommitRequest (its v0 branch; 3.x names it commitOffsetsToZookeeper) -- OffsetCommit
     # v0 writes /consumers/<group>/offsets/<topic>/<partition> and bypasses the group coordinator

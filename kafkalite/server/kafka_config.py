@@ -303,6 +303,11 @@ CONFIG_DEF: dict[str, tuple] = {
     "group.max.session.timeout.ms": (INT, _D.GroupMaxSessionTimeoutMs, None),
     "group.initial.rebalance.delay.ms": (INT, _D.GroupInitialRebalanceDelayMs, None),
     "group.max.size": (INT, _D.GroupMaxSize, _int_range(1)),
+    # Kafka 4.0 (KIP-848): the consumer group protocol (coordinator/group/consumer/)
+    "group.coordinator.rebalance.protocols": (LIST, "classic,consumer", _one_of("classic", "consumer")),
+    "group.consumer.session.timeout.ms": (INT, 45000, _int_range(1)),
+    "group.consumer.heartbeat.interval.ms": (INT, 5000, _int_range(1)),
+    "group.consumer.assignors": (LIST, "uniform,range", _one_of("uniform", "range")),
     "offset.metadata.max.bytes": (INT, _D.OffsetMetadataMaxSize, None),
     "offsets.topic.num.partitions": (INT, _D.OffsetsTopicPartitions, _int_range(1)),
     "offsets.topic.replication.factor": (SHORT, _D.OffsetsTopicReplicationFactor, _int_range(1)),

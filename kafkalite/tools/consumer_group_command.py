@@ -11,8 +11,11 @@ its partitions; prints Kafka's top-level line, then TOPIC PARTITION STATUS rows,
 "Error: <why>", and "Not Provided" for a topic that could not be described).
 A missing value prints "-". Messages for empty, rebalancing and unknown groups are Kafka's.
 Differences: a failed partition's "Error: ..." text is kafkalite's own wording, not the Java exception's.
-Left out: ``--members``, ``--state``, ``--verbose``, ``--all-groups``, ``--export``, ``--to-datetime``,
-``--shift-by``, ``--by-duration``.
+``--describe --members [--verbose]`` (GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS [ASSIGNMENT]) and
+``--describe --state`` (GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE #MEMBERS), Kafka 2.4's formats; a
+consumer-protocol group (KIP-848) is described through ConsumerGroupDescribe (its assignor is the
+ASSIGNMENT-STRATEGY, its states Assigning / Reconciling count as rebalancing).
+Left out: ``--all-groups``, ``--export``, ``--to-datetime``, ``--shift-by``, ``--by-duration``.
 """
 from __future__ import annotations
 
@@ -116,22 +119,30 @@ class ConsumerGroupService:
         return description.state, rows
 
     # Kafka: ConsumerGroupService.printOffsets (with shouldPrintMemberState)
-    def describe_group(self, group_id: str) -> int:
+    def describe_group(self, group_id: str, members: bool = False, state_only: bool = False,
+                       verbose: bool = False) -> int:
         try:
-            state, rows = self.collect_group_offsets(group_id)
+            if members or state_only:
+                description = self.admin.describe_consumer_groups([group_id])[group_id]
+                state, rows = description.state, list(description.members)
+            else:
+                state, rows = self.collect_group_offsets(group_id)
         except Exception as e:   # noqa: BLE001
             click.echo(f"\nError: Executing consumer group command failed due to {e}")
             return 1
         if rows is None or state == "Dead":
             click.echo(f"\nError: Consumer group '{group_id}' does not exist.")
             return 0
+        if state_only:   # Kafka: printStates -- printed for an empty group too
+            click.echo("\n".join(format_state(description)))
+            return 0
         if state == "Empty":
             click.echo(f"\nConsumer group '{group_id}' has no active members.", err=True)
-        elif state in ("PreparingRebalance", "CompletingRebalance"):
+        elif state in ("PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"):   # KIP-848 states too
             click.echo(f"\nWarning: Consumer group '{group_id}' is rebalancing.", err=True)
         if not rows:
             return 0
-        click.echo("\n".join(format_offsets(rows)))
+        click.echo("\n".join(format_members(group_id, rows, verbose) if members else format_offsets(rows)))
         return 0
 
     # Kafka: ConsumerGroupService.resetOffsets
@@ -218,6 +229,38 @@ def format_offsets(rows: list[PartitionAssignmentState]) -> list[str]:
     return out
 
 
+def format_members(group_id: str, members, verbose: bool) -> list[str]:
+    """Kafka: ConsumerGroupService.printMembers -- one line per member, columns at least 15 wide."""
+    widths = [max([15, len(group_id)]), max([15, *(len(m.member_id) for m in members)]),
+              max([15, *(len(m.host) for m in members)]), max([15, *(len(m.client_id) for m in members)])]
+
+    def line(cols, last):
+        return " ".join(f"%-{w}s" % c for w, c in zip(widths, cols)) + " %-15s " % last
+
+    out = ["", line(("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID"), "#PARTITIONS") + ("ASSIGNMENT" if verbose else "")]
+    for m in members:
+        text = line((group_id, m.member_id, m.host, m.client_id), len(m.assignment))
+        if verbose:
+            by_topic: dict[str, list[int]] = {}
+            for tp in m.assignment:
+                by_topic.setdefault(tp.topic, []).append(tp.partition)
+            text += ", ".join(sorted(f"{t}({','.join(map(str, sorted(ps)))})" for t, ps in by_topic.items())) \
+                or MISSING_COLUMN_VALUE
+        out.append(text)
+    return out
+
+
+def format_state(description) -> list[str]:
+    """Kafka: ConsumerGroupService.printStates."""
+    c = description.coordinator
+    coordinator = f"{c.host}:{c.port} ({c.id})" if c is not None else MISSING_COLUMN_VALUE
+    w = max(25, len(coordinator))
+    fmt = f"%-{w}s %-25s %-20s %-15s %s"
+    return ["", fmt % ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"),
+            fmt % (description.group_id, coordinator, description.partition_assignor or "", description.state,
+                   len(description.members))]
+
+
 def format_offsets_to_reset(group_id: str, offsets: dict[TopicPartition, int]) -> list[str]:
     """Kafka: printOffsetsToReset."""
     out = ["\n%-30s %-30s %-10s %-15s" % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")] if offsets else []
@@ -237,6 +280,9 @@ def format_offsets_to_reset(group_id: str, offsets: dict[TopicPartition, int]) -
 @click.option("--delete-offsets", is_flag=True,
               help="Delete offsets of consumer group. One consumer group at a time, and several topics.")
 @click.option("--group", "groups", multiple=True, help="The consumer group we wish to act on.")
+@click.option("--members", is_flag=True, help="Describe members of the group (with --describe).")
+@click.option("--state", "state_", is_flag=True, help="Describe the group state (with --describe).")
+@click.option("--verbose", is_flag=True, help="With --describe --members: each member's partitions.")
 @click.option("--topic", "topics", multiple=True, help="The topic whose consumer group offsets are reset.")
 @click.option("--to-earliest", is_flag=True)
 @click.option("--to-latest", is_flag=True)
@@ -244,8 +290,8 @@ def format_offsets_to_reset(group_id: str, offsets: dict[TopicPartition, int]) -
 @click.option("--dry-run", is_flag=True)
 @click.option("--execute", is_flag=True)
 @click.option("--timeout", type=int, default=5000)
-def main(bootstrap_server, list_, describe, delete, reset_offsets, delete_offsets, groups, topics, to_earliest,
-         to_latest, to_offset, dry_run, execute, timeout):
+def main(bootstrap_server, list_, describe, delete, reset_offsets, delete_offsets, groups, members, state_, verbose,
+         topics, to_earliest, to_latest, to_offset, dry_run, execute, timeout):
     """Kafka: ConsumerGroupCommand.main / run."""
     if sum([list_, describe, delete, reset_offsets, delete_offsets]) != 1:
         raise click.UsageError("Command must include exactly one action: --list, --describe, --delete, "
@@ -264,8 +310,10 @@ def main(bootstrap_server, list_, describe, delete, reset_offsets, delete_offset
             for g in service.list_groups():
                 click.echo(g)
         elif describe:
+            if members and state_:
+                raise click.UsageError("Option --describe takes at most one of these options: --members, --state")
             for g in groups:
-                code |= service.describe_group(g)
+                code |= service.describe_group(g, members, state_, verbose)
         elif delete:
             admin.delete_consumer_groups(list(groups))
             click.echo("Deletion of requested consumer groups (" + ", ".join(f"'{g}'" for g in groups)

@@ -255,6 +255,19 @@ def leave_group(conn, ids):
         LG.MemberIdentity(member_id="m")])).error_code)
 
 
+def consumer_group_heartbeat(conn, ids):   # issue 19: KIP-848
+    from kafkalite.protocol.messages import consumer_group_heartbeat as CGH
+    r = conn.request(68, 1, CGH.ConsumerGroupHeartbeatRequest(
+        group_id=ids.group, member_id="acl-member", member_epoch=0, rebalance_timeout_ms=10000,
+        subscribed_topic_names=[ids.topic], topic_partitions=[]))
+    return err(r.error_code)
+
+
+def consumer_group_describe(conn, ids):   # issue 19: KIP-848
+    from kafkalite.protocol.messages import consumer_group_describe as CGD
+    return err(conn.request(69, 0, CGD.ConsumerGroupDescribeRequest(group_ids=[ids.group])).groups[0].error_code)
+
+
 def describe_groups(conn, ids):
     return err(conn.request(15, 3, DGR.DescribeGroupsRequest(groups=[ids.group])).groups[0].error_code)
 
@@ -518,6 +531,12 @@ CASES = [
          lambda b, i: None, changes=False, success=Errors.UNKNOWN_MEMBER_ID),
     Case("LeaveGroup", with_coordinator, leave_group, GAF, lambda i, p: allow(RT.GROUP, i.group, Op.READ, principal=p),
          lambda b, i: None, changes=False),   # v3: the member's UNKNOWN_MEMBER_ID is per member
+    Case("ConsumerGroupHeartbeat", with_coordinator, consumer_group_heartbeat, GAF,
+         lambda i, p: allow(RT.GROUP, i.group, Op.READ, principal=p) + allow(RT.TOPIC, i.topic, Op.DESCRIBE, principal=p),
+         lambda b, i: b.server.group_coordinator.consumer_group_manager.group(i.group) is not None),
+    Case("ConsumerGroupDescribe", with_coordinator, consumer_group_describe, GAF,
+         lambda i, p: allow(RT.GROUP, i.group, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False,
+         success=Errors.GROUP_ID_NOT_FOUND),   # no consumer-protocol group of that id
     Case("DescribeGroups", with_committed_offset, describe_groups, GAF,
          lambda i, p: allow(RT.GROUP, i.group, Op.DESCRIBE, principal=p), lambda b, i: None, changes=False),
     Case("ListGroups", with_committed_offset, list_groups, GAF, lambda i, p: allow(RT.GROUP, i.group, Op.DESCRIBE, principal=p),

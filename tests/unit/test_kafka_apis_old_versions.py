@@ -16,7 +16,8 @@ class CommitRecorder:
     def __init__(self):
         self.calls = []
 
-    def handle_commit_offsets(self, group_id, member_id, group_instance_id, generation_id, offsets, callback):
+    def handle_commit_offsets(self, group_id, member_id, group_instance_id, generation_id, offsets, callback,
+                              api_version=9):
         self.calls.append((group_id, member_id, generation_id, offsets))
         callback({tp: Errors.NONE for tp in offsets})
 

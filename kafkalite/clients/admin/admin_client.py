@@ -67,6 +67,7 @@ from kafkalite.protocol.messages import write_txn_markers as wtm
 from kafkalite.protocol.messages import alter_replica_log_dirs as arld, describe_log_dirs as dld
 from kafkalite.protocol.messages import create_acls as ca, delete_acls as da, describe_acls as dacl
 from kafkalite.protocol.messages import describe_topic_partitions as dtp, offset_delete as od
+from kafkalite.protocol.messages import consumer_group_describe as cgd
 from kafkalite.protocol.messages.consumer_protocol import deserialize_assignment
 from kafkalite.protocol.messages.metadata import MetadataRequest, MetadataRequestTopic
 from kafkalite.utils.time import SYSTEM
@@ -400,6 +401,10 @@ class KafkaAdminClient:
         out = {}
         for group_id in group_ids:
             coordinator = self._coordinator(group_id)
+            described = self._describe_consumer_protocol_group(coordinator, group_id)
+            if described is not None:
+                out[group_id] = described
+                continue
             response = self._call(coordinator, ApiKeys.DESCRIBE_GROUPS, dgr.DescribeGroupsRequest(groups=[group_id]))
             for g in response.groups:
                 _raise_for(g.error_code, None, f"Describe group {g.group_id}")
@@ -415,6 +420,24 @@ class KafkaAdminClient:
                 out[group_id] = ConsumerGroupDescription(g.group_id, g.protocol_type == "", tuple(members),
                                                          g.protocol_data, g.group_state, coordinator)
         return out
+
+    # Kafka 4.0: DescribeConsumerGroupsHandler -- ConsumerGroupDescribe first (KIP-848); a classic group (the
+    # answer is GROUP_ID_NOT_FOUND) or a broker without the API falls back to DescribeGroups (None here)
+    def _describe_consumer_protocol_group(self, coordinator: Node, group_id: str) -> ConsumerGroupDescription | None:
+        try:
+            response = self._call(coordinator, ApiKeys.CONSUMER_GROUP_DESCRIBE,
+                                  cgd.ConsumerGroupDescribeRequest(group_ids=[group_id]))
+        except UnsupportedVersionException:
+            return None
+        g = response.groups[0]
+        if g.error_code == Errors.GROUP_ID_NOT_FOUND.code:
+            return None
+        _raise_for(g.error_code, g.error_message, f"Describe group {g.group_id}")
+        members = tuple(MemberDescription(
+            m.member_id, m.instance_id, m.client_id, m.client_host,
+            frozenset(TopicPartition(t.topic_name, p) for t in m.assignment.topic_partitions for p in t.partitions))
+            for m in g.members)
+        return ConsumerGroupDescription(g.group_id, False, members, g.assignor_name, g.group_state, coordinator)
 
     # Kafka: KafkaAdminClient.deleteConsumerGroups
     def delete_consumer_groups(self, group_ids: list[str]) -> None:

@@ -34,6 +34,10 @@ member fencing); with v0-2 they are unset and nothing is checked, as in 2.4. Off
 Transactional offsets: ``handle_txn_commit_offsets`` stores the offsets as part of the producer's
 transaction (pending, invisible to OffsetFetch); ``schedule_handle_txn_completion`` is called once the
 transaction's markers are on ``__consumer_offsets`` and makes them visible (COMMIT) or drops them (ABORT).
+Consumer-protocol groups (KIP-848, Kafka 3.7/4.0) live in ``consumer_group_manager``
+(consumer/consumer_group_manager.py); this class hands it OffsetCommit / TxnOffsetCommit / OffsetDelete /
+DeleteGroups for such a group, lists them in ListGroups, describes them as Dead in DescribeGroups (Kafka 3.9) and
+refuses a classic JoinGroup for their ids (INCONSISTENT_GROUP_PROTOCOL).
 Left out: metrics.
 """
 from __future__ import annotations
@@ -45,6 +49,9 @@ import attrs
 
 from kafkalite.common.topic import GROUP_METADATA_TOPIC_NAME
 from kafkalite.common.topic_partition import TopicPartition
+from kafkalite.coordinator.group.consumer.consumer_group_manager import (
+    ConsumerGroupConfig, ConsumerGroupMetadataManager,
+)
 from kafkalite.coordinator.group.delayed_heartbeat import DelayedHeartbeat
 from kafkalite.coordinator.group.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafkalite.coordinator.group.group_metadata import (
@@ -80,7 +87,8 @@ class GroupCoordinator(Logging):
 
     def __init__(self, broker_id: int, group_config: GroupConfig, offset_config: OffsetConfig,
                  group_manager: GroupMetadataManager, heartbeat_purgatory: DelayedOperationPurgatory,
-                 join_purgatory: DelayedOperationPurgatory, time: Time = SYSTEM):
+                 join_purgatory: DelayedOperationPurgatory, time: Time = SYSTEM,
+                 consumer_group_config: ConsumerGroupConfig | None = None):
         self.broker_id = broker_id
         self.group_config = group_config
         self.offset_config = offset_config
@@ -90,6 +98,9 @@ class GroupCoordinator(Logging):
         self.time = time
         self.log_ident = f"[GroupCoordinator {broker_id}]: "
         self._is_active = threading.Event()
+        # Kafka 4.0: the consumer-protocol groups (KIP-848) beside the classic ones
+        self.consumer_group_manager = ConsumerGroupMetadataManager(consumer_group_config or ConsumerGroupConfig(),
+                                                                   self)
 
     # Kafka: GroupCoordinator.apply(config, zkClient, replicaManager, time, metrics)
     @classmethod
@@ -103,7 +114,8 @@ class GroupCoordinator(Logging):
                                    config.get("group.max.size"),
                                    config.get("group.initial.rebalance.delay.ms"))
         manager = GroupMetadataManager(broker_id, offset_config, replica_manager, time)
-        return cls(broker_id, group_config, offset_config, manager, heartbeat_purgatory, join_purgatory, time)
+        return cls(broker_id, group_config, offset_config, manager, heartbeat_purgatory, join_purgatory, time,
+                   ConsumerGroupConfig.from_kafka_config(config))
 
     # Kafka: GroupCoordinator.offsetsTopicConfigs
     def offsets_topic_configs(self) -> dict[str, str]:
@@ -139,6 +151,10 @@ class GroupCoordinator(Logging):
         if not (self.group_config.group_min_session_timeout_ms <= session_timeout_ms
                 <= self.group_config.group_max_session_timeout_ms):
             response_callback(join_error(member_id, Errors.INVALID_SESSION_TIMEOUT))
+            return
+        if self.consumer_group_manager.group(group_id) is not None:
+            # Kafka 4.0: a classic member may not join a consumer-protocol group
+            response_callback(join_error(member_id, Errors.INCONSISTENT_GROUP_PROTOCOL))
             return
         is_unknown_member = member_id == UNKNOWN_MEMBER_ID
         group = self.group_manager.get_group(group_id)
@@ -384,6 +400,10 @@ class GroupCoordinator(Logging):
             if error is not None:
                 group_errors[group_id] = error
                 continue
+            error = self.consumer_group_manager.delete_group(group_id)   # Kafka 4.0: only an empty one
+            if error is not None:
+                group_errors[group_id] = error
+                continue
             group = self.group_manager.get_group(group_id)
             if group is None:
                 group_errors[group_id] = (Errors.GROUP_ID_NOT_FOUND if self.group_manager.group_not_exists(group_id)
@@ -421,7 +441,13 @@ class GroupCoordinator(Logging):
             if group.is_(Dead):
                 return (Errors.GROUP_ID_NOT_FOUND if self.group_manager.group_not_exists(group_id)
                         else Errors.NOT_COORDINATOR), {}
-            if group.is_(Empty):
+            consumer_group = self.consumer_group_manager.group(group_id)
+            if consumer_group is not None:   # Kafka 4.0: a topic its members subscribe to keeps its offsets
+                subscribed = consumer_group.subscribed_topic_names()
+                deletable = [tp for tp in partitions if tp.topic not in subscribed]
+                partition_errors.update({tp: Errors.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions
+                                         if tp.topic in subscribed})
+            elif group.is_(Empty):
                 deletable = list(partitions)
             elif group.protocol_type == "consumer":   # Kafka: GroupMetadata.isConsumerGroup
                 # Kafka: GroupMetadata.isSubscribedToTopic -- subscriptions not known (yet): every topic counts
@@ -478,10 +504,16 @@ class GroupCoordinator(Logging):
     # Kafka: GroupCoordinator.handleCommitOffsets
     def handle_commit_offsets(self, group_id: str, member_id: str, group_instance_id: str | None, generation_id: int,
                               offset_metadata: dict[TopicPartition, OffsetAndMetadata],
-                              response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
+                              response_callback: Callable[[dict[TopicPartition, Errors]], None], *,
+                              api_version: int = 9) -> None:
         error = self.validate_group_status(group_id, ApiKeys.OFFSET_COMMIT)
         if error is not None:
             response_callback({tp: error for tp in offset_metadata})
+            return
+        consumer_group = self.consumer_group_manager.group(group_id)
+        if consumer_group is not None:   # Kafka 4.0: member id and member epoch (v9's generation_id)
+            self.consumer_group_manager.commit_offsets(consumer_group, member_id, generation_id, offset_metadata,
+                                                       response_callback, api_version)
             return
         group = self.group_manager.get_group(group_id)
         if group is None:
@@ -532,6 +564,11 @@ class GroupCoordinator(Logging):
         if error is not None:
             response_callback({tp: error for tp in offset_metadata})
             return
+        consumer_group = self.consumer_group_manager.group(group_id)
+        if consumer_group is not None:   # Kafka 4.0: TxnOffsetCommit v3 checked against the member's epoch
+            self.consumer_group_manager.commit_offsets(consumer_group, member_id, generation_id, offset_metadata,
+                                                       response_callback, 9, producer_id, producer_epoch)
+            return
         group = self.group_manager.get_group(group_id)
         if group is None:
             group = self.group_manager.add_group(GroupMetadata(group_id, Empty, self.time))
@@ -580,13 +617,16 @@ class GroupCoordinator(Logging):
         if not self._is_active.is_set():
             return Errors.COORDINATOR_NOT_AVAILABLE, []
         error = Errors.COORDINATOR_LOAD_IN_PROGRESS if self.group_manager.is_loading() else Errors.NONE
-        return error, [g.overview() for g in self.group_manager.current_groups()]
+        return error, self.consumer_group_manager.list_overviews(
+            [g.overview() for g in self.group_manager.current_groups()])
 
     # Kafka: GroupCoordinator.handleDescribeGroup
     def handle_describe_group(self, group_id: str) -> tuple[Errors, GroupSummary]:
         error = self.validate_group_status(group_id, ApiKeys.DESCRIBE_GROUPS)
         if error is not None:
             return error, EMPTY_GROUP
+        if self.consumer_group_manager.group(group_id) is not None:
+            return Errors.NONE, DEAD_GROUP   # Kafka 3.9: "not a classic group" describes as Dead
         group = self.group_manager.get_group(group_id)
         if group is None:
             return Errors.NONE, DEAD_GROUP
@@ -655,6 +695,7 @@ class GroupCoordinator(Logging):
     # Kafka 2.5: GroupCoordinator.onResignation (2.4: handleGroupEmigration)
     def on_resignation(self, offset_topic_partition_id: int, coordinator_epoch: int | None = None) -> None:
         self.group_manager.remove_groups_for_partition(offset_topic_partition_id, self.on_group_unloaded)
+        self.consumer_group_manager.on_unloaded(self.partition_for, offset_topic_partition_id)
 
     handle_group_immigration = on_election
     handle_group_emigration = on_resignation
