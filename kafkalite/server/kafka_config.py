@@ -22,7 +22,6 @@ import logging
 import uuid
 
 from kafkalite.cluster.broker import EndPoint, EndPointParseError
-from kafkalite.security.authorizer.acl_authorizer import ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_PROP, SUPER_USERS_PROP
 from kafkalite.security.ssl.ssl_configs import SSL_CONFIG_DEF
 
 log = logging.getLogger("kafka.server.KafkaConfig")
@@ -371,8 +370,10 @@ class KafkaConfig:
         self.values: dict[str, object] = {}
         # the authorizer reads its own keys from the originals (Kafka: AclAuthorizer.configure uses them, so
         # AbstractConfig.logUnused does not name them)
-        plugin_keys = {SUPER_USERS_PROP, ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_PROP} if props.get("authorizer.class.name") \
-            else set()
+        plugin_keys = set()
+        if props.get("authorizer.class.name"):   # the AclAuthorizer module is loaded only when one is configured
+            from kafkalite.security.authorizer.acl_authorizer import ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_PROP, SUPER_USERS_PROP
+            plugin_keys = {SUPER_USERS_PROP, ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_PROP}
         for name, value in props.items():
             if name not in CONFIG_DEF and name not in plugin_keys and not self._is_listener_override(name) and do_log:
                 log.warning("The configuration '%s' was supplied but isn't a known config.", name)
