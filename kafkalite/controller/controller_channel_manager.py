@@ -433,7 +433,6 @@ class ControllerBrokerRequestBatch(Logging):
 
     # Kafka: AbstractControllerBrokerRequestBatch.sendLeaderAndIsrRequest
     def send_leader_and_isr_request(self, controller_epoch: int) -> None:
-        from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrLiveLeader
         ctx = self.controller_context
         for broker_id, states in self.leader_and_isr_request_map.items():
             if broker_id not in ctx.live_or_shutting_down_broker_ids:
@@ -443,6 +442,7 @@ class ControllerBrokerRequestBatch(Logging):
                 self.state_change_logger.trace(f"Sending {kind} LeaderAndIsr request {state} to broker {broker_id} "
                                                f"for partition {tp}")
             leader_ids = {s.leader for s in states.values()}
+            from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrLiveLeader
             live_leaders = []
             for leader_id in sorted(leader_ids):
                 broker = ctx.live_brokers.get(leader_id)

@@ -634,11 +634,11 @@ class KafkaConfig:
     def validate_ssl_listeners(self) -> None:
         """Load each SSL listener's key and trust stores now (Kafka fails in SocketServer start-up; the
         error is the same, earlier): a missing file or a wrong password stops start-up with one line."""
-        from kafkalite.security.ssl.ssl_engine_builder import SslConfigError
-        from kafkalite.security.ssl.ssl_factory import Mode, SslFactory
         for ep in self.listeners:
             if ep.security_protocol.upper() not in ("SSL", "SASL_SSL"):
                 continue
+            from kafkalite.security.ssl.ssl_engine_builder import SslConfigError   # Python's ssl: SSL listeners only
+            from kafkalite.security.ssl.ssl_factory import Mode, SslFactory
             prefix = f"{LISTENER_PREFIX}{ep.listener_name.lower()}."
             try:
                 SslFactory(Mode.SERVER).configure(self.values_with_prefix_override(prefix))
