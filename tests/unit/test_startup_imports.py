@@ -59,6 +59,7 @@ FORBIDDEN_MODULES = (
     "kafkalite.server.replica_fetcher_thread", "kafkalite.server.abstract_fetcher_thread",
     "kafkalite.server.replica_alter_log_dirs_thread",               # no follower, no log dir move
     "crc32c",                                                       # no record batch yet
+    "kafkalite.server.config_documentation",                        # no DescribeConfigs yet
 )
 # What start-up sends or reads: ApiVersions and UpdateMetadata (controller -> itself), Metadata (the answer),
 # and Fetch (fetch_session's module-level defaults)
