@@ -27,7 +27,6 @@ from __future__ import annotations
 import struct
 from typing import Iterator
 
-
 from kafkalite.protocol.errors import CorruptRecordException, InvalidRecordException
 from kafkalite.record.compression_type import CompressionType
 from kafkalite.record.default_record import DefaultRecord
