@@ -26,7 +26,7 @@ Left out: metrics (queue size gauges, request rate), IBP-based version selection
 from __future__ import annotations
 
 import queue
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import attrs
 
@@ -42,10 +42,6 @@ from kafkalite.controller.controller_events import (
 from kafkalite.network.channel_builders import broker_client_channel_builder
 from kafkalite.network.selector import Selector
 from kafkalite.protocol.api_keys import ApiKeys
-from kafkalite.protocol.messages.leader_and_isr import (
-    LeaderAndIsrLiveLeader, LeaderAndIsrPartitionState, LeaderAndIsrRequest,
-)
-from kafkalite.protocol.messages.stop_replica import StopReplicaPartitionV0, StopReplicaRequest, StopReplicaTopic
 from kafkalite.protocol.messages.update_metadata import (
     UpdateMetadataBroker, UpdateMetadataEndpoint, UpdateMetadataPartitionState, UpdateMetadataRequest,
 )
@@ -53,6 +49,12 @@ from kafkalite.utils.logging import Logging
 from kafkalite.utils.shutdownable_thread import ShutdownableThread
 from kafkalite.utils.time import SYSTEM, Time
 from kafkalite.zk.kafka_zk_client import topic_id_to_uuid
+
+if TYPE_CHECKING:   # LeaderAndIsr and StopReplica load with the first topic; UpdateMetadata is sent at start-up
+    from kafkalite.protocol.messages.leader_and_isr import (
+        LeaderAndIsrLiveLeader, LeaderAndIsrPartitionState, LeaderAndIsrRequest,
+    )
+    from kafkalite.protocol.messages.stop_replica import StopReplicaRequest
 from kafkalite.zk.zk_data import BrokerInfo, LeaderAndIsr, LeaderIsrAndControllerEpoch
 
 # Kafka: SecurityProtocol ids, as UpdateMetadata endpoints carry them
@@ -263,6 +265,7 @@ class LeaderAndIsrRequestBuilder(RequestBuilder):
         self.partition_states, self.live_leaders = partition_states, live_leaders
 
     def build(self, version: int) -> LeaderAndIsrRequest:
+        from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrRequest
         return LeaderAndIsrRequest.build(version, [attrs.evolve(s) for s in self.partition_states],
                                          controller_id=self.controller_id, controller_epoch=self.controller_epoch,
                                          broker_epoch=self.broker_epoch, live_leaders=list(self.live_leaders))
@@ -305,6 +308,7 @@ class StopReplicaRequestBuilder(RequestBuilder):
         self.delete_partitions, self.partitions = delete_partitions, partitions
 
     def build(self, version: int) -> StopReplicaRequest:
+        from kafkalite.protocol.messages.stop_replica import StopReplicaPartitionV0, StopReplicaRequest, StopReplicaTopic
         fields = dict(controller_id=self.controller_id, controller_epoch=self.controller_epoch,
                       broker_epoch=self.broker_epoch, delete_partitions=self.delete_partitions)
         if version == 0:
@@ -365,6 +369,7 @@ class ControllerBrokerRequestBatch(Logging):
                                                leader_isr_and_controller_epoch: LeaderIsrAndControllerEpoch,
                                                replica_assignment, is_new: bool) -> None:
         """``replica_assignment``: the partition's ``ReplicaAssignment`` (with AR and RR while it is reassigned)."""
+        from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionState
         lai = leader_isr_and_controller_epoch.leader_and_isr
         for broker_id in broker_ids:
             if broker_id < 0:
@@ -437,6 +442,7 @@ class ControllerBrokerRequestBatch(Logging):
                 self.state_change_logger.trace(f"Sending {kind} LeaderAndIsr request {state} to broker {broker_id} "
                                                f"for partition {tp}")
             leader_ids = {s.leader for s in states.values()}
+            from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrLiveLeader
             live_leaders = []
             for leader_id in sorted(leader_ids):
                 broker = ctx.live_brokers.get(leader_id)

@@ -50,7 +50,6 @@ import os
 import struct
 
 import attrs
-import crc32c
 
 from kafkalite.common.topic import GROUP_METADATA_TOPIC_NAME
 from kafkalite.log.log_file_utils import (
@@ -358,6 +357,7 @@ def read_snapshot(path: str) -> list[ProducerStateEntry]:
     if count < 0 or _SNAPSHOT_HEADER.size + count * _SNAPSHOT_ENTRY.size != len(buffer):
         raise CorruptSnapshotException(f"Snapshot failed schema validation: {count} entries do not fill "
                                        f"{len(buffer)} bytes")
+    import crc32c   # loaded on first use, as in DefaultRecordBatch
     computed = crc32c.crc32c(buffer[PRODUCER_ENTRIES_OFFSET:])
     if crc != computed:
         raise CorruptSnapshotException(f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {crc}. "
@@ -381,6 +381,7 @@ def write_snapshot(path: str, entries: dict[int, ProducerStateEntry]) -> None:
         buffer += _SNAPSHOT_ENTRY.pack(producer_id, entry.producer_epoch, entry.last_seq, entry.last_data_offset,
                                        entry.last_offset_delta, entry.last_timestamp, entry.coordinator_epoch,
                                        -1 if first_offset is None else first_offset)
+    import crc32c   # loaded on first use, as in DefaultRecordBatch
     struct.pack_into(">I", buffer, CRC_OFFSET, crc32c.crc32c(bytes(buffer[PRODUCER_ENTRIES_OFFSET:])))
     with open(path, "wb") as f:
         f.write(buffer)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import importlib.util
 
 from kafkalite.protocol.errors import InvalidRequestException
 
@@ -145,6 +146,16 @@ class ApiKeys(enum.Enum):
         return getattr(module, f"{self.api_name}{kind}", None)
 
     @property
+    def has_messages(self) -> bool:
+        """True when ``kafkalite.protocol.messages`` has this API's module: found on disk, not imported, so
+        answering ApiVersions does not load every message module (they load when their API is first used)."""
+        found = _modules_found.get(self)
+        if found is None:
+            found = _modules_found[self] = importlib.util.find_spec(
+                f"kafkalite.protocol.messages.{self.module_name}") is not None
+        return found
+
+    @property
     def request_class(self):
         """The ``XxxRequest`` message class, or None when it is not written yet."""
         return self._message_class("Request")
@@ -153,3 +164,6 @@ class ApiKeys(enum.Enum):
     def response_class(self):
         """The ``XxxResponse`` message class, or None when it is not written yet."""
         return self._message_class("Response")
+
+
+_modules_found: dict[ApiKeys, bool] = {}   # ApiKeys.has_messages, filled on first ask

@@ -27,8 +27,6 @@ from __future__ import annotations
 import struct
 from typing import Iterator
 
-import crc32c
-
 from kafkalite.protocol.errors import CorruptRecordException, InvalidRecordException
 from kafkalite.record.compression_type import CompressionType
 from kafkalite.record.default_record import DefaultRecord
@@ -161,6 +159,7 @@ class DefaultRecordBatch:
     # ---- validation ----
     # Kafka: DefaultRecordBatch.computeChecksum
     def compute_checksum(self) -> int:
+        import crc32c  # crc32c's import reads its package metadata (~25 ms): the first batch pays it, not start-up
         return crc32c.crc32c(self.buffer[ATTRIBUTES_OFFSET:self.size_in_bytes])
 
     # Kafka: DefaultRecordBatch.isValid
@@ -246,6 +245,7 @@ class DefaultRecordBatch:
         HEADER.pack_into(buffer, 0, base_offset, size_in_bytes - LOG_OVERHEAD, partition_leader_epoch,
                          magic, 0, attributes, last_offset_delta, base_timestamp, max_timestamp,
                          producer_id, epoch, sequence, num_records)
+        import crc32c  # crc32c's import reads its package metadata (~25 ms): the first batch pays it, not start-up
         crc = crc32c.crc32c(memoryview(buffer)[ATTRIBUTES_OFFSET:size_in_bytes])
         _U32.pack_into(buffer, CRC_OFFSET, crc)
 

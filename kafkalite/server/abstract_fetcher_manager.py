@@ -17,7 +17,6 @@ import threading
 import attrs
 
 from kafkalite.common.utils import java_string_hashcode, to_int32, utils_abs
-from kafkalite.server.abstract_fetcher_thread import OffsetAndEpoch
 from kafkalite.utils.logging import Logging
 
 
@@ -123,6 +122,7 @@ class AbstractFetcherManager(Logging):
                     if fetcher_thread is not None:
                         fetcher_thread.shutdown()
                     fetcher_thread = self.add_and_start_fetcher_thread(key, id_key)
+                from kafkalite.server.abstract_fetcher_thread import OffsetAndEpoch  # loaded with the first fetcher
                 offsets_and_epochs = {tp: OffsetAndEpoch(s.init_offset, s.current_leader_epoch)
                                       for tp, s in initial_fetch_offsets.items()}
                 fetcher_thread.add_partitions(offsets_and_epochs)

@@ -30,7 +30,6 @@ from kafkalite.common.config.config_def import config_type_of, type_of
 from kafkalite.log.log_config import SERVER_DEFAULT_CONFIG_NAMES, LogConfig, LogConfigDef
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages import describe_configs
-from kafkalite.server.config_documentation import broker_documentation, topic_documentation
 from kafkalite.server.delayed_operation import DelayedOperation, DelayedOperationPurgatory
 from kafkalite.server.delayed_operation_key import TopicKey
 from kafkalite.server.dynamic_broker_config import (ALL_DYNAMIC_CONFIGS, BROKER_CONFIG_SYNONYMS, DEFAULT_ENTITY,
@@ -297,6 +296,7 @@ class AdminManager(Logging):
     def describe_resource_configs(self, resource_type: int, name: str, include_synonyms: bool = False,
                                   include_documentation: bool = False) -> list:
         dynamic = dynamic_config_of(self.config)
+        from kafkalite.server.config_documentation import broker_documentation, topic_documentation  # first DescribeConfigs
         rows = []   # (name, value, source, read_only, sensitive, synonyms, type name, documentation)
         if resource_type == TOPIC_RESOURCE:
             Topic.validate(name)

@@ -274,7 +274,7 @@ class KafkaApis(Logging):
     @classmethod
     def advertised_apis(cls) -> list[ApiKeys]:
         """Every API this broker serves and has a schema for (what ApiVersions lists)."""
-        return [k for k in SERVED_APIS if k.request_class is not None]
+        return [k for k in SERVED_APIS if k.has_messages]
 
     @classmethod
     def api_versions_response(cls):

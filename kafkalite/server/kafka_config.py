@@ -22,7 +22,6 @@ import logging
 import uuid
 
 from kafkalite.cluster.broker import EndPoint, EndPointParseError
-from kafkalite.security.authorizer.acl_authorizer import ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_PROP, SUPER_USERS_PROP
 from kafkalite.security.ssl.ssl_configs import SSL_CONFIG_DEF
 
 log = logging.getLogger("kafka.server.KafkaConfig")
@@ -376,8 +375,10 @@ class KafkaConfig:
         self.values: dict[str, object] = {}
         # the authorizer reads its own keys from the originals (Kafka: AclAuthorizer.configure uses them, so
         # AbstractConfig.logUnused does not name them)
-        plugin_keys = {SUPER_USERS_PROP, ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_PROP} if props.get("authorizer.class.name") \
-            else set()
+        plugin_keys = set()
+        if props.get("authorizer.class.name"):   # the AclAuthorizer module is loaded only when one is configured
+            from kafkalite.security.authorizer.acl_authorizer import ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_PROP, SUPER_USERS_PROP
+            plugin_keys = {SUPER_USERS_PROP, ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_PROP}
         for name, value in props.items():
             if name not in CONFIG_DEF and name not in plugin_keys and not self._is_listener_override(name) and do_log:
                 log.warning("The configuration '%s' was supplied but isn't a known config.", name)
@@ -638,11 +639,11 @@ class KafkaConfig:
     def validate_ssl_listeners(self) -> None:
         """Load each SSL listener's key and trust stores now (Kafka fails in SocketServer start-up; the
         error is the same, earlier): a missing file or a wrong password stops start-up with one line."""
-        from kafkalite.security.ssl.ssl_engine_builder import SslConfigError
-        from kafkalite.security.ssl.ssl_factory import Mode, SslFactory
         for ep in self.listeners:
             if ep.security_protocol.upper() not in ("SSL", "SASL_SSL"):
                 continue
+            from kafkalite.security.ssl.ssl_engine_builder import SslConfigError   # Python's ssl: SSL listeners only
+            from kafkalite.security.ssl.ssl_factory import Mode, SslFactory
             prefix = f"{LISTENER_PREFIX}{ep.listener_name.lower()}."
             try:
                 SslFactory(Mode.SERVER).configure(self.values_with_prefix_override(prefix))

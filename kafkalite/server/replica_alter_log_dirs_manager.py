@@ -9,7 +9,10 @@ alone, from the hash of the partition, picks its thread.
 from __future__ import annotations
 
 from kafkalite.server.abstract_fetcher_manager import AbstractFetcherManager
-from kafkalite.server.replica_alter_log_dirs_thread import ReplicaAlterLogDirsThread
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kafkalite.server.replica_alter_log_dirs_thread import ReplicaAlterLogDirsThread
 
 
 class ReplicaAlterLogDirsManager(AbstractFetcherManager):
@@ -24,6 +27,7 @@ class ReplicaAlterLogDirsManager(AbstractFetcherManager):
 
     # Kafka: ReplicaAlterLogDirsManager.createFetcherThread
     def create_fetcher_thread(self, fetcher_id: int, source_broker) -> ReplicaAlterLogDirsThread:
+        from kafkalite.server.replica_alter_log_dirs_thread import ReplicaAlterLogDirsThread  # the first move loads it
         return ReplicaAlterLogDirsThread(f"ReplicaAlterLogDirsThread-{fetcher_id}", source_broker, self.broker_config,
                                          self.failed_partitions, self.replica_manager, self.time)
 

@@ -6,7 +6,10 @@ ReplicaFetcherThreads per leader broker, made by ``create_fetcher_thread``.
 from __future__ import annotations
 
 from kafkalite.server.abstract_fetcher_manager import AbstractFetcherManager, InitialFetchState
-from kafkalite.server.replica_fetcher_thread import ReplicaFetcherThread
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kafkalite.server.replica_fetcher_thread import ReplicaFetcherThread
 
 __all__ = ["InitialFetchState", "ReplicaFetcherManager"]
 
@@ -24,6 +27,7 @@ class ReplicaFetcherManager(AbstractFetcherManager):
 
     # Kafka: ReplicaFetcherManager.createFetcherThread -- named ReplicaFetcherThread-<fetcherId>-<leaderId>
     def create_fetcher_thread(self, fetcher_id: int, source_broker) -> ReplicaFetcherThread:
+        from kafkalite.server.replica_fetcher_thread import ReplicaFetcherThread  # a follower's first leader loads it
         prefix = f"{self.thread_name_prefix}:" if self.thread_name_prefix else ""
         thread_name = f"{prefix}ReplicaFetcherThread-{fetcher_id}-{source_broker.id}"
         return ReplicaFetcherThread(thread_name, fetcher_id, source_broker, self.broker_config,

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -37,8 +38,6 @@ from kafkalite.cluster.partition import DelayedOperations, Partition, ZkPartitio
 from kafkalite.common import topic as Topic
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ApiException, Errors
-from kafkalite.protocol.messages.describe_log_dirs import INVALID_OFFSET_LAG, LogDirInfo, ReplicaInfo
-from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionError, LeaderAndIsrResponse
 from kafkalite.log.checkpoint_file import LazyOffsetCheckpoints, OffsetCheckpointFile
 from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
 from kafkalite.log.log_dir_failure_channel import is_out_of_descriptors
@@ -56,10 +55,12 @@ from kafkalite.server.delayed_produce import DelayedProduce, ProducePartitionSta
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.cluster.broker_end_point import BrokerEndPoint
 from kafkalite.server.replica_alter_log_dirs_manager import ReplicaAlterLogDirsManager
-from kafkalite.server.replica_alter_log_dirs_thread import FUTURE_LOCAL_REPLICA_ID
 from kafkalite.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.shutdownable_thread import ShutdownableThread
+
+if TYPE_CHECKING:
+    from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrResponse
 
 HIGH_WATERMARK_FILENAME = "replication-offset-checkpoint"   # Kafka: ReplicaManager.HighWatermarkFilename
 ISR_CHANGE_PROPAGATION_BLACK_OUT_MS = 5000                  # Kafka: ReplicaManager.IsrChangePropagationBlackOut
@@ -361,6 +362,7 @@ class ReplicaManager(Logging):
 
     # Kafka: ReplicaManager.becomeLeaderOrFollower
     def become_leader_or_follower(self, correlation_id: int, request, on_leadership_change) -> LeaderAndIsrResponse:
+        from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionError, LeaderAndIsrResponse
         with self.replica_state_change_lock:
             states = request.partition_states()
             if not self.is_from_current_controller(request, "LeaderAndIsr", correlation_id):
@@ -739,6 +741,7 @@ class ReplicaManager(Logging):
     # Kafka: ReplicaManager.describeLogDirs -- every configured log dir (offline ones with KAFKA_STORAGE_ERROR)
     # and, in each, the current and future logs of the asked partitions
     def describe_log_dirs(self, partitions: set) -> dict:
+        from kafkalite.protocol.messages.describe_log_dirs import LogDirInfo, ReplicaInfo
         logs_by_dir: dict[str, list] = {}
         for log in self.log_manager.all_logs():
             logs_by_dir.setdefault(log.parent_dir, []).append(log)
@@ -765,6 +768,7 @@ class ReplicaManager(Logging):
     def get_log_end_offset_lag(self, tp: TopicPartition, log_end_offset: int, is_future: bool) -> int:
         log = self.local_log(tp)
         if log is None:
+            from kafkalite.protocol.messages.describe_log_dirs import INVALID_OFFSET_LAG
             return INVALID_OFFSET_LAG
         if is_future:
             return log.log_end_offset - log_end_offset
@@ -776,6 +780,7 @@ class ReplicaManager(Logging):
                        hard_max_bytes_limit: bool, fetch_infos: list, response_callback,
                        isolation_level: int = 0) -> None:
         """``fetch_infos``: [(TopicPartition, FetchPartition)] in request order."""
+        from kafkalite.server.replica_alter_log_dirs_thread import FUTURE_LOCAL_REPLICA_ID  # loaded by the first fetch
         is_from_follower = replica_id >= 0
         is_from_consumer = not (is_from_follower or replica_id == FUTURE_LOCAL_REPLICA_ID)
         # Kafka: debugging consumers (-2) may read followers, and so may the ReplicaAlterLogDirsThread (-3)

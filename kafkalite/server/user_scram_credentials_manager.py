@@ -18,18 +18,20 @@ ZkAdminManager in 2.8. This lives beside admin_manager.py rather than in it, to 
 from __future__ import annotations
 
 import urllib.parse
+from typing import TYPE_CHECKING
 
 from kafkalite.protocol.errors import Errors
-from kafkalite.protocol.messages.alter_user_scram_credentials import (AlterUserScramCredentialsResponse,
-                                                                      AlterUserScramCredentialsResult)
-from kafkalite.protocol.messages.describe_user_scram_credentials import (CredentialInfo,
-                                                                         DescribeUserScramCredentialsResponse,
-                                                                         DescribeUserScramCredentialsResult)
 from kafkalite.security.authenticator.scram_credential import credential_from_string, credential_to_string
 from kafkalite.security.authenticator.scram_formatter import ScramFormatter
 from kafkalite.security.authenticator.scram_mechanism import ScramMechanism
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.zk_data import ConfigType
+
+if TYPE_CHECKING:   # the message modules are loaded by the first request that needs them
+    from kafkalite.protocol.messages.alter_user_scram_credentials import (AlterUserScramCredentialsResponse,
+                                                                          AlterUserScramCredentialsResult)
+    from kafkalite.protocol.messages.describe_user_scram_credentials import (CredentialInfo,
+                                                                             DescribeUserScramCredentialsResponse)
 
 MAX_ITERATIONS = 16384
 USERNAME_MUST_NOT_BE_EMPTY = "Username must not be empty"
@@ -56,11 +58,14 @@ class UserScramCredentialsManager(Logging):
 
     @staticmethod
     def _credential_infos(config: dict) -> list[CredentialInfo]:
+        from kafkalite.protocol.messages.describe_user_scram_credentials import CredentialInfo
         return [CredentialInfo(mechanism=m.type, iterations=credential_from_string(config[m.mechanism_name]).iterations)
                 for m in ScramMechanism if m.mechanism_name in config]
 
     # Kafka 2.7: AdminManager.describeUserScramCredentials
     def describe_user_scram_credentials(self, users: list[str] | None) -> DescribeUserScramCredentialsResponse:
+        from kafkalite.protocol.messages.describe_user_scram_credentials import (
+            DescribeUserScramCredentialsResponse, DescribeUserScramCredentialsResult)
         response = DescribeUserScramCredentialsResponse(results=[])
         try:
             if not users:
@@ -96,6 +101,8 @@ class UserScramCredentialsManager(Logging):
 
     # Kafka 2.7: AdminManager.alterUserScramCredentials
     def alter_user_scram_credentials(self, upsertions, deletions) -> AlterUserScramCredentialsResponse:
+        from kafkalite.protocol.messages.alter_user_scram_credentials import (AlterUserScramCredentialsResponse,
+                                                                              AlterUserScramCredentialsResult)
         results: dict[str, AlterUserScramCredentialsResult] = {}
 
         def fail(user: str, error: Errors, message: str) -> None:

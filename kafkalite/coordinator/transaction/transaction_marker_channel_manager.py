@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import queue
 import threading
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -35,10 +36,11 @@ from kafkalite.coordinator.transaction.transaction_metadata import TransactionMe
 from kafkalite.metrics.kafka_metrics_group import MetricsGroup
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import Errors
-from kafkalite.protocol.messages.write_txn_markers import (WritableTxnMarker, WritableTxnMarkerTopic,
-                                                           WriteTxnMarkersRequest)
 from kafkalite.protocol.transaction_result import TransactionResult
 from kafkalite.utils.time import SYSTEM
+
+if TYPE_CHECKING:
+    from kafkalite.protocol.messages.write_txn_markers import WritableTxnMarker
 
 # how often markers whose partition leader is not known yet are looked at again (kafkalite; see send_requests)
 UNKNOWN_DESTINATION_RETRY_MS = 100
@@ -56,6 +58,7 @@ class TxnMarkerEntry:
     partitions: tuple
 
     def to_writable(self) -> WritableTxnMarker:
+        from kafkalite.protocol.messages.write_txn_markers import WritableTxnMarker, WritableTxnMarkerTopic
         by_topic: dict[str, list[int]] = {}
         for tp in sorted(self.partitions):
             by_topic.setdefault(tp.topic, []).append(tp.partition)
@@ -240,6 +243,7 @@ class TransactionMarkerChannelManager(InterBrokerSendThread):
                 continue
             handler = TransactionMarkerRequestCompletionHandler(broker_queue.destination.id, self.txn_state_manager,
                                                                 self, entries)
+            from kafkalite.protocol.messages.write_txn_markers import WriteTxnMarkersRequest  # the first markers load it
             request = WriteTxnMarkersRequest(markers=[e.txn_marker_entry.to_writable() for e in entries])
             requests.append(RequestAndCompletionHandler(broker_queue.destination, ApiKeys.WRITE_TXN_MARKERS, request,
                                                         handler.on_complete))

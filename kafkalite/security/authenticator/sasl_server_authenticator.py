@@ -351,7 +351,7 @@ class SaslServerAuthenticator:
             return self._api_versions_response()
         from kafkalite.protocol.messages.api_versions import ApiVersion
         keys = [ApiVersion(api_key=k.id, min_version=k.min_version, max_version=k.max_version)
-                for k in ApiKeys if k.request_class is not None]
+                for k in ApiKeys if k.has_messages]
         return ApiVersionsResponse(error_code=0, api_keys=keys)
 
     def _response_send(self, header, body) -> NetworkSend:

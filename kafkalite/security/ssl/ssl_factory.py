@@ -13,9 +13,12 @@ the keystore-verifiable-using-truststore validation (SslEngineValidator).
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 from kafkalite.security.ssl import ssl_configs as C
-from kafkalite.security.ssl.ssl_engine_builder import SslEngineBuilder
+
+if TYPE_CHECKING:   # Python's ssl module is loaded by the first SSL listener's configure, not by every broker
+    from kafkalite.security.ssl.ssl_engine_builder import SslEngineBuilder
 
 
 class Mode(enum.Enum):
@@ -43,6 +46,7 @@ class SslFactory:
         next_configs = dict(configs)
         if self.client_auth_config_override is not None:
             next_configs[C.SSL_CLIENT_AUTH_CONFIG] = self.client_auth_config_override
+        from kafkalite.security.ssl.ssl_engine_builder import SslEngineBuilder
         builder = SslEngineBuilder(next_configs)
         self.endpoint_identification = builder.configs()[C.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG]
         builder.ssl_context(self.mode is Mode.SERVER)   # fail now on a bad key store, not per connection
