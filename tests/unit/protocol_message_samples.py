@@ -4,6 +4,7 @@ every field a version carries, for the round-trip tests of tests/unit/test_proto
 Kafka's MessageTest builds such messages by hand per API; here one walker does it from the
 field specs, so a new field is covered as soon as it is declared.
 """
+import importlib
 import itertools
 
 import attrs
@@ -64,7 +65,11 @@ def sample(cls, version, nulls=False):
 
 
 def message_classes(module):
-    """The @message classes a module defines, in declaration order."""
+    """The @message classes a module defines, in declaration order.
+
+    ``module`` may be the lazy stand-in ``from kafkalite.protocol.messages import x`` binds, whose ``vars`` hold
+    only the names read so far: list the real module's."""
+    module = importlib.import_module(module.__name__)
     return [v for v in vars(module).values()
             if isinstance(v, type) and getattr(getattr(v, "SPEC", None), "kind", "struct") != "struct"
             and v.__module__ == module.__name__]
