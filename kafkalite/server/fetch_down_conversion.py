@@ -8,7 +8,7 @@ sending log slices with sendfile.
 
 As Kafka does:
 - a topic whose ``compression.type`` is zstd cannot be read below Fetch v10: UNSUPPORTED_COMPRESSION_TYPE
-  (here checked for v0-3 only, the versions this module handles);
+  (KafkaApis calls this function for every version below 10; v4-9 need no conversion);
 - a topic with ``message.downconversion.enable=false`` answers a consumer UNSUPPORTED_VERSION (a follower is
   served anyway);
 - KAFKA_STORAGE_ERROR is reported as NOT_LEADER_FOR_PARTITION to versions that do not know it (<= 5);
@@ -24,6 +24,7 @@ from kafkalite.record.lazy_down_conversion_records import LazyDownConversionReco
 from kafkalite.record.record_batch import RecordBatch
 
 MAX_DOWN_CONVERTED_FETCH_VERSION = 3    # Fetch v4 is the first whose consumers read magic 2
+MIN_ZSTD_FETCH_VERSION = 10             # Kafka: FetchRequest v10 is the first that may carry zstd batches
 
 
 # Kafka 2.7: KafkaApis.maybeDownConvertStorageError (2.4 passes KAFKA_STORAGE_ERROR to every version)
@@ -35,8 +36,11 @@ def maybe_down_convert_storage_error(error: Errors, version: int) -> Errors:
 
 # Kafka: KafkaApis.maybeConvertFetchedData -- ``log_config`` None: the partition is not local (an error answer)
 def maybe_convert_fetched_data(tp, data, log_config, version: int, is_from_follower: bool, fetch_offset: int):
-    if log_config is not None and log_config.compression_type == "zstd" and version < 10:
+    if log_config is not None and log_config.compression_type == "zstd" and version < MIN_ZSTD_FETCH_VERSION:
         return _error_response(data, Errors.UNSUPPORTED_COMPRESSION_TYPE)
+    if version > MAX_DOWN_CONVERTED_FETCH_VERSION:   # reads magic 2: only the storage error may need mapping
+        error = maybe_down_convert_storage_error(data.error, version)
+        return data if error is data.error else attrs.evolve(data, error=error)
     records = data.records
     size = 0 if records is None else records.size_in_bytes() if hasattr(records, "size_in_bytes") else len(records)
     # a log holds magic 2 only, so any bytes need converting (Kafka: hasCompatibleMagic)

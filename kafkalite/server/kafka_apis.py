@@ -68,7 +68,7 @@ from kafkalite.coordinator.group.group_metadata_manager import INVALID_OFFSET, N
 from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.network.request_channel import CloseConnectionAction, NoOpAction, Response
 from kafkalite.protocol.api_keys import ApiKeys
-from kafkalite.protocol.errors import ApiException, Errors
+from kafkalite.protocol.errors import ApiException, CorruptRecordException, Errors
 from kafkalite.protocol.transaction_result import TransactionResult
 from kafkalite.protocol.messages import (alter_configs, alter_partition_reassignments, api_versions,
                                          controlled_shutdown, create_partitions, create_topics, delete_groups,
@@ -86,13 +86,14 @@ from kafkalite.protocol.messages import alter_replica_log_dirs, describe_log_dir
 from kafkalite.protocol.messages import sasl_authenticate, sasl_handshake
 from kafkalite.protocol.messages import consumer_group_describe, consumer_group_heartbeat
 from kafkalite.log.producer_state_manager import AppendOrigin
+from kafkalite.record.compression_type import CompressionType
 from kafkalite.record.control_record_type import ControlRecordType
 from kafkalite.record.end_transaction_marker import EndTransactionMarker
 from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET
 from kafkalite.protocol.fetch_metadata import FetchMetadata
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.record.abstract_legacy_record_batch import is_legacy
-from kafkalite.server.fetch_down_conversion import MAX_DOWN_CONVERTED_FETCH_VERSION, maybe_convert_fetched_data
+from kafkalite.server.fetch_down_conversion import MIN_ZSTD_FETCH_VERSION, maybe_convert_fetched_data
 from kafkalite.server.fetch_session import FetchManager, FetchSessionCache, build_fetch_response
 from kafkalite.server.replica_manager import FetchPartitionData
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
@@ -160,11 +161,28 @@ def _has_transactional_records(records: MemoryRecords) -> bool:
         first.is_transactional   # magic 0/1 (Produce v0-2) has no transactions
 
 
-# Kafka: ProduceRequest.validateRecords -- from v3 on, a partition's records are one batch of magic 2 (older
-# versions are not checked: their message formats v0/v1 are up-converted by the log's LogValidator)
-def _validate_produce_records(version: int, records: MemoryRecords) -> Errors | None:
-    if version >= 3 and is_legacy(records.buffer):
-        return Errors.INVALID_RECORD   # 2.4 said CORRUPT_MESSAGE (its InvalidRecordException); 2.5+ INVALID_RECORD
+# Kafka: ProduceRequest.validateRecords -- from v3 on, a partition's records are exactly one batch of magic 2,
+# and zstd only from v7 (older versions are not checked: their message formats v0/v1 are up-converted by the
+# log's LogValidator). Returns the partition's error and message, or None.
+def _validate_produce_records(version: int, records: MemoryRecords) -> tuple[Errors, str] | None:
+    if version < 3:
+        return None
+    if is_legacy(records.buffer):   # 2.4 said CORRUPT_MESSAGE (its InvalidRecordException); 2.5+ INVALID_RECORD
+        return Errors.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain "
+                                       "record batches with magic version 2")
+    try:   # slices of one memoryview: nothing is copied or decoded
+        batches = records.batches()
+        first, second = next(batches, None), next(batches, None)
+    except CorruptRecordException:   # a malformed buffer is left for the log to refuse, as before
+        return None
+    if first is None:
+        return None
+    if version < 7 and first.compression_type is CompressionType.ZSTD:
+        return Errors.UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed "
+                                                     "to use ZStandard compression")
+    if second is not None:
+        return Errors.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain "
+                                       "exactly one record batch")
     return None
 
 
@@ -901,9 +919,7 @@ class KafkaApis(Logging):
                 elif p.records is None:
                     errors[tp] = PartitionResponse(Errors.INVALID_RECORD, error_message="Produce request has no records")
                 elif (invalid := _validate_produce_records(request.header.api_version, records[tp])) is not None:
-                    errors[tp] = PartitionResponse(invalid, error_message=(
-                        f"Produce requests with version {request.header.api_version} are only allowed to contain "
-                        "record batches with magic version 2"))
+                    errors[tp] = PartitionResponse(invalid[0], error_message=invalid[1])
                 else:
                     entries[tp] = records[tp]
 
@@ -1032,7 +1048,7 @@ class KafkaApis(Logging):
 
         def process_response_callback(response_partition_data: list) -> None:
             partitions = dict(response_partition_data)
-            if version <= MAX_DOWN_CONVERTED_FETCH_VERSION:   # Kafka: maybeConvertFetchedData (magic 0/1 readers)
+            if version < MIN_ZSTD_FETCH_VERSION:   # Kafka: maybeConvertFetchedData (magic 0/1 readers, zstd topics)
                 for tp, data in partitions.items():
                     log = self.replica_manager.local_log(tp)
                     partitions[tp] = maybe_convert_fetched_data(tp, data, None if log is None else log.config, version,

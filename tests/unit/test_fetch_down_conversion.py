@@ -41,3 +41,18 @@ def test_errors_instead_of_records():
     corrupt[-1] ^= 1
     assert maybe_convert_fetched_data("t-0", data(MemoryRecords(corrupt)), config(), 3, False, 0).error is \
         Errors.CORRUPT_MESSAGE
+
+
+def test_fetch_v4_to_v9_is_refused_a_zstd_topic_and_otherwise_passed_through():
+    # Kafka 2.4 KafkaApis.handleFetchRequest: compressionType == zstd && versionId < 10 -> UNSUPPORTED_COMPRESSION_TYPE
+    for version in range(4, 10):
+        assert maybe_convert_fetched_data("t-0", data(), config("zstd"), version, False, 0).error is \
+            Errors.UNSUPPORTED_COMPRESSION_TYPE
+        plain = data()
+        assert maybe_convert_fetched_data("t-0", plain, config(), version, False, 0) is plain   # magic 2: sent as is
+    storage = maybe_convert_fetched_data("t-0", data(MemoryRecords.EMPTY, Errors.KAFKA_STORAGE_ERROR), config(), 5,
+                                         False, 0)
+    assert storage.error is Errors.NOT_LEADER_FOR_PARTITION and storage.high_watermark == 2
+    for version in (6, 9):
+        assert maybe_convert_fetched_data("t-0", data(MemoryRecords.EMPTY, Errors.KAFKA_STORAGE_ERROR), config(),
+                                          version, False, 0).error is Errors.KAFKA_STORAGE_ERROR

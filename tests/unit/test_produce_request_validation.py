@@ -1,0 +1,46 @@
+"""Kafka: ProduceRequestTest (testV3AndAboveShouldContainOnlyOneRecordBatch, testV3AndAboveCannotHaveNoRecordBatches,
+testV3AndAboveCannotUseMagicV0/V1, testMixedTransactionalData...) and KafkaApisTest's zstd produce case:
+what ProduceRequest.validateRecords refuses per partition before anything reaches the log."""
+import struct
+
+import pytest
+
+from kafkalite.protocol.errors import Errors
+from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET
+from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
+from kafkalite.server.kafka_apis import _validate_produce_records
+
+
+def batch(codec_id: int = 0) -> bytes:
+    buf = bytearray(MemoryRecords.with_records(SimpleRecord(1000, b"k", b"v")).buffer)
+    (attributes,) = struct.unpack_from(">h", buf, ATTRIBUTES_OFFSET)
+    struct.pack_into(">h", buf, ATTRIBUTES_OFFSET, (attributes & ~0x7) | codec_id)   # only the header is read
+    return bytes(buf)
+
+
+ZSTD = 4
+
+
+@pytest.mark.parametrize("version", range(0, 10))
+def test_zstd_needs_produce_v7(version):
+    result = _validate_produce_records(version, MemoryRecords(batch(ZSTD)))
+    if 3 <= version < 7:
+        assert result[0] is Errors.UNSUPPORTED_COMPRESSION_TYPE and "ZStandard" in result[1]
+    else:
+        assert result is None   # v0-2 carry magic 0/1 (the LogValidator's business); v7+ may use zstd
+
+
+@pytest.mark.parametrize("version", [3, 7, 9])
+def test_v3_and_above_carry_exactly_one_batch(version):
+    assert _validate_produce_records(version, MemoryRecords(batch())) is None
+    two = _validate_produce_records(version, MemoryRecords(batch() + batch()))
+    assert two[0] is Errors.INVALID_RECORD and "exactly one record batch" in two[1]
+    assert _validate_produce_records(version, MemoryRecords(batch() + batch()[:30])) is None   # a partial tail is no batch
+
+
+@pytest.mark.parametrize("version", [3, 9])
+def test_v3_and_above_refuse_magic_0_and_1(version):
+    legacy = bytearray(batch())
+    legacy[16] = 1
+    result = _validate_produce_records(version, MemoryRecords(bytes(legacy)))
+    assert result[0] is Errors.INVALID_RECORD and "magic version 2" in result[1]
