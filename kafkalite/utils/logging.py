@@ -11,21 +11,29 @@ from __future__ import annotations
 import logging
 
 
+class _InstanceLogger:
+    """``Logging.logger``: looked up once per instance, then kept in the instance's ``__dict__``, where
+    attribute lookup finds it before this (non-data) descriptor -- no call at all on the hot paths that
+    ask ``is_debug_enabled()`` per record batch. logging.getLogger also takes the logging module's global
+    lock on every call. Classes with ``__slots__`` (no ``__dict__``) look it up each time."""
+
+    def __get__(self, obj, owner=None) -> logging.Logger:
+        if obj is None:
+            return self
+        logger = logging.getLogger(obj.logger_name or kafka_logger_name(type(obj)))
+        try:
+            obj.__dict__["logger"] = logger
+        except AttributeError:
+            pass
+        return logger
+
+
 class Logging:
     """Kafka: kafka.utils.Logging -- logger named after the Kafka class, lines prefixed by log_ident."""
 
     log_ident: str = ""
     logger_name: str | None = None
-
-    @property
-    def logger(self) -> logging.Logger:
-        # cached per instance: logging.getLogger takes the logging module's global lock on every call
-        logger = self.__dict__.get("_logger") if hasattr(self, "__dict__") else None
-        if logger is None:
-            logger = logging.getLogger(self.logger_name or kafka_logger_name(type(self)))
-            if hasattr(self, "__dict__"):
-                self.__dict__["_logger"] = logger
-        return logger
+    logger = _InstanceLogger()
 
     # Kafka: Logging.isTraceEnabled / isDebugEnabled -- guard messages that cost something to build
     def is_trace_enabled(self) -> bool:
