@@ -484,7 +484,7 @@ class Selector:
             self._close(channel, CloseMode.GRACEFUL)
 
     # ---------------------------------------------------------------- idle connections
-    # Kafka: IdleExpiryManager.update -- with the poll's clock reading, as Kafka passes currentTimeNanos
+    # the idle-expiry stamp, with the poll's clock reading as Kafka passes currentTimeNanos to its IdleExpiryManager
     def _update_idle(self, connection_id: str, now_nanos: int | None = None) -> None:
         if self._idle_ms >= 0:
             self._lru[connection_id] = self.time.nanoseconds() if now_nanos is None else now_nanos
