@@ -9,6 +9,7 @@ Omitted: log4j configuration; Python's ``logging`` module does that job.
 from __future__ import annotations
 
 import logging
+from typing import overload
 
 
 class _InstanceLogger:
@@ -17,7 +18,12 @@ class _InstanceLogger:
     ask ``is_debug_enabled()`` per record batch. logging.getLogger also takes the logging module's global
     lock on every call. Classes with ``__slots__`` (no ``__dict__``) look it up each time."""
 
-    def __get__(self, obj, owner=None) -> logging.Logger:
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> "_InstanceLogger": ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> logging.Logger: ...
+
+    def __get__(self, obj, owner=None):
         if obj is None:
             return self
         logger = logging.getLogger(obj.logger_name or kafka_logger_name(type(obj)))
