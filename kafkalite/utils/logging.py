@@ -51,11 +51,16 @@ class Logging:
     def _msg(self, msg: str) -> str:
         return f"{self.log_ident}{msg}"
 
+    # trace and debug ask the level first, so a disabled line costs no prefixing (hot paths log per append)
     def trace(self, msg: str, *args) -> None:
-        self.logger.log(5, self._msg(msg), *args)
+        logger = self.logger
+        if logger.isEnabledFor(5):
+            logger.log(5, self._msg(msg), *args)
 
     def debug(self, msg: str, *args) -> None:
-        self.logger.debug(self._msg(msg), *args)
+        logger = self.logger
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(self._msg(msg), *args)
 
     def info(self, msg: str, *args) -> None:
         self.logger.info(self._msg(msg), *args)
