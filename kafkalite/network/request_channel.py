@@ -134,16 +134,17 @@ class Request:
         if self.api_remote_complete_time_nanos < 0:
             self.api_remote_complete_time_nanos = self.response_complete_time_nanos
 
-        def ms(a, b):
-            return max(0.0, (b - a) / 1e6) if a >= 0 and b >= 0 else 0.0
-
+        start, dequeued = self.start_time_nanos, self.request_dequeue_time_nanos
+        local, remote = self.api_local_complete_time_nanos, self.api_remote_complete_time_nanos
+        queued, sending = self.response_complete_time_nanos, self.response_dequeue_time_nanos
+        # milliseconds between two stamps, 0 if either was never taken (inline: this runs for every request)
         self.timings = {
-            "RequestQueueTimeMs": ms(self.start_time_nanos, self.request_dequeue_time_nanos),
-            "LocalTimeMs": ms(self.request_dequeue_time_nanos, self.api_local_complete_time_nanos),
-            "RemoteTimeMs": ms(self.api_local_complete_time_nanos, self.api_remote_complete_time_nanos),
-            "ResponseQueueTimeMs": ms(self.response_complete_time_nanos, self.response_dequeue_time_nanos),
-            "ResponseSendTimeMs": ms(self.response_dequeue_time_nanos, end),
-            "TotalTimeMs": ms(self.start_time_nanos, end),
+            "RequestQueueTimeMs": max(0.0, (dequeued - start) / 1e6) if start >= 0 and dequeued >= 0 else 0.0,
+            "LocalTimeMs": max(0.0, (local - dequeued) / 1e6) if dequeued >= 0 and local >= 0 else 0.0,
+            "RemoteTimeMs": max(0.0, (remote - local) / 1e6) if local >= 0 and remote >= 0 else 0.0,
+            "ResponseQueueTimeMs": max(0.0, (sending - queued) / 1e6) if queued >= 0 and sending >= 0 else 0.0,
+            "ResponseSendTimeMs": max(0.0, (end - sending) / 1e6) if sending >= 0 else 0.0,
+            "TotalTimeMs": max(0.0, (end - start) / 1e6) if start >= 0 else 0.0,
         }
         request_metrics(self.api_key.api_name).update(self.timings)
         if self.trace.enabled:

@@ -228,9 +228,11 @@ class Selector:
             keys = [(ch, 0) for ch in self.immediately_connected_keys]
             self.immediately_connected_keys.clear()
             self.poll_selection_keys(keys, True, now)
-        self.complete_delayed_channel_close(self.time.nanoseconds())
+        if self.delayed_closing_channels:
+            self.complete_delayed_channel_close(self.time.nanoseconds())
         self.maybe_close_oldest_connection(now)
-        self.add_to_completed_receives()
+        if self.staged_receives:
+            self.add_to_completed_receives()
 
     # Kafka: Selector.pollSelectionKeys
     def poll_selection_keys(self, selection_keys, is_immediately_connected: bool, current_time_nanos: int) -> None:
@@ -241,7 +243,7 @@ class Selector:
                 continue
             if channel.id not in self.channels:
                 continue   # closed earlier in this loop
-            self._update_idle(channel.id)
+            self._update_idle(channel.id, current_time_nanos)
             send_failed = False
             try:
                 # connect finished (OP_CONNECT is signalled as writable)
@@ -362,6 +364,8 @@ class Selector:
         self.disconnected.clear()
         self.authentication_exceptions.clear()
         self.made_read_progress_last_poll = False
+        if not self.closing_channels and not self.failed_sends:
+            return
         # Channels closed by the peer are kept until their staged receives were all handed out,
         # or until a send to them failed.
         for connection_id, channel in list(self.closing_channels.items()):
@@ -480,9 +484,10 @@ class Selector:
             self._close(channel, CloseMode.GRACEFUL)
 
     # ---------------------------------------------------------------- idle connections
-    def _update_idle(self, connection_id: str) -> None:
+    # the idle-expiry stamp, with the poll's clock reading as Kafka passes currentTimeNanos to its IdleExpiryManager
+    def _update_idle(self, connection_id: str, now_nanos: int | None = None) -> None:
         if self._idle_ms >= 0:
-            self._lru[connection_id] = self.time.nanoseconds()
+            self._lru[connection_id] = self.time.nanoseconds() if now_nanos is None else now_nanos
             self._lru.move_to_end(connection_id)
 
     # Kafka: Selector.maybeCloseOldestConnection (IdleExpiryManager)

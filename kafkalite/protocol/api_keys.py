@@ -105,10 +105,11 @@ class ApiKeys(enum.Enum):
     # Kafka: ApiKeys.forId
     @classmethod
     def for_id(cls, api_key: int) -> "ApiKeys":
-        try:
-            return cls(api_key)
-        except ValueError:
-            raise InvalidRequestException(f"Unexpected api key: {api_key}") from None
+        # the enum's own value table (what ApiKeys(api_key) looks in, without EnumMeta's call): per request
+        member = cls._value2member_map_.get(api_key)
+        if member is None:
+            raise InvalidRequestException(f"Unexpected api key: {api_key}")
+        return member
 
     # Kafka: ApiKeys.hasId
     @classmethod

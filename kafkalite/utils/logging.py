@@ -9,6 +9,29 @@ Omitted: log4j configuration; Python's ``logging`` module does that job.
 from __future__ import annotations
 
 import logging
+from typing import overload
+
+
+class _InstanceLogger:
+    """``Logging.logger``: looked up once per instance, then kept in the instance's ``__dict__``, where
+    attribute lookup finds it before this (non-data) descriptor -- no call at all on the hot paths that
+    ask ``is_debug_enabled()`` per record batch. logging.getLogger also takes the logging module's global
+    lock on every call. Classes with ``__slots__`` (no ``__dict__``) look it up each time."""
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> "_InstanceLogger": ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> logging.Logger: ...
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        logger = logging.getLogger(obj.logger_name or kafka_logger_name(type(obj)))
+        try:
+            obj.__dict__["logger"] = logger
+        except AttributeError:
+            pass
+        return logger
 
 
 class Logging:
@@ -16,16 +39,7 @@ class Logging:
 
     log_ident: str = ""
     logger_name: str | None = None
-
-    @property
-    def logger(self) -> logging.Logger:
-        # cached per instance: logging.getLogger takes the logging module's global lock on every call
-        logger = self.__dict__.get("_logger") if hasattr(self, "__dict__") else None
-        if logger is None:
-            logger = logging.getLogger(self.logger_name or kafka_logger_name(type(self)))
-            if hasattr(self, "__dict__"):
-                self.__dict__["_logger"] = logger
-        return logger
+    logger = _InstanceLogger()
 
     # Kafka: Logging.isTraceEnabled / isDebugEnabled -- guard messages that cost something to build
     def is_trace_enabled(self) -> bool:
@@ -37,11 +51,16 @@ class Logging:
     def _msg(self, msg: str) -> str:
         return f"{self.log_ident}{msg}"
 
+    # trace and debug ask the level first, so a disabled line costs no prefixing (hot paths log per append)
     def trace(self, msg: str, *args) -> None:
-        self.logger.log(5, self._msg(msg), *args)
+        logger = self.logger
+        if logger.isEnabledFor(5):
+            logger.log(5, self._msg(msg), *args)
 
     def debug(self, msg: str, *args) -> None:
-        self.logger.debug(self._msg(msg), *args)
+        logger = self.logger
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(self._msg(msg), *args)
 
     def info(self, msg: str, *args) -> None:
         self.logger.info(self._msg(msg), *args)
