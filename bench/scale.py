@@ -190,7 +190,8 @@ def partitions_scenario(workdir: str, sizes: list[int], batch_topics: int, log, 
                 cpu0, t0 = broker.cpu_seconds(), time.perf_counter()
                 errors = _create_batch(admin, names)
                 # created means every new partition has its leader (the controller's LeaderAndIsr is done)
-                _wait_all_led(broker.port, (made + len(names)) * PARTITIONS_PER_TOPIC, 120)
+                if not errors and _wait_all_led(broker.port, (made + len(names)) * PARTITIONS_PER_TOPIC, 120) is None:
+                    errors = [f"{names[0]}..: not every partition had a leader 120 s after CreateTopics"]
                 seg_wall += time.perf_counter() - t0
                 seg_cpu += broker.cpu_seconds() - cpu0
                 made += len(names) if not errors else 0
@@ -202,30 +203,12 @@ def partitions_scenario(workdir: str, sizes: list[int], batch_topics: int, log, 
                    "create_total_s": create_wall, "create_total_cpu_s": create_cpu,
                    "create_cpu_ms_per_partition": 1000 * seg_cpu / added if added else None,
                    "errors": errors[:3]}
-            if n:
-                row["rss_kib_per_partition"] = (proc_rss_kib(broker.pid) - rss0) / n
-                row["fds_per_partition"] = (proc_fds(broker.pid) - fds0) / n
-                lat = sorted(metadata_all(broker.port)[0] for _ in range(5))
-                row["metadata_ms"] = 1000 * lat[2]
-                topics = [f"scale-{i}" for i in range(made)]
-                cpu0 = broker.cpu_seconds()
-                pr = _produce_spread(broker.bootstrap, topics, max(20_000, 5 * n))
-                row["produce_records_per_s"] = pr["records_per_s"]
-                row["produce_broker_cpu_us_per_record"] = 1e6 * (broker.cpu_seconds() - cpu0) / max(20_000, 5 * n)
-                row["produce_errors"] = pr["errors"]
-                # clean restart on the same log dir (the embedded ZooKeeper lives there too)
-                t0 = time.perf_counter()
-                broker.stop(timeout=120)
-                row["stop_s"] = time.perf_counter() - t0
-                again = Kafkalite(workdir, list(overrides))
-                os.rmdir(again.log_dir)
-                again.log_dir = broker.log_dir
-                broker = again
-                row["restart_to_metadata_s"] = broker.start(timeout=300)
-                led = _wait_all_led(broker.port, n, 300)
-                row["restart_s"] = None if led is None else row["restart_to_metadata_s"] + led
-                row["restart_cpu_s"] = broker.cpu_seconds() - start_cpu0
-                admin = AdminClient({"bootstrap.servers": broker.bootstrap, "log_level": 0})
+            if n and not errors:
+                try:
+                    broker = _measure(broker, row, n, made, rss0, fds0, start_cpu0, workdir, overrides)
+                    admin = AdminClient({"bootstrap.servers": broker.bootstrap, "log_level": 0})
+                except (OSError, RuntimeError) as e:   # out of descriptors, say: the broker closes connections
+                    errors.append(f"measuring at {n} partitions: {e!r}")
             rows.append(row)
             log(f"scale partitions {n}: " + ", ".join(
                 f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items() if k != "partitions"))
@@ -235,6 +218,35 @@ def partitions_scenario(workdir: str, sizes: list[int], batch_topics: int, log, 
     finally:
         broker.stop(timeout=120)
     return rows
+
+
+def _measure(broker, row: dict, n: int, made: int, rss0: int, fds0: int, start_cpu0: float, workdir: str,
+             overrides) -> Kafkalite:
+    """Per-partition RSS and descriptors, Metadata latency, spread produce, then a clean restart; returns the
+    restarted broker."""
+    row["rss_kib_per_partition"] = (proc_rss_kib(broker.pid) - rss0) / n
+    row["fds_per_partition"] = (proc_fds(broker.pid) - fds0) / n
+    lat = sorted(metadata_all(broker.port)[0] for _ in range(5))
+    row["metadata_ms"] = 1000 * lat[2]
+    topics = [f"scale-{i}" for i in range(made)]
+    cpu0 = broker.cpu_seconds()
+    pr = _produce_spread(broker.bootstrap, topics, max(20_000, 5 * n))
+    row["produce_records_per_s"] = pr["records_per_s"]
+    row["produce_broker_cpu_us_per_record"] = 1e6 * (broker.cpu_seconds() - cpu0) / max(20_000, 5 * n)
+    row["produce_errors"] = pr["errors"]
+    # clean restart on the same log dir (the embedded ZooKeeper lives there too)
+    t0 = time.perf_counter()
+    broker.stop(timeout=120)
+    row["stop_s"] = time.perf_counter() - t0
+    again = Kafkalite(workdir, list(overrides))
+    os.rmdir(again.log_dir)
+    again.log_dir = broker.log_dir
+    broker = again
+    row["restart_to_metadata_s"] = broker.start(timeout=300)
+    led = _wait_all_led(broker.port, n, 300)
+    row["restart_s"] = None if led is None else row["restart_to_metadata_s"] + led
+    row["restart_cpu_s"] = broker.cpu_seconds() - start_cpu0
+    return broker
 
 
 # ---------------------------------------------------------------- connections

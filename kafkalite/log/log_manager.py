@@ -334,6 +334,10 @@ class LogManager(Logging):
     def _next_log_dir(self) -> str:
         if not self.live_log_dirs:
             raise Errors.KAFKA_STORAGE_ERROR.exception("Can not create log because all log dirs are offline")
+        if len(self.live_log_dirs) == 1:
+            # as Kafka: with one dir there is nothing to count (counting every log per new log made creating
+            # n partitions cost O(n^2): at 4,000 partitions a third of CreateTopics' time)
+            return next(iter(self.live_log_dirs))
         counts = {d: 0 for d in self.live_log_dirs}
         for log in self.all_logs():
             parent = os.path.dirname(os.path.normpath(log.dir))
