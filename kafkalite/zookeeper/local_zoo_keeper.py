@@ -27,6 +27,7 @@ are lost inside one process; tests call ``expire_session``).
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -126,6 +127,9 @@ class LocalSession:
     def multi(self, ops):
         return self.store.multi(self.session_id, ops)
 
+    def group_commit(self):
+        return self.store.group_commit()
+
     def close(self) -> None:
         self.store.close_session(self.session_id)
 
@@ -170,6 +174,9 @@ class LocalZooKeeper(Logging):
         self._txn_ops: list[dict] = []
         self._pending: list[tuple[str, str]] = []  # watch triggers of the running transaction
         self._txns_since_snapshot = 0
+        self._group_depth = 0          # > 0 inside group_commit: fsync and watches wait for its end
+        self._group_fsync_owed = False
+        self._group_pending: list[tuple[str, str]] = []
         self._log_file = None
         self._lock_fd = None
         self.dir = None
@@ -466,13 +473,39 @@ class LocalZooKeeper(Logging):
             line = json.dumps({"zxid": self.zxid, "ops": self._txn_ops}, separators=(",", ":")) + "\n"
             self._log_file.write(line.encode("utf-8"))
             self._log_file.flush()
-            if self.fsync:
+            if self._group_depth:
+                self._group_fsync_owed = True
+            elif self.fsync:
                 os.fsync(self._log_file.fileno())
             self._txns_since_snapshot += 1
             if self._txns_since_snapshot >= SNAP_COUNT:
                 self._take_snapshot()
+        if self._group_depth:
+            self._group_pending += self._pending
+            return
         for kind, path in self._pending:
             self._trigger_watches(kind, path)
+
+    @contextlib.contextmanager
+    def group_commit(self):
+        """ZooKeeper's SyncRequestProcessor group commit: the transactions of one pipelined batch (a
+        ZooKeeperClient.handle_requests call -- the controller writes one partition-state znode per new
+        partition) are logged one by one but fsync'd once, at the end, and their watches fire after that
+        fsync, in zxid order. The store's lock is held for the whole batch, so nothing interleaves; the
+        caller gets its responses only once they are durable, as before."""
+        with self._lock:
+            self._group_depth += 1
+            try:
+                yield
+            finally:
+                self._group_depth -= 1
+                if self._group_depth == 0:
+                    owed, pending = self._group_fsync_owed, self._group_pending
+                    self._group_fsync_owed, self._group_pending = False, []
+                    if owed and self.fsync and self._log_file is not None:
+                        os.fsync(self._log_file.fileno())
+                    for kind, path in pending:
+                        self._trigger_watches(kind, path)
 
     def _trigger_watches(self, kind: str, path: str) -> None:
         fired: list[tuple[int, EventType, str]] = []
