@@ -8,7 +8,7 @@ Three scenarios, each printing one row per size so that the growth is visible:
   the create time of the partitions added since the last size (wall seconds and the broker's CPU seconds),
   RSS and descriptors per partition (VmRSS and /proc/<pid>/fd, less those of the empty broker), the
   latency of a Metadata request for all topics, produce throughput spread over every partition
-  (confluent-kafka, 100 B records, acks=1), then a clean restart (SIGTERM, start on the same log dir):
+  (confluent-kafka, 20 records of 100 B per partition, acks=1), then a clean restart (SIGTERM, start on the same log dir):
   seconds to the first Metadata answer and to every partition having its leader back, and the broker's
   CPU seconds by then. Growth stops at the first size whose CreateTopics fails (the descriptor limit, say),
   and the row says so.
@@ -40,6 +40,7 @@ from bench.brokers import (
 )
 
 PARTITIONS_PER_TOPIC = 100
+PRODUCE_RECORDS_PER_PARTITION = 20
 API_FIND_COORDINATOR, API_JOIN_GROUP, API_SYNC_GROUP, API_METADATA = 10, 11, 14, 3
 
 
@@ -230,9 +231,10 @@ def _measure(broker, row: dict, n: int, made: int, rss0: int, fds0: int, start_c
     row["metadata_ms"] = 1000 * lat[2]
     topics = [f"scale-{i}" for i in range(made)]
     cpu0 = broker.cpu_seconds()
-    pr = _produce_spread(broker.bootstrap, topics, max(20_000, 5 * n))
+    records = PRODUCE_RECORDS_PER_PARTITION * n   # the same load per partition at every size
+    pr = _produce_spread(broker.bootstrap, topics, records)
     row["produce_records_per_s"] = pr["records_per_s"]
-    row["produce_broker_cpu_us_per_record"] = 1e6 * (broker.cpu_seconds() - cpu0) / max(20_000, 5 * n)
+    row["produce_broker_cpu_us_per_record"] = 1e6 * (broker.cpu_seconds() - cpu0) / records
     row["produce_errors"] = pr["errors"]
     # clean restart on the same log dir (the embedded ZooKeeper lives there too)
     t0 = time.perf_counter()
