@@ -210,6 +210,7 @@ def partitions_scenario(workdir: str, sizes: list[int], batch_topics: int, log, 
                     admin = AdminClient({"bootstrap.servers": broker.bootstrap, "log_level": 0})
                 except (OSError, RuntimeError) as e:   # out of descriptors, say: the broker closes connections
                     errors.append(f"measuring at {n} partitions: {e!r}")
+                    row["errors"] = errors[:3]
             rows.append(row)
             log(f"scale partitions {n}: " + ", ".join(
                 f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items() if k != "partitions"))
