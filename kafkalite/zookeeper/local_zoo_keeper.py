@@ -4,8 +4,8 @@ Kafka 2.4 always talks to a real ZooKeeper; its tests start an ``EmbeddedZookeep
 default (``zookeeper.connect`` empty or ``embedded``) is this class: the ZooKeeper semantics the controller relies on
 (research/controller.md §4), inside the broker process and persisted under the log dir.
 
-Classes: ``LocalZooKeeper`` (the tree, sessions, watches, persistence) and ``LocalSession`` (one client session; the
-backend interface ``ZooKeeperClient`` drives, shared with ``KazooBackend``).
+Classes: ``LocalZooKeeper`` (the tree, sessions, watches, persistence); its ``LocalSession`` (one client session; the
+backend interface ``ZooKeeperClient`` drives, shared with ``KazooBackend``) is in local_session.py.
 
 Semantics kept from ZooKeeper:
 - every znode has a ``Stat`` (czxid, mzxid, version, cversion, ephemeral_owner, pzxid, ...); one global zxid counts
@@ -36,6 +36,7 @@ import threading
 import attrs
 
 from kafkalite.utils.logging import Logging
+from kafkalite.zookeeper.local_session import LocalSession
 from kafkalite.utils.time import SYSTEM, Time
 from kafkalite.zookeeper.zoo_keeper_client import (
     CheckOp, Code, CreateOp, DeleteOp, EventType, KeeperException, KeeperState, OpResult, SetDataOp, Stat,
@@ -95,43 +96,6 @@ def _decode_data(entry: dict) -> bytes:
     if "data_b64" in entry:
         return base64.b64decode(entry["data_b64"])
     return entry.get("data", "").encode("utf-8")
-
-
-class LocalSession:
-    """One session on a LocalZooKeeper: the calls a ZooKeeperClient makes (org.apache.zookeeper.ZooKeeper's role)."""
-
-    def __init__(self, store: "LocalZooKeeper", session_id: int, watcher, session_timeout_ms: int):
-        self.store = store
-        self.session_id = session_id
-        self.watcher = watcher
-        self.session_timeout_ms = session_timeout_ms
-
-    def create(self, path, data, ephemeral=False, sequential=False):
-        return self.store.create(self.session_id, path, data, ephemeral, sequential)
-
-    def delete(self, path, version=-1):
-        return self.store.delete(self.session_id, path, version)
-
-    def exists(self, path, watch=False):
-        return self.store.exists(self.session_id, path, watch)
-
-    def get_data(self, path, watch=False):
-        return self.store.get_data(self.session_id, path, watch)
-
-    def set_data(self, path, data, version=-1):
-        return self.store.set_data(self.session_id, path, data, version)
-
-    def get_children(self, path, watch=False):
-        return self.store.get_children(self.session_id, path, watch)
-
-    def multi(self, ops):
-        return self.store.multi(self.session_id, ops)
-
-    def group_commit(self):
-        return self.store.group_commit()
-
-    def close(self) -> None:
-        self.store.close_session(self.session_id)
 
 
 class LocalZooKeeper(Logging):
