@@ -9,6 +9,7 @@ kafkalite's produce and fetch paths with py-spy, stops every process it started 
     python -m bench                  # the full run (about 10 minutes on 2 busy vCPUs)
     python -m bench --smoke          # seconds: one tiny produce scenario, no install, no plot
     python -m bench --only produce --reps 5 --kl-override num.io.threads=2
+    python -m bench --only scale     # issue 18's scale group alone (bench/scale.py); --smoke: tiny sizes
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ import tempfile
 import threading
 import time
 
-from bench import down_conversion, machine, profiling, report, transactions
+from bench import down_conversion, machine, profiling, report, scale, transactions
 from bench.brokers import REPO, Kafkalite, Tansu, find_tansu, machine_busy_seconds
 
 GB = 1 << 30
@@ -313,6 +314,16 @@ def main(argv=None) -> int:
         for b in brokers:
             b.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+
+    # issue 18's scale group (bench/scale.py): brokers of its own, after the others are stopped
+    if not args.only or "scale" in args.only.split(","):
+        scale_dir = tempfile.mkdtemp(prefix="kafkalite-scale-")
+        try:
+            meta["scale"] = scale.run(scale_dir, log, smoke=args.smoke, overrides=args.kl_override)
+        finally:
+            shutil.rmtree(scale_dir, ignore_errors=True)
+        if not args.smoke and scale.plot(os.path.join(args.out, "results-scale.png"), meta["scale"]):
+            log(f"wrote {args.out}/results-scale.png")
 
     rows = report.summarise(scs, runs)
     meta["failures"] = sorted({f"{r['scenario']} on {r['broker']}: " + " ".join(str(

@@ -116,6 +116,9 @@ def write_markdown(path, rows, machine, limits, meta, profile=None) -> str:
                 c = prof["inclusive"][i] if i < len(prof["inclusive"]) else ("", None)
                 out.append(f"| `{s[0]}` | {_fmt(s[1])} | | `{c[0]}` | {_fmt(c[1])} |")
             out += ["", "Threads: " + ", ".join(f"{n} {p:.0f}%" for n, p in prof["threads"][:6]), ""]
+    if meta.get("scale"):   # issue 18's scale group: its own tables (bench/scale.py)
+        from bench import scale
+        out += scale.markdown(meta["scale"])
     text = "\n".join(out) + "\n"
     with open(path, "w") as f:
         f.write(text)

@@ -267,7 +267,10 @@ class Partition(Logging):
 
     # Kafka: Partition.createLog
     def create_log(self, is_new: bool, high_watermark_checkpoints, is_future_replica: bool = False):
-        log = self.log_manager.get_or_create_log(self.topic_partition, self.state_store.fetch_topic_config(),
+        config = self.state_store.fetch_topic_config()
+        if config is not None:
+            config = self.log_manager.shared_log_config(config)
+        log = self.log_manager.get_or_create_log(self.topic_partition, config,
                                                  is_new=is_new, is_future=is_future_replica)
         checkpointed = None
         if high_watermark_checkpoints is not None:

@@ -79,7 +79,17 @@ class MetadataCache(Logging):
                 else:
                     eps = {"PLAINTEXT": (b.v0_host, b.v0_port)}
                 alive[b.id] = AliveBroker(b.id, b.rack, eps)
-            states = {t: dict(ps) for t, ps in old.partition_states.items()}
+            # Kafka 2.4 copies every topic's partition map into the new snapshot; kafkalite copies the topic
+            # map only and a topic's partitions when this request touches them (the rest are shared with the
+            # old snapshot, which nobody changes): a request costs its own partitions, not the cluster's
+            states = dict(old.partition_states)
+            copied: set[str] = set()
+
+            def partitions_of(topic: str) -> dict:
+                if topic not in copied:
+                    states[topic] = dict(states.get(topic, {}))
+                    copied.add(topic)
+                return states[topic]
             topic_ids = dict(old.topic_ids)
             for ts in getattr(request, "topic_states", []):
                 tid = getattr(ts, "topic_id", ZERO_UUID)
@@ -89,8 +99,8 @@ class MetadataCache(Logging):
             for state in request.partition_states():
                 topic = state.topic_name
                 if state.leader == LEADER_DURING_DELETE:
-                    parts = states.get(topic)
-                    if parts is not None:
+                    if topic in states:
+                        parts = partitions_of(topic)
                         parts.pop(state.partition_index, None)
                         if not parts:
                             del states[topic]
@@ -100,7 +110,7 @@ class MetadataCache(Logging):
                                f"response to UpdateMetadata request sent by controller {request.controller_id} "
                                f"epoch {request.controller_epoch} with correlation id {correlation_id}")
                 else:
-                    states.setdefault(topic, {})[state.partition_index] = state
+                    partitions_of(topic)[state.partition_index] = state
             controller_id = request.controller_id if request.controller_id >= 0 else None
             self.metadata_snapshot = MetadataSnapshot(states, topic_ids, controller_id, alive)
             self._changed.notify_all()

@@ -4,8 +4,8 @@ Kafka 2.4 always talks to a real ZooKeeper; its tests start an ``EmbeddedZookeep
 default (``zookeeper.connect`` empty or ``embedded``) is this class: the ZooKeeper semantics the controller relies on
 (research/controller.md §4), inside the broker process and persisted under the log dir.
 
-Classes: ``LocalZooKeeper`` (the tree, sessions, watches, persistence) and ``LocalSession`` (one client session; the
-backend interface ``ZooKeeperClient`` drives, shared with ``KazooBackend``).
+Classes: ``LocalZooKeeper`` (the tree, sessions, watches, persistence); its ``LocalSession`` (one client session; the
+backend interface ``ZooKeeperClient`` drives, shared with ``KazooBackend``) is in local_session.py.
 
 Semantics kept from ZooKeeper:
 - every znode has a ``Stat`` (czxid, mzxid, version, cversion, ephemeral_owner, pzxid, ...); one global zxid counts
@@ -27,6 +27,7 @@ are lost inside one process; tests call ``expire_session``).
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -35,6 +36,7 @@ import threading
 import attrs
 
 from kafkalite.utils.logging import Logging
+from kafkalite.zookeeper.local_session import LocalSession
 from kafkalite.utils.time import SYSTEM, Time
 from kafkalite.zookeeper.zoo_keeper_client import (
     CheckOp, Code, CreateOp, DeleteOp, EventType, KeeperException, KeeperState, OpResult, SetDataOp, Stat,
@@ -96,40 +98,6 @@ def _decode_data(entry: dict) -> bytes:
     return entry.get("data", "").encode("utf-8")
 
 
-class LocalSession:
-    """One session on a LocalZooKeeper: the calls a ZooKeeperClient makes (org.apache.zookeeper.ZooKeeper's role)."""
-
-    def __init__(self, store: "LocalZooKeeper", session_id: int, watcher, session_timeout_ms: int):
-        self.store = store
-        self.session_id = session_id
-        self.watcher = watcher
-        self.session_timeout_ms = session_timeout_ms
-
-    def create(self, path, data, ephemeral=False, sequential=False):
-        return self.store.create(self.session_id, path, data, ephemeral, sequential)
-
-    def delete(self, path, version=-1):
-        return self.store.delete(self.session_id, path, version)
-
-    def exists(self, path, watch=False):
-        return self.store.exists(self.session_id, path, watch)
-
-    def get_data(self, path, watch=False):
-        return self.store.get_data(self.session_id, path, watch)
-
-    def set_data(self, path, data, version=-1):
-        return self.store.set_data(self.session_id, path, data, version)
-
-    def get_children(self, path, watch=False):
-        return self.store.get_children(self.session_id, path, watch)
-
-    def multi(self, ops):
-        return self.store.multi(self.session_id, ops)
-
-    def close(self) -> None:
-        self.store.close_session(self.session_id)
-
-
 class LocalZooKeeper(Logging):
     """An in-process znode tree with sessions, versions, one-shot watches and a durable txn log."""
 
@@ -170,6 +138,9 @@ class LocalZooKeeper(Logging):
         self._txn_ops: list[dict] = []
         self._pending: list[tuple[str, str]] = []  # watch triggers of the running transaction
         self._txns_since_snapshot = 0
+        self._group_depth = 0          # > 0 inside group_commit: fsync and watches wait for its end
+        self._group_fsync_owed = False
+        self._group_pending: list[tuple[str, str]] = []
         self._log_file = None
         self._lock_fd = None
         self.dir = None
@@ -466,13 +437,39 @@ class LocalZooKeeper(Logging):
             line = json.dumps({"zxid": self.zxid, "ops": self._txn_ops}, separators=(",", ":")) + "\n"
             self._log_file.write(line.encode("utf-8"))
             self._log_file.flush()
-            if self.fsync:
+            if self._group_depth:
+                self._group_fsync_owed = True
+            elif self.fsync:
                 os.fsync(self._log_file.fileno())
             self._txns_since_snapshot += 1
             if self._txns_since_snapshot >= SNAP_COUNT:
                 self._take_snapshot()
+        if self._group_depth:
+            self._group_pending += self._pending
+            return
         for kind, path in self._pending:
             self._trigger_watches(kind, path)
+
+    @contextlib.contextmanager
+    def group_commit(self):
+        """ZooKeeper's SyncRequestProcessor group commit: the transactions of one pipelined batch (a
+        ZooKeeperClient.handle_requests call -- the controller writes one partition-state znode per new
+        partition) are logged one by one but fsync'd once, at the end, and their watches fire after that
+        fsync, in zxid order. The store's lock is held for the whole batch, so nothing interleaves; the
+        caller gets its responses only once they are durable, as before."""
+        with self._lock:
+            self._group_depth += 1
+            try:
+                yield
+            finally:
+                self._group_depth -= 1
+                if self._group_depth == 0:
+                    owed, pending = self._group_fsync_owed, self._group_pending
+                    self._group_fsync_owed, self._group_pending = False, []
+                    if owed and self.fsync and self._log_file is not None:
+                        os.fsync(self._log_file.fileno())
+                    for kind, path in pending:
+                        self._trigger_watches(kind, path)
 
     def _trigger_watches(self, kind: str, path: str) -> None:
         fired: list[tuple[int, EventType, str]] = []

@@ -371,7 +371,12 @@ class ZooKeeperClient(Logging):
         with self._initialization_lock:
             if self._closed:
                 raise RuntimeError("ZooKeeperClient is closed")
-            return [self._send(self.zoo_keeper, r) for r in requests]
+            if len(requests) < 2 or not hasattr(self.zoo_keeper, "group_commit"):
+                return [self._send(self.zoo_keeper, r) for r in requests]
+            # pipelined requests, as Kafka sends them: the embedded store fsyncs the batch once (a real
+            # ZooKeeper server group-commits them in its SyncRequestProcessor the same way)
+            with self.zoo_keeper.group_commit():
+                return [self._send(self.zoo_keeper, r) for r in requests]
 
     # Kafka: ZooKeeperClient.send
     def _send(self, zk: Any, request: AsyncRequest) -> AsyncResponse:

@@ -274,3 +274,34 @@ def test_lock_error_class_is_raised_in_process_only_after_registry_bypass(tmp_pa
     with pytest.raises(LocalZooKeeperLockedException):
         LocalZooKeeper(str(tmp_path))  # a second instance, bypassing the registry, is refused too
     zk.release()
+
+
+def test_pipelined_batch_is_fsynced_once_and_its_watches_fire_after(tmp_path, monkeypatch):
+    """Group commit (issue 18): the controller writes one znode per new partition in one handle_requests
+    batch; the store logs each transaction but fsyncs the batch once, and fires its watches only then."""
+    zk = LocalZooKeeper.open(str(tmp_path))
+    writer, reader = client(zk), client(zk)
+    writer.handle_request(CreateRequest("/t", b""))
+    children = queue.Queue()
+    zk_fsync, calls = os.fsync, []
+
+    def fsync(fd):
+        calls.append(children.qsize())   # how many watch events had fired when the batch was made durable
+        zk_fsync(fd)
+    monkeypatch.setattr(os, "fsync", fsync)
+    handler = type("H", (), {"path": "/t", "handle_child_change": lambda self: children.put(1)})()
+    reader.register_znode_child_change_handler(handler)
+    reader.handle_request(GetChildrenRequest("/t", register_watch=True))
+    responses = writer.handle_requests([CreateRequest(f"/t/p{i}", b"x") for i in range(50)])
+    assert [r.result_code for r in responses] == [Code.OK] * 50
+    assert calls == [0]                  # one fsync for 50 transactions, before any watch fired
+    assert children.get(timeout=TIMEOUT) == 1
+    writer.handle_request(CreateRequest("/single", b""))
+    assert len(calls) == 2               # a lone request is fsynced on its own, as before
+    # every transaction of the batch is in the log: a crash right now loses none of them
+    os.close(zk._lock_fd)
+    zk._log_file.close()
+    LocalZooKeeper._registry.clear()
+    zk2 = LocalZooKeeper.open(str(tmp_path))
+    assert len(client(zk2).handle_request(GetChildrenRequest("/t")).children) == 50
+    zk2.release()
