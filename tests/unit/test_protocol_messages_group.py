@@ -14,7 +14,8 @@ import pytest
 
 from kafkalite.protocol.errors import UnsupportedVersionException
 from kafkalite.protocol.messages import (
-    add_offsets_to_txn, add_partitions_to_txn, consumer_protocol, delete_groups, describe_groups,
+    add_offsets_to_txn, add_partitions_to_txn, consumer_group_describe, consumer_group_heartbeat, consumer_protocol,
+    delete_groups, describe_groups,
     end_txn, find_coordinator, group_metadata_records, heartbeat, join_group, leave_group,
     list_groups, offset_commit, offset_delete, offset_fetch, sync_group, txn_offset_commit,
 )
@@ -39,7 +40,7 @@ from protocol_message_samples import (all_versions, check_request_and_response_a
 MODULES = [find_coordinator, join_group, sync_group, heartbeat, leave_group, offset_commit,
            offset_fetch, list_groups, describe_groups, delete_groups, offset_delete,
            add_partitions_to_txn, add_offsets_to_txn, end_txn, txn_offset_commit,
-           group_metadata_records, consumer_protocol]
+           group_metadata_records, consumer_protocol, consumer_group_heartbeat, consumer_group_describe]
 CASES = [(cls, v) for m in MODULES for cls in message_classes(m) for v in all_versions(cls)]
 
 EXPECTED = {
@@ -51,6 +52,7 @@ EXPECTED = {
     "OffsetDeleteRequest": (47, "0", "none"), "AddPartitionsToTxnRequest": (24, "0-3", "3+"),
     "AddOffsetsToTxnRequest": (25, "0-3", "3+"), "EndTxnRequest": (26, "0-3", "3+"),
     "TxnOffsetCommitRequest": (28, "0-3", "3+"),
+    "ConsumerGroupHeartbeatRequest": (68, "0-1", "0+"), "ConsumerGroupDescribeRequest": (69, "0", "0+"),
 }
 
 
