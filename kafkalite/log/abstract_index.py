@@ -258,7 +258,11 @@ class AbstractIndex(Logging):
                 self._allocated_end = min(self._allocated_end, rounded)
                 self._max_entries = rounded // self.entry_size
                 self._entries = min(self._entries, self._max_entries)
-                self._mmap = self._map(fd, rounded)
+                try:
+                    self._mmap = self._map(fd, rounded)
+                except OSError:   # e.g. ENOMEM at vm.max_map_count: an index with nothing mapped holds nothing
+                    self._length = self._allocated_end = self._max_entries = self._entries = 0
+                    raise
             finally:
                 os.close(fd)
             return True

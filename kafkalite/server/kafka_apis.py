@@ -1051,8 +1051,9 @@ class KafkaApis(Logging):
             if version < MIN_ZSTD_FETCH_VERSION:   # Kafka: maybeConvertFetchedData (magic 0/1 readers, zstd topics)
                 for tp, data in partitions.items():
                     log = self.replica_manager.local_log(tp)
+                    # the context knows every session partition's offset; this request names only what changed
                     partitions[tp] = maybe_convert_fetched_data(tp, data, None if log is None else log.config, version,
-                                                                is_from_follower, fetch_data[tp].fetch_offset)
+                                                                is_from_follower, fetch_context.get_fetch_offset(tp))
             for tp, error in erroneous.items():
                 partitions[tp] = FetchPartitionData(error, -1, -1, -1, None)
             self.send_fetch_response_maybe_throttle(request, fetch_context, partitions, is_from_follower)

@@ -120,6 +120,21 @@ def test_indexes_work_after_restart(tmp_path):
     lm.shutdown()
 
 
+def test_an_index_whose_new_map_fails_holds_nothing_and_fails_with_os_errors(tmp_path):
+    # mmap(2) fails with ENOMEM once the process reaches vm.max_map_count: the index must not keep counting
+    # entries it can no longer read, and what follows must be an OSError (the storage-error path), not a crash
+    index = OffsetIndex(str(tmp_path / "0.index"), 0, 4096)
+    for i in range(10):
+        index.append(i * 3, i * 100)
+    with mock.patch("kafkalite.log.abstract_index.MappedFile",
+                    side_effect=OSError(errno.ENOMEM, "Cannot allocate memory")):
+        with pytest.raises(OSError):
+            index.resize(8192)
+    assert index.entries == 0 and index.is_full()
+    assert index.lookup(20).offset == 0      # as an empty index answers
+    index.close()
+
+
 def test_an_index_holds_no_descriptor_and_a_transaction_index_only_while_appending(tmp_path):
     before = open_fds()
     index = OffsetIndex(str(tmp_path / "0.index"), 0, 4096)

@@ -1,5 +1,5 @@
-"""Mirrors Kafka 2.4: clients/src/main/resources/common/message/ConsumerGroupDescribeRequest.json and
-ConsumerGroupDescribeResponse.json (same directory; the API itself is Kafka 3.7's, KIP-848)
+"""Mirrors Kafka 3.7: clients/src/main/resources/common/message/ConsumerGroupDescribeRequest.json and
+ConsumerGroupDescribeResponse.json (same directory; KIP-848)
 
 Classes: ConsumerGroupDescribeRequest and ConsumerGroupDescribeResponse (DescribedGroup, Member, Assignment,
 TopicPartitions).

@@ -1,5 +1,5 @@
-"""Mirrors Kafka 2.4: clients/src/main/resources/common/message/ConsumerGroupHeartbeatRequest.json and
-ConsumerGroupHeartbeatResponse.json (same directory; the API itself is Kafka 3.7's, KIP-848)
+"""Mirrors Kafka 3.7: clients/src/main/resources/common/message/ConsumerGroupHeartbeatRequest.json and
+ConsumerGroupHeartbeatResponse.json (same directory; KIP-848; v1 of the heartbeat is Kafka 4.0's)
 
 Classes: ConsumerGroupHeartbeatRequest (ConsumerGroupHeartbeatRequestTopicPartitions) and
 ConsumerGroupHeartbeatResponse (ConsumerGroupHeartbeatAssignment, ConsumerGroupHeartbeatTopicPartitions).
