@@ -39,8 +39,17 @@ PARTITIONS = 40
 CONFIG = LogConfig({"segment.bytes": 600, "index.interval.bytes": 150})
 
 
-def open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
+def open_fds(root) -> int:
+    """Descriptors this process holds on files under ``root`` (the test's own directory): the suite's other
+    threads (brokers and clients left by earlier tests in the same process) open and close descriptors of
+    their own at any moment, so a count of all of /proc/self/fd is not this test's to assert on."""
+    held = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            held += os.readlink(f"/proc/self/fd/{fd}").startswith(str(root))
+        except OSError:   # closed meanwhile
+            pass
+    return held
 
 
 def recs(i: int):
@@ -69,31 +78,31 @@ def segments(log_manager) -> int:
 
 
 def test_a_segment_holds_one_descriptor_also_after_restart(tmp_path):
-    before = open_fds()
+    before = open_fds(tmp_path)
     lm = LogManager([str(tmp_path)], CONFIG, time=MockTime())
     fill(lm)
-    held, segs = open_fds() - before, segments(lm)
+    held, segs = open_fds(tmp_path) - before, segments(lm)
     print(f"{PARTITIONS} partitions, {segs} segments: {held} descriptors")
     assert segs >= 3 * PARTITIONS
     assert held <= segs + 2, f"{held} descriptors for {segs} segments"   # + the dir's .lock
     lm.shutdown()
-    assert open_fds() == before
+    assert open_fds(tmp_path) == before
 
     lm = LogManager([str(tmp_path)], CONFIG, time=MockTime())
-    held = open_fds() - before
+    held = open_fds(tmp_path) - before
     assert segments(lm) == segs and held <= segs + 2, f"{held} descriptors for {segs} segments after restart"
     loaded = [(seg.lazy_offset_index.is_loaded(), seg is log.active_segment)
               for log in lm.all_logs() for seg in log.log_segments()]
     assert all(is_loaded == active for is_loaded, active in loaded), "only the active segments' indexes are mapped"
     lm.shutdown()
-    assert open_fds() == before
+    assert open_fds(tmp_path) == before
 
 
 def test_indexes_work_after_restart(tmp_path):
     lm = LogManager([str(tmp_path)], CONFIG, time=MockTime())
     fill(lm, 30)
     lm.shutdown()
-    before = open_fds()
+    before = open_fds(tmp_path)
     lm = LogManager([str(tmp_path)], CONFIG, time=MockTime())
     log = lm.get_log(TopicPartition("t", 3))
     # lookups through the (lazily mapped) indexes of every segment
@@ -113,7 +122,7 @@ def test_indexes_work_after_restart(tmp_path):
     assert values(log) == [b"value-%04d" % i for i in range(41)]
     rolled = log.log_segments()[-2]
     assert rolled.offset_index.length == rolled.offset_index.size_in_bytes()   # trimmed when it was rolled
-    assert open_fds() - before == segments(lm) + 1
+    assert open_fds(tmp_path) - before == segments(lm) + 1
     lm.shutdown()
     lm = LogManager([str(tmp_path)], CONFIG, time=MockTime())
     assert values(lm.get_log(TopicPartition("t", 3))) == [b"value-%04d" % i for i in range(41)]
@@ -136,30 +145,30 @@ def test_an_index_whose_new_map_fails_holds_nothing_and_fails_with_os_errors(tmp
 
 
 def test_an_index_holds_no_descriptor_and_a_transaction_index_only_while_appending(tmp_path):
-    before = open_fds()
+    before = open_fds(tmp_path)
     index = OffsetIndex(str(tmp_path / "0.index"), 0, 4096)
     for i in range(100):
         index.append(i * 3, i * 100)
     index.resize(8000)
     index.trim_to_valid_size()
-    assert open_fds() == before
+    assert open_fds(tmp_path) == before
     assert index.lookup(151).offset == 150 and index.entries == 100
     index.close()
     txn = TransactionIndex(0, str(tmp_path / "0.txnindex"))
     txn.append(AbortedTxn(7, 0, 10, 11))
-    assert open_fds() == before + 1   # Kafka's channel(), kept for the next append
+    assert open_fds(tmp_path) == before + 1   # Kafka's channel(), kept for the next append
     txn.close()
     again = TransactionIndex(0, str(tmp_path / "0.txnindex"))
-    assert open_fds() == before and again.last_offset == 10
+    assert open_fds(tmp_path) == before and again.last_offset == 10
     assert [t.producer_id for t in again.collect_aborted_txns(0, 20).aborted_transactions] == [7]
-    assert open_fds() == before
+    assert open_fds(tmp_path) == before
 
 
 def test_out_of_descriptors_fails_one_log_and_leaves_the_dir_online(tmp_path):
     channel = LogDirFailureChannel(1)
     lm = LogManager([str(tmp_path)], CONFIG, time=MockTime(), log_dir_failure_channel=channel)
     fill(lm, 3)
-    before = open_fds()
+    before = open_fds(tmp_path)
     real_open = os.open
 
     def emfile_on_index(path, *args, **kwargs):
@@ -169,7 +178,7 @@ def test_out_of_descriptors_fails_one_log_and_leaves_the_dir_online(tmp_path):
     with mock.patch("os.open", emfile_on_index):
         with pytest.raises(Errors.KAFKA_STORAGE_ERROR.exception_class, match="Too many open files"):
             lm.get_or_create_log(TopicPartition("new", 0))
-    assert open_fds() == before, "the failed log left a descriptor open"
+    assert open_fds(tmp_path) == before, "the failed log left a descriptor open"
     assert not (tmp_path / "new-0").exists(), "the half-made partition directory is still there"
     assert str(tmp_path) in lm.live_log_dirs and not channel.has_offline_log_dir(str(tmp_path))
     assert lm.get_log(TopicPartition("new", 0)) is None
