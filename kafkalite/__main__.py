@@ -1,6 +1,7 @@
-"""No Kafka counterpart: ``python -m kafkalite server.properties`` runs kafkalite.kafka.main."""
-import sys
+"""No Kafka counterpart: ``python -m kafkalite server.properties`` runs kafkalite.kafka.main.
 
-from kafkalite.kafka import main
+It ends as ``Kafka.main`` does, with the process's exit (``exit_process``) rather than the interpreter's teardown.
+"""
+from kafkalite.kafka import exit_process, main
 
-sys.exit(main())
+exit_process(main())

@@ -73,3 +73,7 @@ class LogDirFailureChannel(Logging):
             return self._offline_log_dir_queue.get(timeout=timeout_s)
         except queue.Empty:
             return None
+
+    # No Kafka counterpart: Java interrupts the thread blocked in take(); here a None wakes it
+    def wake_taker(self) -> None:
+        self._offline_log_dir_queue.put(None)

@@ -164,6 +164,8 @@ class FileRecords:
         self.is_slice = is_slice
         # Kafka keeps an AtomicInteger; Python int assignment is atomic under the GIL.
         self._size = end - start if is_slice else os.fstat(self.channel.fd).st_size
+        # No Kafka counterpart: whether this object changed the file since its last fsync (see close)
+        self._written_since_flush = False
 
     @property
     def fd(self) -> int:
@@ -209,6 +211,7 @@ class FileRecords:
         finally:
             self.channel.release()
         self._size += written
+        self._written_since_flush = True
         return written
 
     # Kafka 3.x: FileRecords.availableBytes (checks) + slice
@@ -332,6 +335,7 @@ class FileRecords:
         try:
             if target_size < os.fstat(fd).st_size:
                 os.ftruncate(fd, target_size)
+                self._written_since_flush = True
         finally:
             self.channel.release()
         self._size = target_size
@@ -341,6 +345,7 @@ class FileRecords:
     def flush(self) -> None:
         fd = self.channel.acquire()
         try:
+            self._written_since_flush = False
             os.fsync(fd)
         finally:
             self.channel.release()
@@ -351,9 +356,16 @@ class FileRecords:
 
     # Kafka: FileRecords.close
     def close(self) -> None:
+        """Kafka fsyncs every segment it closes. kafkalite skips the fsync when this object wrote nothing
+        since its last one: an fsync of an unchanged file still costs the disk a cache flush (0.6-3 ms
+        here), 10,000 of them made a clean shutdown of 10,000 partitions take tens of seconds. What such a
+        file holds is already durable: flushed by this object or, for a file opened at start-up, by the
+        previous broker's close, and what lies past the log's recovery point is fsynced by ``Log.flush``,
+        which LogManager.shutdown runs before this close and which always fsyncs."""
         if self.is_slice or self.fd < 0:
             return
-        self.flush()
+        if self._written_since_flush:
+            self.flush()
         self.trim()
         self.close_handlers()
 

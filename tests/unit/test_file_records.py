@@ -156,3 +156,39 @@ def test_close_during_a_pinned_read_waits_for_it(file_records):
     channel.release()
     with pytest.raises(OSError):
         os.fstat(fd)
+
+
+def _count_fsyncs(monkeypatch):
+    calls = []
+    real = os.fsync
+
+    def fsync(fd):
+        calls.append(fd)
+        real(fd)
+    monkeypatch.setattr("kafkalite.record.file_records.os.fsync", fsync)
+    return calls
+
+
+def test_close_fsyncs_only_what_was_written_since_the_last_flush(tmp_path, monkeypatch):
+    """Kafka's close always fsyncs; an unchanged file is skipped (a clean shutdown of 10,000 partitions)."""
+    fsyncs = _count_fsyncs(monkeypatch)
+    path = str(tmp_path / "00000000000000000000.log")
+    written = FileRecords.open(path)
+    written.append(batch(0, b"v"))
+    written.close()
+    assert len(fsyncs) == 1                     # appended since opened: fsynced at close
+
+    reopened = FileRecords.open(path, file_already_exists=True)
+    reopened.close()
+    assert len(fsyncs) == 1                     # nothing changed since the previous close's fsync
+
+    flushed = FileRecords.open(path, file_already_exists=True)
+    flushed.append(batch(1, b"w"))
+    flushed.flush()                             # Log.flush always fsyncs, written or not
+    flushed.close()
+    assert len(fsyncs) == 2
+
+    cut = FileRecords.open(path, file_already_exists=True)
+    cut.truncate_to(cut.size_in_bytes() - 1)
+    cut.close()
+    assert len(fsyncs) == 3                     # a truncation changes the file too

@@ -182,3 +182,30 @@ def test_index_entry_past_the_end_is_rebuilt(tmp_path, caplog):
     log.append_as_leader(recs(b"after"), 0)
     assert values(log)[-1] == b"after"
     lm.shutdown()
+
+
+def test_log_dir_failure_handler_shutdown_wakes_its_blocked_take():
+    """Kafka interrupts the LogDirFailureHandler blocked in takeNextOfflineLogDir; a stop never waits for a poll."""
+    import threading
+    import types
+
+    from kafkalite.server.replica_manager import LogDirFailureHandler
+
+    channel = LogDirFailureChannel(1)
+    taking = threading.Event()
+    real_take = channel.take_next_offline_log_dir
+
+    def take_without_timeout(timeout_s=None):
+        taking.set()
+        return real_take(None)      # blocks until a dir fails or the shutdown wakes it
+    channel.take_next_offline_log_dir = take_without_timeout
+    handler = LogDirFailureHandler("LogDirFailureHandler", types.SimpleNamespace(log_dir_failure_channel=channel))
+    handler.start()
+    try:
+        assert taking.wait(5)
+        handler.initiate_shutdown()
+        handler.join(5)
+        assert not handler.is_alive()
+    finally:
+        channel.wake_taker()        # a failed test must not leave a blocked non-daemon thread behind
+        handler.join(5)
