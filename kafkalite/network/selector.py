@@ -106,6 +106,8 @@ class Selector:
         self._wakeup_r.setblocking(False)
         self._wakeup_w.setblocking(False)
         self.nio_selector.register(self._wakeup_r, OP_READ, _WAKEUP)
+        # Java: EPollSelectorImpl's interruptTriggered -- one byte wakes a select; more wake it no more
+        self._wakeup_triggered = False
 
     # ---------------------------------------------------------------- connections
     # Kafka: Selector.connect -- non-blocking connect; "immediately connected" if connect() returned at once.
@@ -165,10 +167,17 @@ class Selector:
 
     # Kafka: Selector.wakeup -- the only method other threads may call.
     def wakeup(self) -> None:
+        """As Java's Selector.wakeup, a wakeup while one is pending writes nothing: the handler threads call this
+        for every response, and each send on the socket pair is a system call that gives up the GIL. ``poll``
+        re-arms it as soon as its select returns, before the Processor looks at its response queue again, so
+        no response is left waiting for the next timeout."""
+        if self._wakeup_triggered:
+            return
+        self._wakeup_triggered = True
         try:
             self._wakeup_w.send(b"\x00")
         except (BlockingIOError, OSError):
-            pass   # a wakeup is already pending (buffer full) or we are closing
+            pass   # the pair's buffer is full (a wakeup is pending anyway) or we are closing
 
     # ---------------------------------------------------------------- sending
     # Kafka: Selector.send -- queue a send on its channel; it is written by the next polls.
@@ -211,6 +220,7 @@ class Selector:
             timeout_ms = max(0, min(timeout_ms, (first_deadline - self.time.nanoseconds()) // 1_000_000 + 1))
         start_select = self.time.nanoseconds()
         events = self.nio_selector.select(timeout_ms / 1000.0)
+        self._wakeup_triggered = False   # Java: resetWakeupSocket -- later wakeups write again
         now = self.time.nanoseconds()
         self.io_wait_time_nanos += now - start_select   # Kafka: Selector's io-wait-time (select only)
         if events or data_in_buffers:

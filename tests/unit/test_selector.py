@@ -388,6 +388,31 @@ def test_wakeup_before_poll_makes_the_next_poll_return_and_is_consumed(h):
     assert time.monotonic() - start >= 0.15
 
 
+def test_wakeups_while_one_is_pending_write_once_and_every_poll_rearms_them(h):
+    """Java's Selector.wakeup writes its pipe once until the select it woke has returned."""
+    sent = []
+    real = h.selector._wakeup_w
+
+    class Counting:
+        def send(self, data):
+            sent.append(data)
+            return real.send(data)
+
+        def close(self):
+            real.close()
+    h.selector._wakeup_w = Counting()
+    for _ in range(5):
+        h.selector.wakeup()
+    assert len(sent) == 1
+    for round_ in range(3):   # each poll re-arms: the next wakeup writes and wakes the next poll at once
+        start = time.monotonic()
+        h.selector.poll(20_000)
+        assert time.monotonic() - start < 10
+        h.selector.wakeup()
+        assert len(sent) == 2 + round_
+    h.selector.poll(20_000)
+
+
 def test_idle_connection_is_expired_with_mock_time(server):
     mock = MockTime()
     harness = Harness(server, connection_max_idle_ms=1000, time=mock)
