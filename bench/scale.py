@@ -41,7 +41,8 @@ from bench.brokers import (
 
 PARTITIONS_PER_TOPIC = 100
 PRODUCE_RECORDS_PER_PARTITION = 20
-API_FIND_COORDINATOR, API_JOIN_GROUP, API_SYNC_GROUP, API_METADATA = 10, 11, 14, 3
+API_FIND_COORDINATOR, API_JOIN_GROUP, API_HEARTBEAT, API_SYNC_GROUP, API_METADATA = 10, 11, 12, 14, 3
+HEARTBEAT_INTERVAL_S = 0.5   # a stable member's heartbeats, which tell it of a rebalance (as a consumer's)
 
 
 def proc_fds(pid: int) -> int:
@@ -276,12 +277,13 @@ def connections_scenario(workdir: str, sizes: list[int], log, overrides=()) -> l
 # ---------------------------------------------------------------- consumer groups
 
 class _Member:
-    __slots__ = ("group", "sock", "member_id", "generation", "leader", "members", "state", "buf", "cid")
+    __slots__ = ("group", "sock", "member_id", "generation", "leader", "members", "state", "buf", "cid",
+                 "next_heartbeat")
 
     def __init__(self, group: str, sock: socket.socket):
         self.group, self.sock = group, sock
         self.member_id, self.generation, self.leader, self.members = "", -1, "", []
-        self.state, self.buf, self.cid = "new", b"", 0
+        self.state, self.buf, self.cid, self.next_heartbeat = "new", b"", 0, 0.0
 
 
 def _join(m: _Member) -> None:
@@ -301,6 +303,13 @@ def _sync(m: _Member) -> None:
     m.state = "syncing"
 
 
+def _heartbeat(m: _Member) -> None:
+    m.cid += 1
+    body = _str(m.group) + struct.pack(">i", m.generation) + _str(m.member_id)
+    m.sock.sendall(kafka_request(API_HEARTBEAT, 0, m.cid, body))
+    m.state = "heartbeating"
+
+
 RETRIABLE = {14, 15, 16, 27}   # COORDINATOR_LOAD_IN_PROGRESS, _NOT_AVAILABLE, NOT_COORDINATOR, REBALANCE_IN_PROGRESS
 
 
@@ -316,13 +325,14 @@ def _on_response(m: _Member, body: bytes, counts: dict) -> None:
                 r.bytes_()
             _sync(m)
             return
-    elif m.state == "syncing" and err == 0:
+    elif m.state in ("syncing", "heartbeating") and err == 0:
         m.state = "stable"
+        m.next_heartbeat = time.perf_counter() + HEARTBEAT_INTERVAL_S
         return
     counts[err] = counts.get(err, 0) + 1
     if err == 25:               # UNKNOWN_MEMBER_ID: join again as a new member
         m.member_id = ""
-    if err in RETRIABLE or err == 25:
+    if err in RETRIABLE or err in (22, 25):   # ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID: a consumer joins again
         _join(m)
     else:
         m.state = f"failed({err})"
@@ -342,7 +352,11 @@ def _find_coordinators(port: int, groups: list[str], timeout: float) -> None:
 
 
 def join_groups(port: int, groups: int, members: int, timeout: float = 120.0) -> dict:
-    """``groups`` x ``members`` raw members join at once; seconds until all are Stable (SyncGroup answered)."""
+    """``groups`` x ``members`` raw members join at once; seconds until all are Stable at the same moment.
+
+    A member that has its SyncGroup answer keeps heartbeating, and joins again when a heartbeat says the
+    group rebalances (a member whose JoinGroup came late starts one): as a consumer does, and as the
+    coordinator waits for, up to the rebalance timeout (60 s here), before it drops a silent member."""
     names = [f"scale-group-{g}" for g in range(groups)]
     _find_coordinators(port, names, timeout)
     sel = selectors.DefaultSelector()
@@ -357,36 +371,44 @@ def join_groups(port: int, groups: int, members: int, timeout: float = 120.0) ->
         _join(m)
         m.sock.setblocking(False)
         sel.register(m.sock, selectors.EVENT_READ, m)
-    pending = len(ms)
-    while pending and time.perf_counter() - t0 < timeout:
-        for key, _ in sel.select(1.0):
+    live = len(ms)
+    stable = 0
+    while stable < live and time.perf_counter() - t0 < timeout:
+        for key, _ in sel.select(0.1):
             m = key.data
             try:
                 chunk = m.sock.recv(1 << 16)
             except BlockingIOError:
                 continue
             if not chunk:
+                stable -= m.state == "stable"
                 m.state = "closed"
                 sel.unregister(m.sock)
-                pending -= 1
+                live -= 1
                 continue
             m.buf += chunk
             while len(m.buf) >= 4 and len(m.buf) >= 4 + struct.unpack_from(">i", m.buf)[0]:
                 n = struct.unpack_from(">i", m.buf)[0]
                 body, m.buf = m.buf[4:4 + n], m.buf[4 + n:]
+                was_stable = m.state == "heartbeating"
                 m.sock.setblocking(True)
                 _on_response(m, body, counts)
                 m.sock.setblocking(False)
-                if m.state != "joining" and m.state != "syncing":
+                stable += (m.state == "stable") - was_stable
+                if m.state.startswith("failed"):
                     sel.unregister(m.sock)
-                    pending -= 1
+                    live -= 1
+        now = time.perf_counter()
+        for m in ms:
+            if m.state == "stable" and now >= m.next_heartbeat:
+                _heartbeat(m)   # counted stable until its answer says otherwise
     dt = time.perf_counter() - t0
-    stable = sum(m.state == "stable" for m in ms)
+    done = sum(m.state in ("stable", "heartbeating") for m in ms)
     for m in ms:
         m.sock.close()
     sel.close()
-    return {"groups": groups, "members": groups * members, "stable_s": dt if stable == len(ms) else None,
-            "stable_members": stable, "retries": counts, "errors": len(ms) - stable}
+    return {"groups": groups, "members": groups * members, "stable_s": dt if done == len(ms) else None,
+            "stable_members": done, "retries": counts, "errors": len(ms) - done}
 
 
 def groups_scenario(workdir: str, sizes: list[tuple[int, int]], log, overrides=()) -> list[dict]:
