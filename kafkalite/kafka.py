@@ -68,9 +68,12 @@ def main(argv: list[str] | None = None) -> int:
             server.shutdown()
         finally:
             return 1
+    from kafkalite.utils import attrs_code_cache
+    attrs_code_cache.save()      # no Kafka counterpart: the next start loads attrs' generated methods compiled
     while not stop.wait(1.0):
         pass
     server.shutdown()
+    attrs_code_cache.save()      # and those of the classes first built while serving
     from kafkalite.utils.exit import Exit
     return Exit.requested_status or 0   # a thread's FatalExitError (Exit.exit) asked for this shutdown
 
