@@ -60,10 +60,13 @@ FORBIDDEN_MODULES = (
     "kafkalite.server.replica_alter_log_dirs_thread",               # no follower, no log dir move
     "crc32c",                                                       # no record batch yet
     "kafkalite.server.config_documentation",                        # no DescribeConfigs yet
+    # the consumer-group code (KIP-848): GroupCoordinator.consumer_group_manager is built on first use
+    "kafkalite.coordinator.group.consumer.consumer_group_manager", "kafkalite.coordinator.group.consumer.assignors",
+    "kafkalite.coordinator.group.consumer.consumer_group", "kafkalite.coordinator.group.consumer.consumer_group_member",
 )
-# What start-up sends or reads: ApiVersions and UpdateMetadata (controller -> itself), Metadata (the answer),
-# and Fetch (fetch_session's module-level defaults)
-ALLOWED_MESSAGE_MODULES = {"api_versions", "update_metadata", "partition_states", "metadata", "fetch"}
+# What start-up sends or reads: ApiVersions and UpdateMetadata (controller -> itself), Metadata (the answer).
+# Not Fetch: fetch_session builds its shared empty tagged fields with the first Fetch response
+ALLOWED_MESSAGE_MODULES = {"api_versions", "update_metadata", "partition_states", "metadata"}
 
 
 @pytest.fixture(scope="module")
