@@ -39,7 +39,7 @@ _METHODS_PREFIX = "<attrs generated methods "
 _HASH_PREFIX = "<attrs generated hash "
 
 _installed = False
-_path: str | None = None
+_path = ""                                            # set by install()
 _cache: dict[str, types.CodeType] | None = None   # loaded on the first lookup
 _used: dict[str, types.CodeType] = {}
 _compiled = 0                                        # misses since the last save
