@@ -60,6 +60,7 @@ FORBIDDEN_MODULES = (
     "kafkalite.server.replica_alter_log_dirs_thread",               # no follower, no log dir move
     "crc32c",                                                       # no record batch yet
     "kafkalite.server.config_documentation",                        # no DescribeConfigs yet
+    "kafkalite.security.authenticator.scram_formatter",             # no AlterUserScramCredentials yet
     # the consumer-group code (KIP-848): GroupCoordinator.consumer_group_manager is built on first use
     "kafkalite.coordinator.group.consumer.consumer_group_manager", "kafkalite.coordinator.group.consumer.assignors",
     "kafkalite.coordinator.group.consumer.consumer_group", "kafkalite.coordinator.group.consumer.consumer_group_member",
