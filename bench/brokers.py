@@ -126,6 +126,10 @@ class BrokerProcess:
         log = open(self.log_path, "ab")
         t0 = time.perf_counter()
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [REPO, os.environ.get("PYTHONPATH")])))
+        # Measure what a user sees: pip install / an editable install's first import write __pycache__, so a
+        # user's broker starts from cached bytecode. A shell with PYTHONDONTWRITEBYTECODE=1 would make every
+        # bench start recompile ~36k lines (half the import time); the broker may write its bytecode.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env,
                                      stdin=subprocess.DEVNULL, cwd=self.workdir, start_new_session=True)
         log.close()

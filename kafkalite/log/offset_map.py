@@ -16,7 +16,6 @@ zero-filling the old one in place (the same result). Left out: a configurable ha
 """
 from __future__ import annotations
 
-import hashlib
 import mmap
 import struct
 
@@ -56,6 +55,19 @@ class OffsetMap:
         return self.size / self.slots
 
 
+_md5 = None   # hashlib.md5, loaded by the first put/get
+
+
+def _digest(key: bytes) -> bytes:
+    """MD5 of a key. hashlib (Python's OpenSSL binding, ~4 ms to load) is imported by the first key, not at
+    start-up, where each cleaner thread already builds its map (issue 18)."""
+    global _md5
+    if _md5 is None:
+        from hashlib import md5
+        _md5 = md5
+    return _md5(key).digest()
+
+
 class SkimpyOffsetMap(OffsetMap):
     """Kafka: SkimpyOffsetMap."""
 
@@ -93,7 +105,7 @@ class SkimpyOffsetMap(OffsetMap):
         if self.entries >= self.slots:
             raise ValueError("Attempt to add a new entry to a full offset map.")
         self.lookups += 1
-        digest = hashlib.md5(key).digest()
+        digest = _digest(key)
         buf, hs = self._bytes, self.hash_size
         attempt = 0
         pos = self._position_of(digest, attempt)
@@ -112,7 +124,7 @@ class SkimpyOffsetMap(OffsetMap):
     # Kafka: SkimpyOffsetMap.get -- the latest offset stored for the key's digest, -1 if none
     def get(self, key: bytes) -> int:
         self.lookups += 1
-        digest = hashlib.md5(key).digest()
+        digest = _digest(key)
         buf, hs = self._bytes, self.hash_size
         max_attempts = self.slots + hs - 4
         attempt = 0

@@ -559,9 +559,17 @@ class FetchManager(Logging):
                 return IncrementalFetchContext(self.time, req_metadata, session)
 
 
-# The Fetch response's tagged fields kafkalite never sets, shared by every partition instead of built for each
-_NO_FETCH_TAGS = {"diverging_epoch": fetch.EpochEndOffset(), "current_leader": fetch.LeaderIdAndEpoch(),
-                  "snapshot_id": fetch.SnapshotId()}
+# The Fetch response's tagged fields kafkalite never sets, shared by every partition instead of built for each;
+# built by the first Fetch response, so that start-up does not load the Fetch message classes (issue 18)
+_NO_FETCH_TAGS: dict | None = None
+
+
+def _no_fetch_tags() -> dict:
+    global _NO_FETCH_TAGS
+    if _NO_FETCH_TAGS is None:
+        _NO_FETCH_TAGS = {"diverging_epoch": fetch.EpochEndOffset(), "current_leader": fetch.LeaderIdAndEpoch(),
+                          "snapshot_id": fetch.SnapshotId()}
+    return _NO_FETCH_TAGS
 
 
 def build_fetch_response(error: Errors, session_id: int, partitions: dict, is_from_follower: bool = False,
@@ -571,6 +579,7 @@ def build_fetch_response(error: Errors, session_id: int, partitions: dict, is_fr
     structs -- one entry per topic in first-seen order; records stay file slices for ``sendfile``. Counts
     the bytes out of what is sent, as Kafka's createResponse does."""
     by_topic: dict[str, list] = {}
+    no_tags = _NO_FETCH_TAGS or _no_fetch_tags()
     for tp, d in partitions.items():
         records = d.records
         if records is None or isinstance(records, MemoryRecords):
@@ -586,7 +595,7 @@ def build_fetch_response(error: Errors, session_id: int, partitions: dict, is_fr
         parts.append(fetch.PartitionData(
             partition_index=tp.partition, error_code=d.error.code, high_watermark=d.high_watermark,
             last_stable_offset=d.last_stable_offset, log_start_offset=d.log_start_offset,
-            aborted_transactions=aborted, records=records, **_NO_FETCH_TAGS))
+            aborted_transactions=aborted, records=records, **no_tags))
     return fetch.FetchResponse(throttle_time_ms=throttle_time_ms, error_code=error.code, session_id=session_id,
                                responses=[fetch.FetchableTopicResponse(topic=t, partitions=ps)
                                           for t, ps in by_topic.items()])

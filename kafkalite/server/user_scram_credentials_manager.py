@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 from kafkalite.protocol.errors import Errors
 from kafkalite.security.authenticator.scram_credential import credential_from_string, credential_to_string
-from kafkalite.security.authenticator.scram_formatter import ScramFormatter
 from kafkalite.security.authenticator.scram_mechanism import ScramMechanism
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.zk_data import ConfigType
@@ -103,6 +102,8 @@ class UserScramCredentialsManager(Logging):
     def alter_user_scram_credentials(self, upsertions, deletions) -> AlterUserScramCredentialsResponse:
         from kafkalite.protocol.messages.alter_user_scram_credentials import (AlterUserScramCredentialsResponse,
                                                                               AlterUserScramCredentialsResult)
+        # loaded here, not at start-up (hashlib, hmac, secrets; issue 18)
+        from kafkalite.security.authenticator.scram_formatter import ScramFormatter
         results: dict[str, AlterUserScramCredentialsResult] = {}
 
         def fail(user: str, error: Errors, message: str) -> None:

@@ -229,10 +229,23 @@ class KafkaZkClient(KafkaZkClientAcls, KafkaZkClientConsumerOffsets, Logging):
                 raise
             return self.get_cluster_id()
 
-    # Kafka: KafkaZkClient.createTopLevelPaths
+    # Kafka: KafkaZkClient.createTopLevelPaths -- Kafka makes sure of one path after the other
+    # (makeSurePersistentPathExists), a round trip and, on a fresh ZooKeeper, one fsync'd transaction each. Here
+    # the creates of every path and its parents, parents first, go in one pipelined handle_requests batch, which
+    # the embedded store fsyncs once (ZooKeeper's SyncRequestProcessor group-commits a burst the same way): about
+    # 20 fsyncs fewer on a fresh log dir (issue 18). An existing node answers NODEEXISTS and is left as it is.
     def create_top_level_paths(self) -> None:
+        paths: list[str] = []
         for path in ZkData.PERSISTENT_ZK_PATHS:
-            self.make_sure_persistent_path_exists(path)
+            parts = path.strip("/").split("/")
+            for depth in range(1, len(parts) + 1):
+                prefix = "/" + "/".join(parts[:depth])
+                if prefix not in paths:
+                    paths.append(prefix)
+        responses = self._retry_all([CreateRequest(path, None) for path in paths])
+        for path, response in zip(paths, responses):
+            if response.result_code not in (Code.OK, Code.NODEEXISTS):
+                raise KeeperException(response.result_code, path)
 
     # Kafka: KafkaZkClient.makeSurePersistentPathExists
     def make_sure_persistent_path_exists(self, path: str) -> None:

@@ -4,6 +4,7 @@ Every test takes ``zk_factory`` (a new KafkaZkClient, each with its own session,
 tests/integration/test_kazoo_backend.py re-runs the ``BACKEND_NEUTRAL`` ones against a real ZooKeeper.
 """
 import json
+import os
 
 import pytest
 
@@ -13,7 +14,7 @@ from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ControllerMovedException
 from kafkalite.zk.kafka_zk_client import KafkaZkClient
 from kafkalite.zk.zk_data import (
-    BrokerInfo, ConfigType, LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartitionStateZNode,
+    BrokerInfo, ConfigType, LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartitionStateZNode, ZkData,
 )
 from kafkalite.zookeeper.local_zoo_keeper import LocalZooKeeper
 from kafkalite.zookeeper.zoo_keeper_client import (
@@ -286,3 +287,25 @@ def test_reassign_partitions_znode_is_2_4s_json_and_bad_data_reads_as_none():
                     b'{"topic":"t","partition":3,"replicas":[2]}]}')
     assert ReassignPartitionsZNode.decode(data) == reassignment
     assert ReassignPartitionsZNode.decode(b"not json") == {} and ReassignPartitionsZNode.decode(None) == {}
+
+
+def test_create_top_level_paths_is_one_group_commit_on_a_fresh_store(tmp_path, monkeypatch):
+    """Issue 18: the ~20 top-level znodes of a fresh ZooKeeper go in one pipelined batch, which the embedded store
+    fsyncs once (not once per path); a second call finds them all and writes nothing."""
+    store = LocalZooKeeper.open(str(tmp_path))
+    zk = KafkaZkClient.create("embedded", backend=store)
+    fsyncs = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real_fsync(fd)))
+    try:
+        zk.create_top_level_paths()
+        assert len(fsyncs) == 1
+        for path in ZkData.PERSISTENT_ZK_PATHS:
+            assert zk.path_exists(path), path
+        zxid = store.zxid
+        zk.create_top_level_paths()
+        assert len(fsyncs) == 1 and store.zxid == zxid
+    finally:
+        monkeypatch.undo()
+        zk.close()
+        store.close()

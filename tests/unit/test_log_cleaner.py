@@ -502,3 +502,21 @@ def test_compact_delete_log_is_compacted_and_loses_old_segments_in_the_cleaner_t
         assert {v for _, _, v in key_values(log)} == {"56", "57", "58", "59"}
     finally:
         cleaner.shutdown()
+
+
+def test_offset_map_loads_hashlib_with_its_first_key_not_when_built():
+    """Issue 18: every cleaner thread builds its SkimpyOffsetMap at start-up; Python's OpenSSL hashlib (~4 ms to
+    load) comes with the first key. A fresh interpreter without site (so no .pth file imports hashlib first)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    script = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+              "from kafkalite.log.offset_map import SkimpyOffsetMap\n"
+              "m = SkimpyOffsetMap(1 << 12)\n"
+              "built = 'hashlib' in sys.modules\n"
+              "m.put(b'k', 7)\n"
+              "print(built, 'hashlib' in sys.modules, m.get(b'k'))\n")
+    out = subprocess.run([sys.executable, "-S", "-c", script, str(root)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["False", "True", "7"]

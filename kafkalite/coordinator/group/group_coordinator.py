@@ -49,9 +49,7 @@ import attrs
 
 from kafkalite.common.topic import GROUP_METADATA_TOPIC_NAME
 from kafkalite.common.topic_partition import TopicPartition
-from kafkalite.coordinator.group.consumer.consumer_group_manager import (
-    ConsumerGroupConfig, ConsumerGroupMetadataManager,
-)
+from kafkalite.coordinator.group.consumer.consumer_group_config import ConsumerGroupConfig
 from kafkalite.coordinator.group.delayed_heartbeat import DelayedHeartbeat
 from kafkalite.coordinator.group.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafkalite.coordinator.group.group_metadata import (
@@ -98,9 +96,27 @@ class GroupCoordinator(Logging):
         self.time = time
         self.log_ident = f"[GroupCoordinator {broker_id}]: "
         self._is_active = threading.Event()
-        # Kafka 4.0: the consumer-protocol groups (KIP-848) beside the classic ones
-        self.consumer_group_manager = ConsumerGroupMetadataManager(consumer_group_config or ConsumerGroupConfig(),
-                                                                   self)
+        # Kafka 4.0: the consumer-protocol groups (KIP-848) beside the classic ones -- built on first use
+        self.consumer_group_config = consumer_group_config or ConsumerGroupConfig()
+        self._consumer_group_manager = None
+        self._consumer_group_manager_lock = threading.Lock()
+
+    @property
+    def consumer_group_manager(self):
+        """The ConsumerGroupMetadataManager. Kafka 4.0 builds its GroupMetadataManager with the coordinator; here
+        the consumer-group code is loaded and the manager built by the first call that asks for it (any group
+        request, or a ``__consumer_offsets`` partition moving), as the JVM loads a class when code first touches
+        it: a broker's start-up does not pay for it (issue 18). It holds no state before its first group."""
+        manager = self._consumer_group_manager
+        if manager is None:
+            with self._consumer_group_manager_lock:
+                if self._consumer_group_manager is None:
+                    from kafkalite.coordinator.group.consumer.consumer_group_manager import (
+                        ConsumerGroupMetadataManager,
+                    )
+                    self._consumer_group_manager = ConsumerGroupMetadataManager(self.consumer_group_config, self)
+                manager = self._consumer_group_manager
+        return manager
 
     # Kafka: GroupCoordinator.apply(config, zkClient, replicaManager, time, metrics)
     @classmethod

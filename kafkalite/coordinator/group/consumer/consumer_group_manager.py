@@ -2,7 +2,7 @@
 (its consumer-group half: consumerGroupHeartbeat, consumerGroupLeave, consumerGroupDescribe, the member fencing
 of the session and rebalance timeouts)
 
-Classes: ConsumerGroupConfig, ConsumerGroupMetadataManager.
+Classes: ConsumerGroupMetadataManager (its ConsumerGroupConfig is in consumer_group_config.py).
 
 The coordinator of consumer-protocol groups (KIP-848). One heartbeat does all the work, under the group's lock:
 
@@ -36,9 +36,8 @@ import threading
 import uuid
 from collections import Counter
 
-import attrs
-
 from kafkalite.coordinator.group.consumer.assignors import ASSIGNORS
+from kafkalite.coordinator.group.consumer.consumer_group_config import ConsumerGroupConfig
 from kafkalite.coordinator.group.consumer.consumer_group import ConsumerGroup
 from kafkalite.coordinator.group.consumer.consumer_group_member import (
     Assignment, ConsumerGroupMember, MemberState,
@@ -66,23 +65,6 @@ class HeartbeatError(Exception):
         super().__init__(message or error.name)
         self.error = error
         self.message = message
-
-
-@attrs.frozen
-class ConsumerGroupConfig:
-    """Kafka 4.0: GroupCoordinatorConfig (the consumer group keys)."""
-
-    rebalance_protocols: tuple[str, ...] = ("classic", "consumer")
-    session_timeout_ms: int = 45_000
-    heartbeat_interval_ms: int = 5_000
-    assignors: tuple[str, ...] = ("uniform", "range")
-
-    @classmethod
-    def from_kafka_config(cls, config) -> "ConsumerGroupConfig":
-        return cls(tuple(config.get("group.coordinator.rebalance.protocols")),
-                   config.get("group.consumer.session.timeout.ms"),
-                   config.get("group.consumer.heartbeat.interval.ms"),
-                   tuple(config.get("group.consumer.assignors")))
 
 
 def new_member_id() -> str:
