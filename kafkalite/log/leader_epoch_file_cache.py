@@ -34,6 +34,9 @@ class EpochEntry:
 class LeaderEpochFileCache(Logging):
     """Kafka: LeaderEpochFileCache."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = ('topic_partition', 'checkpoint_path', 'epochs', '_lock', 'log_ident')
+
     def __init__(self, topic_partition, checkpoint_path: str | None):
         self.topic_partition = topic_partition
         self.checkpoint_path = checkpoint_path

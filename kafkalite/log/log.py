@@ -112,6 +112,14 @@ class LogAppendInfo:
 class Log(Logging):
     """Kafka: Log."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = (
+        'dir', 'log_dir_failure_channel', '_had_clean_shutdown', 'config', 'scheduler', 'time', 'topic_partition',
+        'log_ident', '_lock', 'recovery_point', 'log_start_offset', 'last_flushed_time', '_segments', '_snapshot',
+        'leader_epoch_cache', 'max_producer_id_expiration_ms', 'producer_state_manager',
+        'first_unstable_offset_metadata', 'next_offset_metadata', 'high_watermark_metadata', 'producer_expire_check'
+    )
+
     # Kafka: Log.<init> (+ the locally block; LogLoader loads the segments)
     def __init__(self, dir: str, config: LogConfig, log_start_offset: int = 0, recovery_point: int = 0,
                  scheduler=None, time: Time = SYSTEM, topic_partition=None,

@@ -60,6 +60,13 @@ class RollParams:
 class LogSegment(Logging):
     """Kafka: LogSegment."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = (
+        'log', 'lazy_offset_index', 'lazy_time_index', 'txn_index', 'base_offset', 'index_interval_bytes',
+        'roll_jitter_ms', 'time', 'created', 'bytes_since_last_index_entry', 'rolling_based_timestamp',
+        '_max_timestamp_so_far', '_offset_of_max_timestamp_so_far', 'log_ident'
+    )
+
     # Kafka: LogSegment.<init>
     def __init__(self, log: FileRecords, offset_index: LazyIndex | OffsetIndex, time_index: LazyIndex | TimeIndex,
                  base_offset: int, index_interval_bytes: int, roll_jitter_ms: int = 0, time: Time = SYSTEM,

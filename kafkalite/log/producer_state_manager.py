@@ -413,6 +413,12 @@ def delete_snapshots_before(dir_: str, offset: int) -> None:
 class ProducerStateManager(Logging):
     """Kafka: ProducerStateManager -- producer id -> ProducerStateEntry for one partition, and its transactions."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = (
+        'topic_partition', 'log_dir', 'max_producer_id_expiration_ms', 'producers', 'ongoing_txns', 'unreplicated_txns',
+        'last_map_offset', 'last_snap_offset', 'log_ident'
+    )
+
     # Kafka: ProducerStateManager.<init>
     def __init__(self, topic_partition, log_dir: str, max_producer_id_expiration_ms: int = 7 * 24 * 3600 * 1000):
         self.topic_partition = topic_partition

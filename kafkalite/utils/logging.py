@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from typing import ClassVar
 
 
 class _ClassLogger:
@@ -52,11 +53,12 @@ class Logging:
 
     log_ident: str = ""
     logger_name: str | None = None
+    logger: ClassVar[logging.Logger]   # a _ClassLogger in each class until first used
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "logger" not in cls.__dict__:
-            cls.logger = _ClassLogger(cls)
+            cls.logger = _ClassLogger(cls)   # type: ignore[assignment]
 
     # Kafka: Logging.isTraceEnabled / isDebugEnabled -- guard messages that cost something to build
     def is_trace_enabled(self) -> bool:
@@ -92,7 +94,7 @@ class Logging:
         self.logger.critical(self._msg(msg), *args)
 
 
-Logging.logger = _ClassLogger(Logging)
+Logging.logger = _ClassLogger(Logging)   # type: ignore[assignment]
 
 
 def kafka_logger_name(cls: type) -> str:
