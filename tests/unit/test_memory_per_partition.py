@@ -6,6 +6,8 @@ that keep a partition's Python objects small, each failing when the code regress
   instances have no ``__dict__``;
 - using an object's logger (Logging) stores nothing on the object (writing ``obj.__dict__`` makes Python 3.11
   build a dict for an object whose attributes otherwise live in a compact array);
+- Partition, Log, LogSegment, LeaderEpochFileCache and ProducerStateManager build their log_ident when a line
+  is logged (Kafka builds it in the constructor), so they hold no string for it;
 - a leaf znode of the embedded ZooKeeper shares one empty children set;
 - a new, empty index maps its 10 MiB but has no page resident (its Rss in /proc/self/smaps), and one entry makes one page resident:
   the file is preallocated as a hole, and a page is allocated (MADV_POPULATE_WRITE) only when written.
@@ -113,3 +115,14 @@ def test_a_new_index_has_no_resident_page_and_one_entry_makes_one(tmp_path):
         assert _resident_kib(mapped.addr) == page_kib
     finally:
         index.close_handler()
+
+
+def test_log_ident_is_built_when_logged_not_stored_per_partition(tmp_path):
+    for cls in (Partition, Log, LogSegment, LeaderEpochFileCache, ProducerStateManager):
+        assert isinstance(cls.__dict__.get("log_ident"), property), f"{cls.__qualname__} stores its log_ident"
+    log = Log(str(tmp_path / "topic-0"), LogConfig(), time=MockTime())
+    try:
+        assert log.log_ident == f"[Log partition=topic-0, dir={tmp_path}] "
+        assert log.active_segment.log_ident == "[LogSegment baseOffset=0] "
+    finally:
+        log.close()
