@@ -49,6 +49,9 @@ class ZkPartitionStateStore:
     """Kafka: ZkPartitionStateStore(topicPartition, zkClient, replicaManager) -- where a leader writes the ISR.
     Without ZooKeeper (unit tests build Partitions alone) the write always succeeds at the next version."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = ('topic_partition', 'zk_client', 'replica_manager', 'log_config_fn')
+
     def __init__(self, topic_partition: TopicPartition, zk_client, replica_manager, log_config_fn):
         self.topic_partition = topic_partition
         self.zk_client = zk_client
@@ -92,6 +95,9 @@ class DelayedOperations:
     """Kafka: DelayedOperations(topicPartition, produce, fetch, deleteRecords) -- the purgatories a
     partition's changes may unblock."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = ('key', 'produce', 'fetch', 'delete_records')
+
     def __init__(self, topic_partition: TopicPartition, produce, fetch, delete_records):
         self.key = TopicPartitionOperationKey.from_topic_partition(topic_partition)
         self.produce = produce
@@ -125,6 +131,20 @@ class Partition(Logging):
     """Kafka: Partition(topicPartition, replicaLagTimeMaxMs, interBrokerProtocolVersion, localBrokerId, time,
     stateStore, delayedOperations, metadataCache, logManager)."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = (
+        'topic_partition', 'topic', 'partition_id', 'replica_lag_time_max_ms', 'local_broker_id', 'time', 'state_store',
+        'delayed_operations', 'metadata_cache', 'log_manager', 'disabled_fixes', 'log', 'future_log',
+        'leader_replica_id_opt', 'in_sync_replica_ids', 'all_replica_ids', 'remote_replicas_map', 'leader_epoch',
+        'leader_epoch_start_offset_opt', 'zk_version', 'controller_epoch', 'leader_isr_update_lock'
+    )
+
+    # Kafka: Logging.logIdent -- Kafka builds this string in the constructor; it is built when a line is
+    # logged instead: a broker holds one such object per partition, and the string costs ~100 B
+    @property
+    def log_ident(self) -> str:  # type: ignore[override]
+        return f"[Partition {self.topic_partition} broker={self.local_broker_id}] "
+
     def __init__(self, topic_partition: TopicPartition, replica_lag_time_max_ms: int, local_broker_id: int, time,
                  state_store: ZkPartitionStateStore, delayed_operations: DelayedOperations, metadata_cache,
                  log_manager, disabled_fixes: frozenset[str] = frozenset()):
@@ -153,7 +173,6 @@ class Partition(Logging):
         self.controller_epoch = -1
         # Kafka has a read-write lock; Python's threads take turns anyway, so one re-entrant lock serves both
         self.leader_isr_update_lock = threading.RLock()
-        self.log_ident = f"[Partition {topic_partition} broker={local_broker_id}] "
 
     # ------------------------------------------------------------------ who leads, who is in sync
     # Kafka: Partition.isLeader

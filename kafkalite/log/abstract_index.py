@@ -159,6 +159,12 @@ def _first_hole(fd: int, length: int) -> int:
 class AbstractIndex(Logging):
     """Kafka: AbstractIndex -- entries of ``entry_size`` bytes in a memory-mapped file."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = (
+        'file', 'base_offset', 'max_index_size', 'writable', '_lock', '_closed', '_length', '_allocated_end', '_mmap',
+        '_entries', '_max_entries'
+    )
+
     entry_size = 0  # set by subclasses
 
     # Kafka: AbstractIndex.<init> -- create (and preallocate) the file if needed, map it, close it

@@ -34,11 +34,19 @@ class EpochEntry:
 class LeaderEpochFileCache(Logging):
     """Kafka: LeaderEpochFileCache."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = ('topic_partition', 'checkpoint_path', 'epochs', '_lock')
+
+    # Kafka: Logging.logIdent -- Kafka builds this string in the constructor; it is built when a line is
+    # logged instead: a broker holds one such object per partition, and the string costs ~100 B
+    @property
+    def log_ident(self) -> str:  # type: ignore[override]
+        return f"[LeaderEpochCache {self.topic_partition}] "
+
     def __init__(self, topic_partition, checkpoint_path: str | None):
         self.topic_partition = topic_partition
         self.checkpoint_path = checkpoint_path
         self._lock = threading.RLock()
-        self.log_ident = f"[LeaderEpochCache {topic_partition}] "
         self.epochs: list[EpochEntry] = []
         if checkpoint_path:
             self.epochs = [EpochEntry(int(e), int(o)) for e, o in read_checkpoint(checkpoint_path)]

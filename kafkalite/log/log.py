@@ -112,6 +112,20 @@ class LogAppendInfo:
 class Log(Logging):
     """Kafka: Log."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = (
+        'dir', 'log_dir_failure_channel', '_had_clean_shutdown', 'config', 'scheduler', 'time', 'topic_partition',
+        '_lock', 'recovery_point', 'log_start_offset', 'last_flushed_time', '_segments', '_snapshot',
+        'leader_epoch_cache', 'max_producer_id_expiration_ms', 'producer_state_manager',
+        'first_unstable_offset_metadata', 'next_offset_metadata', 'high_watermark_metadata', 'producer_expire_check'
+    )
+
+    # Kafka: Logging.logIdent -- Kafka builds this string in the constructor; it is built when a line is
+    # logged instead: a broker holds one such object per partition, and the string costs ~100 B
+    @property
+    def log_ident(self) -> str:  # type: ignore[override]
+        return f"[Log partition={self.topic_partition}, dir={os.path.dirname(self.dir)}] "
+
     # Kafka: Log.<init> (+ the locally block; LogLoader loads the segments)
     def __init__(self, dir: str, config: LogConfig, log_start_offset: int = 0, recovery_point: int = 0,
                  scheduler=None, time: Time = SYSTEM, topic_partition=None,
@@ -127,7 +141,6 @@ class Log(Logging):
         self.scheduler = scheduler
         self.time = time
         self.topic_partition = topic_partition or parse_topic_partition_name(dir)
-        self.log_ident = f"[Log partition={self.topic_partition}, dir={os.path.dirname(dir)}] "
         self._lock = threading.RLock()
         self.recovery_point = recovery_point
         self.log_start_offset = log_start_offset

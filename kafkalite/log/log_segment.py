@@ -60,6 +60,19 @@ class RollParams:
 class LogSegment(Logging):
     """Kafka: LogSegment."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = (
+        'log', 'lazy_offset_index', 'lazy_time_index', 'txn_index', 'base_offset', 'index_interval_bytes',
+        'roll_jitter_ms', 'time', 'created', 'bytes_since_last_index_entry', 'rolling_based_timestamp',
+        '_max_timestamp_so_far', '_offset_of_max_timestamp_so_far'
+    )
+
+    # Kafka: Logging.logIdent -- Kafka builds this string in the constructor; it is built when a line is
+    # logged instead: a broker holds one such object per partition, and the string costs ~100 B
+    @property
+    def log_ident(self) -> str:  # type: ignore[override]
+        return f"[LogSegment baseOffset={self.base_offset}] "
+
     # Kafka: LogSegment.<init>
     def __init__(self, log: FileRecords, offset_index: LazyIndex | OffsetIndex, time_index: LazyIndex | TimeIndex,
                  base_offset: int, index_interval_bytes: int, roll_jitter_ms: int = 0, time: Time = SYSTEM,
@@ -81,7 +94,6 @@ class LogSegment(Logging):
         self.rolling_based_timestamp: int | None = None  # the first batch's max timestamp, loaded lazily
         self._max_timestamp_so_far: int | None = None     # loaded lazily, as in Kafka
         self._offset_of_max_timestamp_so_far: int | None = None
-        self.log_ident = f"[LogSegment baseOffset={base_offset}] "
 
     # Kafka: LogSegment.open
     @classmethod

@@ -30,6 +30,9 @@ class OffsetPosition:
 class OffsetIndex(AbstractIndex):
     """Kafka: OffsetIndex."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = ('_last_offset',)
+
     entry_size = 8
 
     def __init__(self, file: str, base_offset: int, max_index_size: int = -1, writable: bool = True):

@@ -413,6 +413,18 @@ def delete_snapshots_before(dir_: str, offset: int) -> None:
 class ProducerStateManager(Logging):
     """Kafka: ProducerStateManager -- producer id -> ProducerStateEntry for one partition, and its transactions."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = (
+        'topic_partition', 'log_dir', 'max_producer_id_expiration_ms', 'producers', 'ongoing_txns', 'unreplicated_txns',
+        'last_map_offset', 'last_snap_offset'
+    )
+
+    # Kafka: Logging.logIdent -- Kafka builds this string in the constructor; it is built when a line is
+    # logged instead: a broker holds one such object per partition, and the string costs ~100 B
+    @property
+    def log_ident(self) -> str:  # type: ignore[override]
+        return f"[ProducerStateManager partition={self.topic_partition}] "
+
     # Kafka: ProducerStateManager.<init>
     def __init__(self, topic_partition, log_dir: str, max_producer_id_expiration_ms: int = 7 * 24 * 3600 * 1000):
         self.topic_partition = topic_partition
@@ -424,7 +436,6 @@ class ProducerStateManager(Logging):
         # ongoing transactions by first offset; completed ones whose marker is not below the HW yet
         self.ongoing_txns: dict[int, TxnMetadata] = {}
         self.unreplicated_txns: dict[int, TxnMetadata] = {}
-        self.log_ident = f"[ProducerStateManager partition={topic_partition}] "
 
     # Kafka: ProducerStateManager.firstUnstableOffset -- the first offset of the oldest transaction that is
     # undecided or decided above the high watermark (None: nothing is unstable)

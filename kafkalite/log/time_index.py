@@ -32,6 +32,9 @@ class TimestampOffset:
 class TimeIndex(AbstractIndex):
     """Kafka: TimeIndex."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = ('_last_entry',)
+
     entry_size = 12
 
     def __init__(self, file: str, base_offset: int, max_index_size: int = -1, writable: bool = True):

@@ -80,6 +80,9 @@ class TxnIndexSearchResult:
 class TransactionIndex(Logging):
     """Kafka: TransactionIndex(startOffset, file)."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = ('start_offset', 'file', '_fd', '_size', 'last_offset')
+
     # Kafka: TransactionIndex.<init>
     def __init__(self, start_offset: int, file: str):
         self.start_offset = start_offset

@@ -154,6 +154,9 @@ class FileChannelRecordBatch(DefaultRecordBatch):
 class FileRecords:
     """Kafka: FileRecords -- a file (or a [start, end) slice of it) holding record batches."""
 
+    # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
+    __slots__ = ('file', 'channel', 'start', 'end', 'is_slice', '_size')
+
     # Kafka: FileRecords.<init>
     def __init__(self, file: str, channel: FileChannel | int, start: int, end: int, is_slice: bool):
         """``channel`` is the shared FileChannel (a plain descriptor is wrapped in a new one)."""

@@ -22,6 +22,8 @@ from kafkalite.common.topic_partition import TopicPartition
 class DelayedOperationKey:
     """Kafka: kafka.server.DelayedOperationKey -- a watch key with a label for metrics."""
 
+    __slots__ = ()   # the attrs subclasses (one TopicPartitionOperationKey per partition) are slotted
+
     global_label = "All"  # Kafka: DelayedOperationKey.globalLabel
 
     # Kafka: DelayedOperationKey.keyLabel

@@ -8,38 +8,57 @@ Omitted: log4j configuration; Python's ``logging`` module does that job.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
-from typing import overload
+from typing import ClassVar
 
 
-class _InstanceLogger:
-    """``Logging.logger``: looked up once per instance, then kept in the instance's ``__dict__``, where
-    attribute lookup finds it before this (non-data) descriptor -- no call at all on the hot paths that
-    ask ``is_debug_enabled()`` per record batch. logging.getLogger also takes the logging module's global
-    lock on every call. Classes with ``__slots__`` (no ``__dict__``) look it up each time."""
+class _ClassLogger:
+    """``Logging.logger``: Kafka's ``lazy val logger`` -- the logger is looked up on first use (after the logging
+    configuration is in place), once per class: each subclass of Logging gets its own copy of this (non-data)
+    descriptor, which on first use replaces itself in that class with the logger, so that later lookups are a
+    plain class attribute -- no call at all on the hot paths that ask ``is_debug_enabled()`` per record batch
+    (logging.getLogger also takes the logging module's global lock on every call).
 
-    @overload
-    def __get__(self, obj: None, owner: type | None = None) -> "_InstanceLogger": ...
-    @overload
-    def __get__(self, obj: object, owner: type | None = None) -> logging.Logger: ...
+    Nothing is stored on the instance: Kafka keeps a logger per object, but writing one into ``obj.__dict__``
+    makes Python 3.11 build that object's dict (~200 B; its attributes otherwise live in a compact array), and
+    a broker holds several such objects per partition (Partition, Log, ProducerStateManager...). An instance
+    whose ``logger_name`` differs from its class's (set in ``__init__``) gets its own logger, as before."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: type):
+        self.owner = owner
 
     def __get__(self, obj, owner=None):
+        cls = self.owner
         if obj is None:
             return self
-        logger = logging.getLogger(obj.logger_name or kafka_logger_name(type(obj)))
-        try:
-            obj.__dict__["logger"] = logger
-        except AttributeError:
-            pass
+        name = obj.logger_name
+        if name is not cls.logger_name:   # set on the instance: that object's own logger
+            logger = logging.getLogger(name)
+            with contextlib.suppress(AttributeError):   # __slots__ classes look it up each time
+                obj.__dict__["logger"] = logger
+            return logger
+        logger = logging.getLogger(name or kafka_logger_name(cls))
+        if cls.__dict__.get("logger") is self:
+            type.__setattr__(cls, "logger", logger)
         return logger
 
 
 class Logging:
     """Kafka: kafka.utils.Logging -- logger named after the Kafka class, lines prefixed by log_ident."""
 
+    __slots__ = ()   # per-partition subclasses (Partition, Log, LogSegment...) declare __slots__
+
     log_ident: str = ""
     logger_name: str | None = None
-    logger = _InstanceLogger()
+    logger: ClassVar[logging.Logger]   # a _ClassLogger in each class until first used
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "logger" not in cls.__dict__:
+            cls.logger = _ClassLogger(cls)   # type: ignore[assignment]
 
     # Kafka: Logging.isTraceEnabled / isDebugEnabled -- guard messages that cost something to build
     def is_trace_enabled(self) -> bool:
@@ -73,6 +92,9 @@ class Logging:
 
     def fatal(self, msg: str, *args) -> None:
         self.logger.critical(self._msg(msg), *args)
+
+
+Logging.logger = _ClassLogger(Logging)   # type: ignore[assignment]
 
 
 def kafka_logger_name(cls: type) -> str:

@@ -54,6 +54,9 @@ class LocalZooKeeperLockedException(RuntimeError):
     """A second process tried to open a data dir whose embedded ZooKeeper is in use."""
 
 
+_NO_CHILDREN: frozenset[str] = frozenset()
+
+
 @attrs.define
 class _Node:
     data: bytes
@@ -65,7 +68,18 @@ class _Node:
     cversion: int = 0
     ephemeral_owner: int = 0
     pzxid: int = 0
-    children: set[str] = attrs.field(factory=set)
+    # a leaf (most znodes: a broker holds two per partition) shares one empty frozenset; the first child makes
+    # the node its own set (an empty set costs ~216 B)
+    children: set[str] | frozenset[str] = _NO_CHILDREN
+
+    def add_child(self, name: str) -> None:
+        if not self.children:
+            self.children = set()
+        self.children.add(name)
+
+    def discard_child(self, name: str) -> None:
+        if self.children:
+            self.children.discard(name)
 
     def stat(self) -> Stat:
         return Stat(czxid=self.czxid, mzxid=self.mzxid, ctime=self.ctime, mtime=self.mtime, version=self.version,
@@ -73,7 +87,7 @@ class _Node:
                     num_children=len(self.children), pzxid=self.pzxid)
 
     def copy(self) -> "_Node":
-        return attrs.evolve(self, children=set(self.children))
+        return attrs.evolve(self, children=set(self.children) if self.children else _NO_CHILDREN)
 
 
 def _parent(path: str) -> str:
@@ -387,7 +401,7 @@ class LocalZooKeeper(Logging):
         self._remember(parent_path)
         self._remember(path)
         self.nodes[path] = _Node(data or b"", self.zxid, self.zxid, now, now, ephemeral_owner=owner, pzxid=self.zxid)
-        parent.children.add(path.rsplit("/", 1)[1])
+        parent.add_child(path.rsplit("/", 1)[1])
         parent.cversion += 1
         parent.pzxid = self.zxid
         self._txn_ops.append({"op": "create", "path": path, "owner": owner, "time": now, **_encode_data(data or b"")})
@@ -410,7 +424,7 @@ class LocalZooKeeper(Logging):
         self._remember(path)
         del self.nodes[path]
         parent = self.nodes[parent_path]
-        parent.children.discard(path.rsplit("/", 1)[1])
+        parent.discard_child(path.rsplit("/", 1)[1])
         parent.cversion += 1
         parent.pzxid = self.zxid
         self._txn_ops.append({"op": "delete", "path": path})
@@ -532,7 +546,7 @@ class LocalZooKeeper(Logging):
                                               e["version"], e["cversion"], e["ephemeral_owner"], e["pzxid"])
             for path in self.nodes:
                 if path != "/":
-                    self.nodes[_parent(path)].children.add(path.rsplit("/", 1)[1])
+                    self.nodes[_parent(path)].add_child(path.rsplit("/", 1)[1])
         log_path = os.path.join(self.dir, TXN_LOG_FILE)
         if not os.path.exists(log_path):
             return

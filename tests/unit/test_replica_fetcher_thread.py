@@ -64,6 +64,17 @@ class RecordingAlterLogDirsManager:
         self.marked.append((broker_id, tp, offset))
 
 
+class RecordingPartition(Partition):
+    """A real Partition that records the offsets it is truncated to (Partition has __slots__: no method can be
+    replaced on the object)."""
+
+    __slots__ = ("truncations",)
+
+    def truncate_to(self, offset, is_future=False):
+        self.truncations.append(offset)
+        super().truncate_to(offset, is_future)
+
+
 class FollowerReplicaManager:
     """The two ReplicaManager methods the thread uses, over one real follower Partition."""
 
@@ -71,12 +82,7 @@ class FollowerReplicaManager:
         self.partition = partition
         self.truncations: list[int] = []
         self.replica_alter_log_dirs_manager = RecordingAlterLogDirsManager()
-        real_truncate_to = partition.truncate_to
-
-        def recording_truncate_to(offset, is_future=False):
-            self.truncations.append(offset)
-            real_truncate_to(offset, is_future)
-        partition.truncate_to = recording_truncate_to
+        partition.truncations = self.truncations
 
     def non_offline_partition(self, tp):
         return self.partition if tp == self.partition.topic_partition else None
@@ -87,7 +93,7 @@ class FollowerReplicaManager:
 
 def follower_partition(log_dir, leader_epoch=0, broker_id=1):
     log_manager = LogManager([str(log_dir)], LogConfig(), time=SYSTEM)
-    partition = Partition(TP, 10_000, broker_id, SYSTEM, StateStore(),
+    partition = RecordingPartition(TP, 10_000, broker_id, SYSTEM, StateStore(),
                           DelayedOperations(TP, NoPurgatory(), NoPurgatory(), NoPurgatory()), None, log_manager)
     partition.make_follower(0, LeaderAndIsrPartitionState(
         topic_name=TOPIC, partition_index=0, controller_epoch=1, leader=0, leader_epoch=leader_epoch, isr=[0],
