@@ -155,7 +155,7 @@ class FileRecords:
     """Kafka: FileRecords -- a file (or a [start, end) slice of it) holding record batches."""
 
     # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
-    __slots__ = ('file', 'channel', 'start', 'end', 'is_slice', '_size')
+    __slots__ = ('file', 'channel', 'start', 'end', 'is_slice', '_size', '_written_since_flush')
 
     # Kafka: FileRecords.<init>
     def __init__(self, file: str, channel: FileChannel | int, start: int, end: int, is_slice: bool):
