@@ -285,11 +285,14 @@ class Partition(Logging):
             return False
 
     # Kafka: Partition.createLog
+    # Kafka 2.6 (KAFKA-9932): the topic's config is read from ZooKeeper only if the log has to be created; 2.4
+    # read it for every partition of the first LeaderAndIsr after a restart (10,000 ZooKeeper reads for
+    # 10,000 partitions the LogManager had already loaded).
     def create_log(self, is_new: bool, high_watermark_checkpoints, is_future_replica: bool = False):
-        config = self.state_store.fetch_topic_config()
-        if config is not None:
-            config = self.log_manager.shared_log_config(config)
-        log = self.log_manager.get_or_create_log(self.topic_partition, config,
+        def fetch_log_config():
+            config = self.state_store.fetch_topic_config()
+            return self.log_manager.shared_log_config(config) if config is not None else None
+        log = self.log_manager.get_or_create_log(self.topic_partition, fetch_log_config,
                                                  is_new=is_new, is_future=is_future_replica)
         checkpointed = None
         if high_watermark_checkpoints is not None:

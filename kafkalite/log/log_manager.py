@@ -44,6 +44,7 @@ import logging
 import os
 import shutil
 import threading
+from collections.abc import Callable
 
 from kafkalite.log.checkpoint_file import OffsetCheckpointFile
 from kafkalite.log.log import Log, log_delete_dir_name, log_future_dir_name
@@ -249,8 +250,10 @@ class LogManager(Logging):
 
     # Kafka: LogManager.getOrCreateLog -- in the preferred log dir if AlterReplicaLogDirs named one (a future
     # log must have one, other than the current log's), else in the dir holding the fewest logs
-    def get_or_create_log(self, topic_partition, config: LogConfig | None = None, is_new: bool = False,
-                          is_future: bool = False) -> Log:
+    # Kafka 2.6: LogManager.getOrCreateLog(loadConfig) (KAFKA-9932) -- ``load_config`` is called only if the log
+    # is created (None, or a call answering None: the LogManager's own config for the topic)
+    def get_or_create_log(self, topic_partition, load_config: Callable[[], LogConfig | None] | None = None,
+                          is_new: bool = False, is_future: bool = False) -> Log:
         with self._lock:
             log = self.get_log(topic_partition, is_future)
             if log is not None:
@@ -267,6 +270,7 @@ class LogManager(Logging):
             if preferred_log_dir is not None and preferred_log_dir not in self.live_log_dirs:
                 raise Errors.KAFKA_STORAGE_ERROR.exception(
                     f"No log directories available. Tried {preferred_log_dir}")
+            config = load_config() if load_config is not None else None
             if config is None:
                 config = self._config_for(topic_partition.topic)
             parent = preferred_log_dir if preferred_log_dir is not None else self._next_log_dir()

@@ -346,3 +346,49 @@ def test_single_broker_controller_sends_to_itself_over_the_network(cluster):
     finally:
         cluster.kill(0)
         broker.close()
+
+
+def _failover_zk_round_trips(tmp_path, topics, partitions):
+    """A controller failing over onto ``topics`` x ``partitions`` existing partitions: (ZooKeeper round trips of
+    the new controller's session until it sent its LeaderAndIsr, the LeaderAndIsr requests it sent)."""
+    c = Cluster(tmp_path)
+    try:
+        c.register(0)
+        first, _ = c.start_controller(0)
+        wait_until(lambda: first.is_active(), message="controller elected")
+        for t in range(topics):
+            c.admin.create_topic_assignment(f"t{t}", {p: [0] for p in range(partitions)})
+        wait_until(lambda: sum(s is PartitionState.OnlinePartition
+                               for s in first.controller_context.partition_states.values()) == topics * partitions,
+                   message="every partition online")
+        c.kill(0)
+        zk, _ = c.register(0)
+        round_trips = []
+        real = zk.zoo_keeper_client.handle_requests
+        zk.zoo_keeper_client.handle_requests = lambda requests: (round_trips.append(len(requests)), real(requests))[1]
+        channel = RecordingChannelManager()
+        trips_at_first_lai = []
+        real_send = channel.send_request
+
+        def send_request(broker_id, api_key, builder, callback=None):
+            if api_key is LAI and not trips_at_first_lai:
+                trips_at_first_lai.append(len(round_trips))
+            real_send(broker_id, api_key, builder, callback)
+        channel.send_request = send_request
+        controller, _ = c.start_controller(0, channel)
+        wait_until(lambda: controller.is_active() and channel.of(LAI, 0), message="failover LeaderAndIsr")
+        wait_until(lambda: sum(len(list(r.partition_states())) for r in channel.of(LAI, 0)) == topics * partitions,
+                   message="every partition in a LeaderAndIsr")
+        return trips_at_first_lai[0], len(channel.of(LAI, 0))
+    finally:
+        c.close()
+
+
+def test_controller_failover_reads_partition_states_in_batches(tmp_path):
+    """Kafka: KafkaController.initializeControllerContext reads the topics' assignments and the partitions'
+    state znodes with pipelined multi-gets (KafkaZkClient.getTopicPartitionStates over one batch), and the
+    replica state machine's start-up sends one LeaderAndIsr per broker (ControllerBrokerRequestBatch): the number
+    of ZooKeeper round trips and of requests does not grow with the number of partitions."""
+    small = _failover_zk_round_trips(tmp_path / "small", topics=2, partitions=3)
+    large = _failover_zk_round_trips(tmp_path / "large", topics=2, partitions=40)
+    assert large == small and large[1] == 1

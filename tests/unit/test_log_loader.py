@@ -60,3 +60,62 @@ def test_load_after_a_crash_recovers_from_the_recovery_point(tmp_path):
     assert loaded.next_offset == 12 and loaded.recovery_point == 12     # recovered up to the log end
     assert os.path.getsize(last) == size and segments[bases[-1]].size == size   # the garbage is cut off
     assert segments[bases[-1]].read_next_offset() == 12
+
+
+def _count_writes(monkeypatch):
+    """Counts the checkpoint and producer-snapshot writes of the leader epoch cache and producer state."""
+    import kafkalite.log.leader_epoch_file_cache as epoch_module
+    import kafkalite.log.producer_state_manager as psm_module
+    writes = []
+    real_checkpoint, real_snapshot = epoch_module.write_checkpoint, psm_module.write_snapshot
+    monkeypatch.setattr(epoch_module, "write_checkpoint",
+                        lambda path, lines: (writes.append(path), real_checkpoint(path, lines))[1])
+    monkeypatch.setattr(psm_module, "write_snapshot",
+                        lambda path, producers: (writes.append(path), real_snapshot(path, producers))[1])
+    return writes
+
+
+def _epoch_log(dir_, time):
+    log = Log(dir_, CONFIG, time=time)
+    for epoch in (0, 0, 1, 1, 2):
+        log.maybe_assign_epoch_start_offset(epoch, log.log_end_offset)
+        log.append_as_leader(MemoryRecords.with_records(SimpleRecord(time.milliseconds(), None, b"x" * 40),
+                                                        producer_id=1, producer_epoch=0,
+                                                        base_sequence=log.log_end_offset), epoch)
+    log.close()   # a clean shutdown: the producer snapshot at the log end is taken here
+    return log.log_end_offset
+
+
+def test_loading_a_clean_log_rewrites_no_checkpoint_or_snapshot(tmp_path, monkeypatch):
+    """Kafka 2.4's LeaderEpochFileCache.truncateFromEnd/truncateFromStart flush only when they remove entries, and
+    ProducerStateManager.takeSnapshot writes only past the last snapshot: a restart after a clean shutdown
+    writes neither file for a partition (10,000 partitions: 10,000 fsyncs saved)."""
+    time = MockTime()
+    dir_ = str(tmp_path / "topic-0")
+    end = _epoch_log(dir_, time)
+    epoch_file = os.path.join(dir_, "leader-epoch-checkpoint")
+    before = {n: (os.stat(os.path.join(dir_, n)).st_ino, os.stat(os.path.join(dir_, n)).st_mtime_ns)
+              for n in os.listdir(dir_) if n.endswith(".snapshot") or n == "leader-epoch-checkpoint"}
+    writes = _count_writes(monkeypatch)
+    log = Log(dir_, CONFIG, recovery_point=end, time=time, had_clean_shutdown=True)
+    assert log.log_end_offset == end and log.latest_epoch == 2
+    assert writes == []
+    after = {n: (os.stat(os.path.join(dir_, n)).st_ino, os.stat(os.path.join(dir_, n)).st_mtime_ns)
+             for n in os.listdir(dir_) if n.endswith(".snapshot") or n == "leader-epoch-checkpoint"}
+    assert after == before and epoch_file in [os.path.join(dir_, n) for n in after]
+    log.close()
+
+
+def test_loading_a_log_whose_epochs_run_past_its_end_rewrites_the_checkpoint(tmp_path, monkeypatch):
+    """The counterpart (and proof that the counting seam sees writes): an epoch entry beyond the log end, as a
+    crash can leave, is removed and the checkpoint flushed once."""
+    time = MockTime()
+    dir_ = str(tmp_path / "topic-0")
+    end = _epoch_log(dir_, time)
+    cache = LeaderEpochFileCache(TP, os.path.join(dir_, "leader-epoch-checkpoint"))
+    cache.assign(3, end + 10)
+    writes = _count_writes(monkeypatch)
+    log = Log(dir_, CONFIG, recovery_point=end, time=time, had_clean_shutdown=True)
+    assert log.latest_epoch == 2
+    assert writes == [os.path.join(dir_, "leader-epoch-checkpoint")]
+    log.close()

@@ -533,3 +533,33 @@ def test_delete_records_refuses_a_compacted_only_topic(tmp_path):
     with pytest.raises(ApiException) as e:
         partition.delete_records_on_leader(1)
     assert e.value.error is Errors.POLICY_VIOLATION and partition.log.log_start_offset == 0
+
+
+class CountingStateStore(RecordingStateStore):
+    def __init__(self, config=None):
+        super().__init__(config)
+        self.config_reads = 0
+
+    def fetch_topic_config(self):
+        self.config_reads += 1
+        return super().fetch_topic_config()
+
+
+def test_becoming_leader_of_a_loaded_log_reads_no_topic_config(tmp_path):
+    """Kafka 2.6 (KAFKA-9932): after a restart the LogManager has loaded every log, and the first LeaderAndIsr
+    must not read each partition's topic config from ZooKeeper again; a log created here reads it once."""
+    mock_time = MockTime()
+    log_manager = LogManager([str(tmp_path)], LogConfig(), time=mock_time)
+    loaded = log_manager.get_or_create_log(TP)
+    ops = DelayedOperations(TP, *(RecordingPurgatory(n, []) for n in ("produce", "fetch", "delete-records")))
+    store = CountingStateStore()
+    partition = Partition(TP, LAG_MS, 0, mock_time, store, ops, None, log_manager, frozenset())
+    partition.make_leader(0, leader_state([0]), 1)
+    assert partition.log is loaded and store.config_reads == 0
+    other = TopicPartition("orders", 1)
+    store = CountingStateStore(LogConfig({"segment.bytes": 4096}))
+    partition = Partition(other, LAG_MS, 0, mock_time, store, ops, None, log_manager, frozenset())
+    partition.make_leader(0, LeaderAndIsrPartitionState(
+        topic_name="orders", partition_index=1, controller_epoch=1, leader=0, leader_epoch=1, isr=[0],
+        zk_version=1, replicas=[0]), 1)
+    assert store.config_reads == 1 and partition.log.config.segment_size == 4096
