@@ -34,13 +34,14 @@ import threading
 
 LAZY_ALLOCATION_THRESHOLD = 1 << 20
 RECYCLE_MIN_SIZE = 64 << 10          # smaller buffers are cheap to make: not worth a lock and a list
-RECYCLE_MAX_CACHED_BYTES = 16 << 20  # idle buffers kept for reuse, all sizes together
+RECYCLE_MAX_CACHED_BYTES = 32 << 20  # idle buffers kept for reuse, all sizes together (bursts of staged receives)
 RECYCLE_MAX_PENDING = 32             # released buffers waiting for their last views to go
 
 
 def _new_buffer(size: int):
     if size >= LAZY_ALLOCATION_THRESHOLD:
-        return mmap.mmap(-1, size)
+        # private: Python's default for an anonymous map is MAP_SHARED, which the kernel backs with shmem
+        return mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     return bytearray(size)
 
 
