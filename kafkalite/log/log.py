@@ -244,17 +244,24 @@ class Log(Logging):
     # tried there.
     @contextlib.contextmanager
     def maybe_handle_io_exception(self, msg):
+        self._check_log_dir_online()
+        try:
+            yield
+        except OSError as e:
+            raise self._storage_exception(msg, e) from e
+
+    def _check_log_dir_online(self) -> None:
         channel = self.log_dir_failure_channel
         if channel is not None and channel.has_offline_log_dir(self.parent_dir):
             raise Errors.KAFKA_STORAGE_ERROR.exception(
                 f"The log dir {self.parent_dir} is offline due to a previous IO exception.")
-        try:
-            yield
-        except OSError as e:
-            text = msg() if callable(msg) else msg
-            if channel is not None:
-                channel.maybe_add_offline_log_dir(self.parent_dir, text, e)
-            raise Errors.KAFKA_STORAGE_ERROR.exception(f"{text}: {e}") from e
+
+    def _storage_exception(self, msg, e: OSError):
+        """Take the log dir offline for ``e``; the KafkaStorageException to raise."""
+        text = msg() if callable(msg) else msg
+        if self.log_dir_failure_channel is not None:
+            self.log_dir_failure_channel.maybe_add_offline_log_dir(self.parent_dir, text, e)
+        return Errors.KAFKA_STORAGE_ERROR.exception(f"{text}: {e}")
 
     # ---- loading (segments: LogLoader) ----
     # Kafka: Log.loadProducerState
@@ -312,8 +319,13 @@ class Log(Logging):
                          origin: AppendOrigin | bool = AppendOrigin.CLIENT,
                          is_from_client: bool | None = None) -> LogAppendInfo:
         origin = to_append_origin(origin if is_from_client is None else is_from_client)
-        with self.maybe_handle_io_exception(self._append_error_message):
+        # Kafka: maybeHandleIOException(...) { append(...) } -- spelled out instead of the context manager,
+        # whose generator costs a handful of Python calls on every produce request (issue 18)
+        self._check_log_dir_online()
+        try:
             return self._append(records, origin, assign_offsets=True, leader_epoch=leader_epoch)
+        except OSError as e:
+            raise self._storage_exception(self._append_error_message, e) from e
 
     def _append_error_message(self) -> str:
         return f"Error while appending records to {self.topic_partition} in dir {self.parent_dir}"

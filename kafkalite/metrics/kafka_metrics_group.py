@@ -84,7 +84,10 @@ class Meter:
 
     def mark(self, n: int = 1) -> None:
         with self._lock:
-            self._tick_if_necessary()
+            # Yammer calls tickIfNecessary on every mark; here the "no tick due" case, nearly every call on the
+            # produce path, costs one clock read and no Python call (issue 18)
+            if self._clock() - self._last_tick >= TICK_INTERVAL_S:
+                self._tick_if_necessary()
             self._count += n
             self._uncounted += n
 

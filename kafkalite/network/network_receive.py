@@ -9,7 +9,9 @@ hostile 2 GB size costs nothing. The payload buffer comes from the ``MemoryPool`
 and no buffer (``required_memory_amount_known`` and not ``memory_allocated``), and its KafkaChannel mutes
 itself until memory comes back. The payload lands in the buffer through ``recv_into``; everything above
 (request header, produce records) is a ``memoryview`` of it, never a copy. ``release`` gives the buffer's
-bytes back to the pool, once.
+bytes back to the pool, once, and the buffer itself for reuse (the pool's RECYCLER reuses it only once no
+view of it is left). A reused buffer may be larger than the frame: only its first ``size`` bytes are read
+into and seen (``payload``).
 """
 from __future__ import annotations
 
@@ -46,13 +48,14 @@ class NetworkReceive:
 
     # Kafka: NetworkReceive.memoryAllocated
     def memory_allocated(self) -> bool:
-        return self.buffer is not None
+        return self.buffer is not None or self._released
 
     # Kafka: NetworkReceive.close -- give the buffer's bytes back to the pool (once)
     def release(self) -> None:
         if self.buffer is not None and not self._released:
             self._released = True
-            self.memory_pool.release(self._request_size)
+            buffer, self.buffer = self.buffer, None
+            self.memory_pool.release(self._request_size, buffer)
 
     # Kafka: NetworkReceive.complete
     def complete(self) -> bool:
@@ -82,7 +85,7 @@ class NetworkReceive:
             if self.buffer is None:
                 return read   # the pool is full: the channel mutes itself until memory comes back
         if self._pos < self._request_size:
-            n = transport.read(memoryview(self.buffer)[self._pos:])
+            n = transport.read(memoryview(self.buffer)[self._pos:self._request_size])
             if n < 0:
                 raise EOFError("connection closed by peer in the middle of a frame")
             read += n
@@ -91,7 +94,8 @@ class NetworkReceive:
 
     # Kafka: NetworkReceive.payload
     def payload(self) -> memoryview:
-        return memoryview(self.buffer)
+        view = memoryview(self.buffer)
+        return view if len(view) == self._request_size else view[:self._request_size]
 
     # Kafka: NetworkReceive.size
     def size(self) -> int:

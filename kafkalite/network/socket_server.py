@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import errno
+import functools
 import logging
 import selectors
 import socket
@@ -505,6 +506,13 @@ class ConnectionId:
         return f"{self.local_host}:{self.local_port}-{self.remote_host}:{self.remote_port}-{self.index}"
 
 
+# Kafka's RequestContext takes the client's address from channel.socketAddress; kafkalite's channels keep
+# only the connection id, which is parsed once per connection here, not once per request (issue 18)
+@functools.lru_cache(maxsize=4096)
+def remote_host_of(connection_id: str) -> str:
+    return ConnectionId.from_string(connection_id).remote_host
+
+
 class Processor(AbstractServerThread):
     """Kafka: Processor -- one network thread with its own Selector (S3)."""
 
@@ -672,7 +680,7 @@ class Processor(AbstractServerThread):
                     continue
                 payload = receive.payload()
                 header, body_offset = self.parse_request_header(payload)
-                context = RequestContext(header, connection_id, ConnectionId.from_string(connection_id).remote_host,
+                context = RequestContext(header, connection_id, remote_host_of(connection_id),
                                          self.listener_name, self.security_protocol,
                                          principal=channel.principal())
                 request = Request(self.id, context, self.time.nanoseconds(), payload, body_offset,

@@ -55,6 +55,12 @@ def parse_request_body(header: RequestHeader, buf, offset: int):
     if cls is None or not api.is_version_supported(version) or version not in cls.SPEC.valid:
         raise UnsupportedVersionException(
             f"{api.api_name} v{version} is not supported (accepted: {api.min_accepted_version}-{api.max_version})")
+    if header.api_key == 0:   # Produce: straight-line code for v3-v9, see produce_fast_path.py (issue 18)
+        from kafkalite.protocol.produce_fast_path import read_produce_request   # imported at the first Produce
+        mv = buf if isinstance(buf, memoryview) and buf.format == "B" else memoryview(buf).cast("B")
+        body = read_produce_request(version, mv, offset)
+        if body is not None:
+            return body
     body, _end = schema.read(cls, version, buf, offset)
     return body
 
@@ -65,7 +71,11 @@ def serialize_response(header: RequestHeader, body) -> list:
     api = ApiKeys.for_id(header.api_key)
     version = response_version(header)
     head = ResponseHeader(correlation_id=header.correlation_id).to_bytes(api.response_header_version(version))
-    chunks = schema.write_chunks(body, version)
+    fast = None
+    if header.api_key == 0:   # Produce: straight-line code for v3-v9, see produce_fast_path.py (issue 18)
+        from kafkalite.protocol.produce_fast_path import write_produce_response
+        fast = write_produce_response(body, version)
+    chunks = [fast] if fast is not None else schema.write_chunks(body, version)
     if chunks and isinstance(chunks[0], bytes):
         chunks[0] = head + chunks[0]
     else:

@@ -60,6 +60,7 @@ class KafkaRequestHandler(Logging):
                         self.error(f"Exception when handling request: {e}", exc_info=True)
                     finally:
                         req.release_buffer()
+                req = None   # its produce records are views of a buffer that can be reused once they are gone
         finally:
             self._shutdown_complete.set()
 

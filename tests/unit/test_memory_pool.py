@@ -78,3 +78,93 @@ def test_oversized_frame_is_refused_before_any_allocation():
     assert pool.available_memory() == 100
     a.close()
     b.close()
+
+
+# ---------------------------------------------------------------- reuse of request buffers (issue 18)
+from kafkalite.common.memory import memory_pool as mp   # noqa: E402
+
+
+@pytest.fixture
+def recycler(monkeypatch):
+    r = mp.BufferRecycler(max_cached_bytes=1 << 20, max_pending=4)
+    monkeypatch.setattr(mp, "RECYCLER", r)
+    return r
+
+
+def _frame(payload: bytes) -> bytes:
+    return struct.pack(">i", len(payload)) + payload
+
+
+def _read_one(sock, pool=MemoryPool.NONE) -> NetworkReceive:
+    receive = NetworkReceive(1 << 24, "c", pool)
+    transport = SocketTransport(sock)
+    for _ in range(1000):   # the bytes are already in the socket: a few reads suffice
+        if receive.complete():
+            return receive
+        receive.read_from(transport)
+    raise AssertionError("frame not complete")
+
+
+def test_a_view_held_past_its_request_keeps_its_bytes(recycler):
+    """A produce request's records are views of its buffer: one still alive after the request was released
+    must never see the next request's bytes, and the buffer is reused only once the view is gone."""
+    a, b = socket.socketpair()
+    b.setblocking(False)
+    first, second, third = (bytes([i]) * (100 << 10) for i in (1, 2, 3))
+    with a, b:
+        a.sendall(_frame(first))
+        r1 = _read_one(b)
+        records = r1.payload()[10:1000]   # what the body keeps of request 1
+        r1.release()
+        a.sendall(_frame(second))
+        r2 = _read_one(b)
+        assert bytes(r2.payload()) == second and bytes(records) == first[10:1000]
+        assert recycler.reused == 0
+        r2.release()
+        del records                       # request 1's last view goes
+        a.sendall(_frame(third))
+        r3 = _read_one(b)
+        assert recycler.reused == 1 and bytes(r3.payload()) == third
+
+
+def test_a_larger_reused_buffer_reads_only_its_frame(recycler):
+    """Buffers come in powers of two: a 70 KiB frame read into a 128 KiB buffer must stop at its end, so
+    the next frame's bytes (already in the socket) stay for the next receive."""
+    a, b = socket.socketpair()
+    b.setblocking(False)
+    one, two = b"x" * (70 << 10), b"y" * (90 << 10)
+    with a, b:
+        a.setblocking(False)
+        a.sendall(_frame(one) + _frame(two))
+        r1 = _read_one(b)
+        assert len(r1.buffer) == 128 << 10 and len(r1.payload()) == len(one) and bytes(r1.payload()) == one
+        r1.release()
+        r2 = _read_one(b)
+        assert recycler.reused == 1 and bytes(r2.payload()) == two
+
+
+def test_released_buffers_count_against_the_pool_once(recycler):
+    pool = SimpleMemoryPool(1 << 20, 1 << 20)
+    a, b = socket.socketpair()
+    b.setblocking(False)
+    with a, b:
+        a.sendall(_frame(b"z" * (65 << 10)))
+        receive = _read_one(b, pool)
+        assert pool.available_memory() == (1 << 20) - (65 << 10)
+        receive.release()
+        receive.release()
+        assert pool.available_memory() == 1 << 20 and receive.buffer is None
+
+
+def test_recycler_keeps_a_bounded_cache_and_pending_list(recycler):
+    held = [recycler.allocate(256 << 10) for _ in range(6)]
+    views = [memoryview(h) for h in held]
+    for h in held:
+        recycler.give_back(h)
+    del held, h
+    assert len(recycler._pending) == 4          # the two oldest, still viewed, were dropped
+    del views
+    assert recycler.allocate(256 << 10) is not None and recycler.reused == 1
+    assert recycler.cached_bytes() <= 1 << 20   # the 4 freed: 3 x 256 KiB left cached at most
+    small = mp.allocate(1000)
+    assert isinstance(small, bytearray) and len(small) == 1000   # below the reuse size: exact and fresh
