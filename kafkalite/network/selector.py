@@ -169,8 +169,8 @@ class Selector:
     def wakeup(self) -> None:
         """As Java's Selector.wakeup, a wakeup while one is pending writes nothing: the handler threads call this
         for every response, and each send on the socket pair is a system call that gives up the GIL. ``poll``
-        re-arms it as soon as its select returns, before the Processor looks at its response queue again, so
-        no response is left waiting for the next timeout."""
+        re-arms it as soon as a select returns woken -- the pipe drained first, then the flag cleared -- and
+        before the Processor looks at its response queue again, so no response waits for a select's timeout."""
         if self._wakeup_triggered:
             return
         self._wakeup_triggered = True
@@ -220,7 +220,14 @@ class Selector:
             timeout_ms = max(0, min(timeout_ms, (first_deadline - self.time.nanoseconds()) // 1_000_000 + 1))
         start_select = self.time.nanoseconds()
         events = self.nio_selector.select(timeout_ms / 1000.0)
-        self._wakeup_triggered = False   # Java: resetWakeupSocket -- later wakeups write again
+        for key, _ in events:
+            if key.data is _WAKEUP:
+                # Java: EPollSelectorImpl drains its wakeup pipe and clears interruptTriggered as its select
+                # returns -- drained first, so a wakeup that comes meanwhile is either in a byte still to be
+                # read or in a queue the caller looks at before it selects again
+                self._drain_wakeup()
+                self._wakeup_triggered = False
+                break
         now = self.time.nanoseconds()
         self.io_wait_time_nanos += now - start_select   # Kafka: Selector's io-wait-time (select only)
         if events or data_in_buffers:
@@ -249,8 +256,7 @@ class Selector:
         """``selection_keys``: (channel, ready mask) pairs -- the selected keys' attachments."""
         for channel, mask in selection_keys:
             if channel is _WAKEUP:
-                self._drain_wakeup()
-                continue
+                continue   # drained as the select returned
             if channel.id not in self.channels:
                 continue   # closed earlier in this loop
             self._update_idle(channel.id, current_time_nanos)

@@ -413,6 +413,30 @@ def test_wakeups_while_one_is_pending_write_once_and_every_poll_rearms_them(h):
     h.selector.poll(20_000)
 
 
+def test_a_wakeup_between_select_and_drain_is_not_lost(h):
+    """A handler's wakeup that lands after the select returned but before its byte was drained must not leave
+    the selector believing a wakeup is still pending: the next one has to write and wake the next poll."""
+    real_drain = h.selector._drain_wakeup
+    calls = []
+
+    def a_handler_wakes_then_drain():
+        if not calls:
+            calls.append(1)
+            h.selector.wakeup()          # another response queued while the Processor is past its select
+        real_drain()
+    h.selector._drain_wakeup = a_handler_wakes_then_drain
+    h.selector.wakeup()
+    h.selector.poll(20_000)
+    assert calls
+    h.selector._drain_wakeup = real_drain
+    timer = threading.Timer(0.05, h.selector.wakeup)
+    timer.start()
+    start = time.monotonic()
+    h.selector.poll(20_000)
+    timer.join()
+    assert time.monotonic() - start < 10, "the wakeup was lost: the poll slept until its timeout"
+
+
 def test_idle_connection_is_expired_with_mock_time(server):
     mock = MockTime()
     harness = Harness(server, connection_max_idle_ms=1000, time=mock)
