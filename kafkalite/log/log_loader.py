@@ -155,6 +155,11 @@ class LogLoader(Logging):
         log_start_offset = max(self.log_start_offset, self._log_segments()[0].base_offset)
         recovery_point = (min(max(self.recovery_point, 0), next_offset) if self.had_clean_shutdown
                           else next_offset)
+        if not self.had_clean_shutdown:
+            # the recovery point jumps to the log end without an fsync (Kafka does the same); Kafka's close then
+            # fsyncs every segment, kafkalite's only the changed ones (FileRecords.close): these count as changed
+            for segment in self._log_segments():
+                segment.log.mark_unflushed()
         return LoadedLogOffsets(log_start_offset, recovery_point, next_offset)
 
     # Kafka: Log.removeTempFilesAndCollectSwapFiles -- the ``.log.swap`` files of a swap that had begun

@@ -353,6 +353,11 @@ class FileRecords:
         finally:
             self.channel.release()
 
+    def mark_unflushed(self) -> None:
+        """No Kafka counterpart: the file may hold bytes no fsync covered (a broker that crashed wrote them),
+        so the next close fsyncs it, as Kafka's close always does."""
+        self._written_since_flush = True
+
     # Kafka: FileRecords.trim (undo preallocation; kafkalite does not preallocate)
     def trim(self) -> None:
         self.truncate_to(self.size_in_bytes())
@@ -362,9 +367,10 @@ class FileRecords:
         """Kafka fsyncs every segment it closes. kafkalite skips the fsync when this object wrote nothing
         since its last one: an fsync of an unchanged file still costs the disk a cache flush (0.6-3 ms
         here), 10,000 of them made a clean shutdown of 10,000 partitions take tens of seconds. What such a
-        file holds is already durable: flushed by this object or, for a file opened at start-up, by the
-        previous broker's close, and what lies past the log's recovery point is fsynced by ``Log.flush``,
-        which LogManager.shutdown runs before this close and which always fsyncs."""
+        file holds is already durable: flushed by this object or, for a file opened at start-up after a clean
+        shutdown, by the previous broker's close; after a crash the loader marks every segment unflushed
+        (``mark_unflushed``: what the crashed broker wrote may still be only in the page cache, and the
+        recovery point moves to the log end without an fsync, as in Kafka)."""
         if self.is_slice or self.fd < 0:
             return
         if self._written_since_flush:

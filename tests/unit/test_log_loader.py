@@ -119,3 +119,31 @@ def test_loading_a_log_whose_epochs_run_past_its_end_rewrites_the_checkpoint(tmp
     assert log.latest_epoch == 2
     assert writes == [os.path.join(dir_, "leader-epoch-checkpoint")]
     log.close()
+
+
+def test_a_log_loaded_after_a_crash_fsyncs_its_segments_at_the_next_close(tmp_path, monkeypatch):
+    """What a crashed broker wrote may be only in the page cache; the recovery point moves to the log end
+    without an fsync, so the close that skips unchanged files (FileRecords.close) must not skip these."""
+    time = MockTime()
+    dir_ = str(tmp_path / "topic-0")
+    bases = write_log(dir_, time)
+    fsynced = []
+    real = os.fsync
+
+    def fsync(fd):
+        fsynced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+    monkeypatch.setattr("kafkalite.record.file_records.os.fsync", fsync)
+    segments = {}
+    loader(dir_, time, segments, clean=False, recovery_point=0).load()
+    for segment in segments.values():
+        segment.close()
+    assert sorted(os.path.basename(p) for p in fsynced if p.endswith(".log")) == \
+        [f"{b:020d}.log" for b in bases]
+
+    fsynced.clear()
+    segments = {}
+    loader(dir_, time, segments, clean=True, recovery_point=12).load()
+    for segment in segments.values():
+        segment.close()
+    assert not [p for p in fsynced if p.endswith(".log")]    # after a clean shutdown nothing needs it
