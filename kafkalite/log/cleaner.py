@@ -216,6 +216,7 @@ def _should_discard_batch(batch, transaction_metadata, retain_txn_markers: bool)
 
 class Cleaner(Logging):
     """Kafka: Cleaner. ``check_done(tp)`` raises when the thread stops or the partition's clean is aborted."""
+    logger_name = "kafka.log.LogCleaner"   # Kafka: the log4j logger its lines go to
 
     # Kafka: Cleaner.<init>
     def __init__(self, id: int, offset_map, io_buffer_size: int, max_io_buffer_size: int,
@@ -227,7 +228,6 @@ class Cleaner(Logging):
         self.dup_buffer_load_factor = dup_buffer_load_factor
         self.time = time
         self.check_done = check_done
-        self.logger_name = "kafka.log.LogCleaner"
         self.log_ident = f"Cleaner {id}: "
         self.read_buffer = bytearray(io_buffer_size)
         if offset_map.slots * dup_buffer_load_factor <= 1:

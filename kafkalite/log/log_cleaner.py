@@ -30,6 +30,7 @@ class ThreadShutdownException(Exception):
 
 class LogCleaner(Logging, KafkaMetricsGroup):
     """Kafka: LogCleaner."""
+    logger_name = "kafka.log.LogCleaner"   # Kafka: the log4j logger its lines go to
 
     metrics_group = "kafka.log"
 
@@ -40,7 +41,6 @@ class LogCleaner(Logging, KafkaMetricsGroup):
         self.logs = logs
         self.log_dir_failure_channel = log_dir_failure_channel
         self.time = time
-        self.logger_name = "kafka.log.LogCleaner"
         self.cleaner_manager = LogCleanerManager(self.log_dirs, logs, log_dir_failure_channel, time)
         self.cleaners: list[CleanerThread] = []
         self.new_gauge("max-buffer-utilization-percent",
@@ -117,13 +117,13 @@ class LogCleaner(Logging, KafkaMetricsGroup):
 
 class CleanerThread(ShutdownableThread):
     """Kafka: LogCleaner.CleanerThread."""
+    logger_name = "kafka.log.LogCleaner"   # Kafka: the log4j logger its lines go to
 
     # Kafka: CleanerThread.<init>
     def __init__(self, log_cleaner: LogCleaner, thread_id: int):
         super().__init__(f"kafka-log-cleaner-thread-{thread_id}", is_interruptible=False)
         self.log_cleaner = log_cleaner
         config = log_cleaner.config
-        self.logger_name = "kafka.log.LogCleaner"
         self.cleaner_manager = log_cleaner.cleaner_manager
         self.cleaner = Cleaner(
             thread_id, SkimpyOffsetMap(min(config.dedupe_buffer_size // config.num_threads, (1 << 31) - 1)),

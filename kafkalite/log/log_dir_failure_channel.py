@@ -76,4 +76,7 @@ class LogDirFailureChannel(Logging):
 
     # No Kafka counterpart: Java interrupts the thread blocked in take(); here a None wakes it
     def wake_taker(self) -> None:
-        self._offline_log_dir_queue.put(None)
+        try:
+            self._offline_log_dir_queue.put_nowait(None)
+        except queue.Full:
+            pass   # a full queue wakes the taker anyway

@@ -69,12 +69,12 @@ BROKER_TO_TOPIC_CONFIG = {
 
 class KafkaServer(Logging):
     """Kafka: KafkaServer(config, time, threadNamePrefix)."""
+    logger_name = "kafka.server.KafkaServer"   # Kafka: the log4j logger its lines go to
 
     def __init__(self, config, time=SYSTEM):
         self.config = config
         self.time = time
         self.log_ident = f"[KafkaServer id={config.broker_id}] "
-        self.logger_name = "kafka.server.KafkaServer"
         self.broker_id = config.broker_id
         self.cluster_id: str | None = None
         self.broker_epoch = -1

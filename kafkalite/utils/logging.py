@@ -23,7 +23,9 @@ class _ClassLogger:
     Nothing is stored on the instance: Kafka keeps a logger per object, but writing one into ``obj.__dict__``
     makes Python 3.11 build that object's dict (~200 B; its attributes otherwise live in a compact array), and
     a broker holds several such objects per partition (Partition, Log, ProducerStateManager...). An instance
-    whose ``logger_name`` differs from its class's (set in ``__init__``) gets its own logger, as before."""
+    whose ``logger_name`` differs from its class's (set in ``__init__``) gets its own logger -- as long as no
+    instance of that class looked up the class's logger before: that replaced this descriptor. A class whose
+    lines go to another logger than its own name says so with a class attribute (``logger_name = ...``)."""
 
     __slots__ = ("owner",)
 

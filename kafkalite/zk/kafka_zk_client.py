@@ -243,9 +243,11 @@ class KafkaZkClient(KafkaZkClientAcls, KafkaZkClientConsumerOffsets, Logging):
                 if prefix not in paths:
                     paths.append(prefix)
         responses = self._retry_all([CreateRequest(path, None) for path in paths])
-        for path, response in zip(paths, responses):
-            if response.result_code not in (Code.OK, Code.NODEEXISTS):
-                raise KeeperException(response.result_code, path)
+        if any(response.result_code not in (Code.OK, Code.NODEEXISTS) for response in responses):
+            # e.g. NOAUTH on a parent this client may not create under (an ACL'd chroot) though the path itself
+            # exists: Kafka's way, which creates a parent only after a NONODE, decides -- and raises what it raises
+            for path in ZkData.PERSISTENT_ZK_PATHS:
+                self.make_sure_persistent_path_exists(path)
 
     # Kafka: KafkaZkClient.makeSurePersistentPathExists
     def make_sure_persistent_path_exists(self, path: str) -> None:

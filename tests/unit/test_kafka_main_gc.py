@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gc
 
+import signal
+
 from kafkalite import kafka
 from kafkalite.server.kafka_server import KafkaServer
 
@@ -18,6 +20,8 @@ def test_collector_is_off_during_startup_and_on_after(tmp_path, monkeypatch):
 
     monkeypatch.setattr(KafkaServer, "startup", startup)
     monkeypatch.setattr(KafkaServer, "shutdown", lambda self: None)
+    # main installs SIGTERM/SIGINT handlers for the broker's process: this test process keeps its own
+    monkeypatch.setattr(kafka.signal, "signal", lambda signum, handler: signal.getsignal(signum))
     props = tmp_path / "server.properties"
     props.write_text(f"listeners=PLAINTEXT://127.0.0.1:0\nlog.dirs={tmp_path / 'logs'}\n")
     assert gc.isenabled()

@@ -309,3 +309,20 @@ def test_create_top_level_paths_is_one_group_commit_on_a_fresh_store(tmp_path, m
         monkeypatch.undo()
         zk.close()
         store.close()
+
+
+def test_top_level_paths_fall_back_to_kafkas_one_by_one_creates_when_the_batch_is_refused(zk_factory, monkeypatch):
+    """The batch creates every parent too; a parent this client may not create under (NOAUTH from an ACL'd
+    chroot) must not fail a start whose paths exist: Kafka's makeSurePersistentPathExists decides then."""
+    import types
+    zk = zk_factory()
+    zk.create_top_level_paths()
+    real = zk._retry_all
+
+    def refused_parent(requests, *args, **kwargs):
+        responses = real(requests, *args, **kwargs)
+        return [types.SimpleNamespace(result_code=Code.NOAUTH) if req.path == "/brokers" else resp
+                for req, resp in zip(requests, responses)]
+    monkeypatch.setattr(zk, "_retry_all", refused_parent)
+    zk.create_top_level_paths()          # falls back, finds every path there, raises nothing
+    assert raw(zk, "/brokers/ids")[1] is not None
