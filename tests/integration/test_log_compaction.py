@@ -24,7 +24,7 @@ import pytest
 from harness import BrokerProcess, wait_until
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
-from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic  # noqa: E402
 
 LONG = os.environ.get("KAFKALITE_LONG_COMPACTION") == "1"
@@ -81,7 +81,18 @@ def consume_all(bootstrap, topic, isolation="read_committed"):
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{os.getpid()}-{id(topic)}",
                   "enable.auto.commit": False, "auto.offset.reset": "earliest", "isolation.level": isolation})
     try:
-        _, high = c.get_watermark_offsets(TopicPartition(topic, 0), timeout=20)
+        marks = []
+
+        def high_watermark():
+            # after a restart the cleaner may have run before the controller's LeaderAndIsr made the partition
+            # led again: until then the client knows no such partition (UNKNOWN_PARTITION)
+            try:
+                marks.append(c.get_watermark_offsets(TopicPartition(topic, 0), timeout=5)[1])
+                return True
+            except KafkaException:
+                return False
+        wait_until(high_watermark, 60, f"the high watermark of {topic} (the partition led)")
+        high = marks[-1]
         c.assign([TopicPartition(topic, 0, 0)])
         out = []
         # the position, not the last record: a transaction marker at the end is never delivered
