@@ -161,6 +161,18 @@ def _read_flexible(mv: memoryview, pos: int) -> ProduceRequest | None:
                           topic_data=topic_data)
 
 
+def _write_string(out: bytearray, raw: bytes, flexible: bool) -> bool:
+    """A (compact) string's length and bytes; False when a classic string is too long (the schema says why)."""
+    if flexible:
+        write_unsigned_varint(out, len(raw) + 1)
+    elif len(raw) > 0x7FFF:
+        return False
+    else:
+        out += _I16.pack(len(raw))
+    out += raw
+    return True
+
+
 # Kafka: ProduceResponse.toStruct
 def write_produce_response(body: ProduceResponse, version: int) -> bytes | None:
     """``body`` encoded at ``version``, or None: use the schema codec."""
@@ -177,14 +189,8 @@ def write_produce_response(body: ProduceResponse, version: int) -> bytes | None:
     for topic in responses:
         if topic.unknown_tagged_fields:
             return None
-        name = topic.name.encode("utf-8")
-        if flexible:
-            write_unsigned_varint(out, len(name) + 1)
-        elif len(name) > 0x7FFF:
+        if not _write_string(out, topic.name.encode("utf-8"), flexible):
             return None
-        else:
-            out += _I16.pack(len(name))
-        out += name
         partitions = topic.partition_responses
         if flexible:
             write_unsigned_varint(out, len(partitions) + 1)
@@ -205,15 +211,8 @@ def write_produce_response(body: ProduceResponse, version: int) -> bytes | None:
                 message = p.error_message
                 if message is None:
                     out += b"\x00" if flexible else b"\xff\xff"
-                else:
-                    raw = message.encode("utf-8")
-                    if flexible:
-                        write_unsigned_varint(out, len(raw) + 1)
-                    elif len(raw) > 0x7FFF:
-                        return None
-                    else:
-                        out += _I16.pack(len(raw))
-                    out += raw
+                elif not _write_string(out, message.encode("utf-8"), flexible):
+                    return None
             if flexible:
                 out += b"\x00"
         if flexible:
