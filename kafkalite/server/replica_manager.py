@@ -819,7 +819,8 @@ class ReplicaManager(Logging):
         min_one_message = not hard_max_bytes_limit
         results = []
         for tp, info in fetch_infos:
-            r = self._read(replica_id, tp, info, limit_bytes, min_one_message, fetch_only_from_leader, fetch_isolation)
+            r = self._read(replica_id, tp, info, limit_bytes, min_one_message, fetch_only_from_leader, fetch_isolation,
+                           hard_max_bytes_limit)
             size = r.records_size()
             if size > 0:
                 min_one_message = False
@@ -828,7 +829,7 @@ class ReplicaManager(Logging):
         return results
 
     def _read(self, replica_id, tp, info, limit_bytes, min_one_message, fetch_only_from_leader,
-              fetch_isolation) -> LogReadResult:
+              fetch_isolation, hard_max_bytes_limit: bool = False) -> LogReadResult:
         adjusted_max_bytes = min(info.partition_max_bytes, limit_bytes)
         try:
             partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
@@ -838,7 +839,13 @@ class ReplicaManager(Logging):
             # does the follower know the high watermark yet? (otherwise answer at once, KIP-392)
             replica = partition.get_replica(replica_id)
             follower_needs_hw_update = replica is not None and replica.last_sent_high_watermark < read.high_watermark
-            return LogReadResult(read.fetched_data, read.high_watermark, read.log_start_offset, read.log_end_offset,
+            fetched = read.fetched_data
+            if not hard_max_bytes_limit and fetched.first_entry_incomplete:
+                # Fetch v3+: a partition whose first batch does not fit in what is left of the response's bytes
+                # answers no records rather than a cut batch -- the consumer asks again, with room for it, and
+                # needs no RecordTooLargeException (Kafka's comment); left out: a leader-throttled partition
+                fetched = FetchDataInfo(fetched.fetch_offset_metadata, MemoryRecords.EMPTY)
+            return LogReadResult(fetched, read.high_watermark, read.log_start_offset, read.log_end_offset,
                                  read.last_stable_offset, follower_log_start_offset=getattr(info, "log_start_offset", -1),
                                  fetch_time_ms=fetch_time_ms, follower_needs_hw_update=follower_needs_hw_update)
         except ApiException as e:

@@ -420,3 +420,39 @@ def test_high_watermarks_are_checkpointed_per_log_dir(tmp_path, replica_managers
     rm.checkpoint_high_watermarks()
     checkpoint = OffsetCheckpointFile(str(tmp_path / "logs" / "replication-offset-checkpoint"))
     assert checkpoint.read() == {TopicPartition("t", 0): 2}
+
+
+class TestConsumerFetchLimits:
+    """ReplicaManager.readFromLocalLog's fetch.max.bytes across partitions (Fetch v3+ has no hard limit)."""
+
+    @staticmethod
+    def consumer_fetch(rm, partitions, fetch_max_bytes, hard_max_bytes_limit):
+        from kafkalite.protocol.messages.fetch import FetchPartition
+        answers = []
+        infos = [(TopicPartition(t, 0), FetchPartition(partition=0, fetch_offset=0, log_start_offset=-1,
+                                                       partition_max_bytes=1 << 20)) for t in partitions]
+        rm.fetch_messages(0, -1, 1, fetch_max_bytes, hard_max_bytes_limit, infos, answers.append)
+        return {tp.topic: data for tp, data in answers[0]}
+
+    def test_a_later_partition_whose_first_batch_does_not_fit_answers_no_records(self, broker):
+        # Kafka 2.4: ReplicaManager.readFromLocalLog replaces an incomplete first entry with an empty set when
+        # the request has no hard limit (Fetch v3+): the consumer asks again; it never gets a cut batch
+        rm = broker.server.replica_manager
+        for t in ("a", "b"):
+            create_topic(broker.server, t)
+            produce(rm, t, 1)
+        size = self.consumer_fetch(rm, ["a"], 1 << 20, False)["a"].records.size_in_bytes()
+        answer = self.consumer_fetch(rm, ["a", "b"], size + size // 2, False)
+        assert answer["a"].records.size_in_bytes() == size          # the first partition: its batch whole
+        assert answer["b"].error is Errors.NONE and answer["b"].records.size_in_bytes() == 0
+        # with room for both, both come whole
+        answer = self.consumer_fetch(rm, ["a", "b"], 2 * size, False)
+        assert [answer[t].records.size_in_bytes() for t in "ab"] == [size, size]
+
+    def test_fetch_below_v3_cuts_at_the_hard_limit(self, broker):
+        # Fetch v0-v2 (hardMaxBytesLimit): what fits is returned, a cut batch included (old consumers skip it)
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "a")
+        produce(rm, "a", 1)
+        size = self.consumer_fetch(rm, ["a"], 1 << 20, False)["a"].records.size_in_bytes()
+        assert self.consumer_fetch(rm, ["a"], size // 2, True)["a"].records.size_in_bytes() == size // 2
