@@ -109,6 +109,9 @@ class ControllerContext:
         self.replica_states: dict[PartitionAndReplica, object] = {}  # -> ReplicaState
         self.topics_to_be_deleted: set[str] = set()
         self.topics_with_deletion_started: set[str] = set()
+        # Kafka: ControllerContext.replicasOnOfflineDirs -- broker id -> its replicas in failed log dirs, as its
+        # LeaderAndIsr responses said (KAFKA_STORAGE_ERROR); offline although the broker lives
+        self.replicas_on_offline_dirs: dict[int, set[TopicPartition]] = {}
         self.topics_ineligible_for_deletion: set[str] = set()
 
     # ------------------------------------------------------------ brokers
@@ -154,7 +157,7 @@ class ControllerContext:
     def is_replica_online(self, broker_id: int, tp: TopicPartition, include_shutting_down_brokers: bool = False
                           ) -> bool:
         live = self.live_or_shutting_down_broker_ids if include_shutting_down_brokers else self.live_broker_ids
-        return broker_id in live
+        return broker_id in live and tp not in self.replicas_on_offline_dirs.get(broker_id, ())
 
     # ------------------------------------------------------------ topics and assignments
 

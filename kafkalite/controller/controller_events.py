@@ -1,7 +1,7 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/KafkaController.scala (its ControllerEvent case classes
 and ElectionTrigger; 2.4 keeps them at the end of KafkaController.scala)
 
-Classes: Startup, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire, BrokerChange, TopicChange, PartitionModifications, TopicDeletion, IsrChangeNotification, LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived, ElectionTrigger, ReplicaLeaderElection, AutoPreferredReplicaLeaderElection, UncleanLeaderElectionEnable, TopicUncleanLeaderElectionEnable, ControlledShutdown, TopicDeletionStopReplicaResponseReceived, ApiPartitionReassignment, PartitionReassignmentIsrChange, ZkPartitionReassignment, ListPartitionReassignments.
+Classes: Startup, ControllerChange, Reelect, RegisterBrokerAndReelect, Expire, BrokerChange, TopicChange, PartitionModifications, TopicDeletion, IsrChangeNotification, LogDirEventNotification, LeaderAndIsrResponseReceived, UpdateMetadataResponseReceived, ElectionTrigger, ReplicaLeaderElection, AutoPreferredReplicaLeaderElection, UncleanLeaderElectionEnable, TopicUncleanLeaderElectionEnable, ControlledShutdown, TopicDeletionStopReplicaResponseReceived, ApiPartitionReassignment, PartitionReassignmentIsrChange, ZkPartitionReassignment, ListPartitionReassignments.
 
 Each event is one piece of the controller's work, put on ``controller-event-thread``'s queue by a ZooKeeper
 handler (controller_znode_handlers.py), a broker's request (KafkaApis through KafkaController's public methods)
@@ -85,6 +85,15 @@ class IsrChangeNotification(ControllerEvent):
 
     def process(self, controller) -> None:
         controller.process_isr_change_notification()
+
+
+class LogDirEventNotification(ControllerEvent):
+    """Kafka: LogDirEventNotification -- a broker wrote /log_dir_event_notification."""
+
+    state = ControllerState.LogDirChange
+
+    def process(self, controller) -> None:
+        controller.process_log_dir_event_notification()
 
 
 class LeaderAndIsrResponseReceived(ControllerEvent):

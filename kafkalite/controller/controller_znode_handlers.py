@@ -1,7 +1,7 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/controller/KafkaController.scala (its ZooKeeper handlers;
 2.4 keeps them near the end of KafkaController.scala)
 
-Classes: _ControllerStateChangeHandler, ControllerChangeHandler, BrokerChangeHandler, TopicChangeHandler, PartitionModificationsHandler, TopicDeletionHandler, PartitionReassignmentIsrChangeHandler, PartitionReassignmentHandler, IsrChangeNotificationHandler.
+Classes: _ControllerStateChangeHandler, ControllerChangeHandler, BrokerChangeHandler, TopicChangeHandler, PartitionModificationsHandler, TopicDeletionHandler, PartitionReassignmentIsrChangeHandler, PartitionReassignmentHandler, IsrChangeNotificationHandler, LogDirEventNotificationHandler.
 
 A handler runs on the ZooKeeper client's event thread when a watched znode changes; it only puts the matching
 event (controller_events.py) on ``controller-event-thread``'s queue, where the work happens.
@@ -9,12 +9,13 @@ event (controller_events.py) on ``controller-event-thread``'s queue, where the w
 from __future__ import annotations
 
 from kafkalite.controller.controller_events import (
-    BrokerChange, ControllerChange, Expire, IsrChangeNotification, PartitionModifications,
+    BrokerChange, ControllerChange, Expire, IsrChangeNotification, LogDirEventNotification, PartitionModifications,
     PartitionReassignmentIsrChange, Reelect, RegisterBrokerAndReelect, TopicChange, TopicDeletion,
     ZkPartitionReassignment,
 )
 from kafkalite.zk.zk_data import (
-    BrokerIdsZNode, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, ReassignPartitionsZNode,
+    BrokerIdsZNode, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, LogDirEventNotificationZNode,
+    ReassignPartitionsZNode,
     TopicPartitionStateZNode,
     TopicsZNode, TopicZNode,
 )
@@ -137,3 +138,15 @@ class IsrChangeNotificationHandler(ZNodeChildChangeHandler):
 
     def handle_child_change(self) -> None:
         self.event_manager.put(IsrChangeNotification())
+
+
+class LogDirEventNotificationHandler(ZNodeChildChangeHandler):
+    """Kafka: LogDirEventNotificationHandler -- watches the children of /log_dir_event_notification."""
+
+    path = LogDirEventNotificationZNode.path()
+
+    def __init__(self, event_manager: ControllerEventManager):
+        self.event_manager = event_manager
+
+    def handle_child_change(self) -> None:
+        self.event_manager.put(LogDirEventNotification())

@@ -21,8 +21,11 @@ Partition reassignment (KIP-455) is the API path: AlterPartitionReassignments â†
 starts ``process_zk_partition_reassignment``; finished or failed partitions are taken out of it and the znode is
 deleted when none are left; an API reassignment of the same partition supersedes it.
 
-Left out: the /admin/preferred_replica_election znode (ZkTriggered elections),
-log-dir failure events, controller metrics.
+A broker that loses a log dir writes /log_dir_event_notification; the controller asks it about all its replicas
+(LeaderAndIsr) and marks those it answers KAFKA_STORAGE_ERROR for offline (``replicas_on_offline_dirs``): they
+lose their leaderships and leave the ISRs, as a dead broker's replicas do.
+
+Left out: the /admin/preferred_replica_election znode (ZkTriggered elections), controller metrics.
 """
 from __future__ import annotations
 
@@ -36,7 +39,8 @@ from kafkalite.controller.controller_events import (
     UncleanLeaderElectionEnable, ZkPartitionReassignment, election_name,
 )
 from kafkalite.controller.controller_znode_handlers import (
-    BrokerChangeHandler, ControllerChangeHandler, IsrChangeNotificationHandler, PartitionModificationsHandler,
+    BrokerChangeHandler, ControllerChangeHandler, IsrChangeNotificationHandler, LogDirEventNotificationHandler,
+    PartitionModificationsHandler,
     PartitionReassignmentHandler, PartitionReassignmentIsrChangeHandler, TopicChangeHandler, TopicDeletionHandler,
     _ControllerStateChangeHandler,
 )
@@ -97,6 +101,7 @@ class KafkaController(Logging):
         self.topic_change_handler = TopicChangeHandler(self.event_manager)
         self.topic_deletion_handler = TopicDeletionHandler(self.event_manager)
         self.isr_change_notification_handler = IsrChangeNotificationHandler(self.event_manager)
+        self.log_dir_event_notification_handler = LogDirEventNotificationHandler(self.event_manager)
         self.partition_reassignment_handler = PartitionReassignmentHandler(self.event_manager)
         self.partition_modifications_handlers: dict[str, PartitionModificationsHandler] = {}
         self.active_controller_id = -1
@@ -215,8 +220,10 @@ class KafkaController(Logging):
     def on_controller_failover(self) -> None:
         self.info("Registering handlers")
         for handler in (self.broker_change_handler, self.topic_change_handler, self.topic_deletion_handler,
-                        self.isr_change_notification_handler):
+                        self.log_dir_event_notification_handler, self.isr_change_notification_handler):
             self.zk_client.register_znode_child_change_handler(handler)
+        self.info("Deleting log dir event notifications")
+        self.zk_client.delete_log_dir_event_notifications(None, self.controller_context.epoch_zk_version)
         self.info("Deleting isr change notifications")
         self.zk_client.delete_isr_change_notifications(None, self.controller_context.epoch_zk_version)
         self.info("Initializing controller context")
@@ -241,8 +248,8 @@ class KafkaController(Logging):
     # Kafka: KafkaController.onControllerResignation
     def on_controller_resignation(self) -> None:
         self.debug("Resigning")
-        for handler in (self.isr_change_notification_handler, self.topic_deletion_handler,
-                        self.topic_change_handler, self.broker_change_handler):
+        for handler in (self.isr_change_notification_handler, self.log_dir_event_notification_handler,
+                        self.topic_deletion_handler, self.topic_change_handler, self.broker_change_handler):
             self.zk_client.unregister_znode_child_change_handler(handler.path)
         self.unregister_partition_modifications_handlers(list(self.partition_modifications_handlers))
         self.zk_client.unregister_znode_change_handler(self.partition_reassignment_handler.path)
@@ -341,6 +348,8 @@ class KafkaController(Logging):
     def on_broker_startup(self, new_brokers: list[int]) -> None:
         self.info(f"New broker startup callback for {','.join(map(str, new_brokers))}")
         ctx = self.controller_context
+        for broker_id in new_brokers:   # a restarted broker's log dirs are whatever it found at start-up
+            ctx.replicas_on_offline_dirs.pop(broker_id, None)
         existing = sorted(ctx.live_or_shutting_down_broker_ids - set(new_brokers))
         # the existing brokers learn about the new broker; the new broker learns about every partition
         self.send_update_metadata_request(existing, set())
@@ -362,6 +371,8 @@ class KafkaController(Logging):
     def on_broker_failure(self, dead_brokers: list[int]) -> None:
         self.info(f"Broker failure callback for {','.join(map(str, dead_brokers))}")
         ctx = self.controller_context
+        for broker_id in dead_brokers:
+            ctx.replicas_on_offline_dirs.pop(broker_id, None)
         ctx.shutting_down_broker_ids.difference_update(dead_brokers)
         self.on_replicas_become_offline(ctx.replicas_on_brokers(set(dead_brokers)))
 
@@ -976,6 +987,24 @@ class KafkaController(Logging):
         finally:
             self.zk_client.delete_isr_change_notifications(sequence_numbers, self.controller_context.epoch_zk_version)
 
+    # Kafka: KafkaController.processLogDirEventNotification -- brokers that lost a log dir
+    def process_log_dir_event_notification(self) -> None:
+        if not self.is_active():
+            return
+        sequence_numbers = self.zk_client.get_all_log_dir_event_notifications()
+        try:
+            self.on_broker_log_dir_failure(self.zk_client.get_broker_ids_from_log_dir_events(sequence_numbers))
+        finally:
+            self.zk_client.delete_log_dir_event_notifications(sequence_numbers,
+                                                              self.controller_context.epoch_zk_version)
+
+    # Kafka: KafkaController.onBrokerLogDirFailure -- a LeaderAndIsr for every replica on those brokers: the
+    # answers (KAFKA_STORAGE_ERROR for a replica in a failed dir) say which replicas went offline
+    def on_broker_log_dir_failure(self, broker_ids: list[int]) -> None:
+        self.info(f"Handling log directory failure for brokers {','.join(map(str, broker_ids))}")
+        replicas = self.controller_context.replicas_on_brokers(set(broker_ids))
+        self.replica_state_machine.handle_state_changes(_sorted_replicas(replicas), ReplicaState.OnlineReplica)
+
     # Kafka: KafkaController.sendUpdateMetadataRequest
     def send_update_metadata_request(self, brokers, partitions) -> None:
         try:
@@ -997,10 +1026,19 @@ class KafkaController(Logging):
             self.error(f"Received error {Errors.for_code(response.error_code).name} in LeaderAndIsr response "
                        f"{response} from broker {broker_id}")
             return
-        errors = {(e.topic_name, e.partition_index): e.error_code for e in response.partition_errors
-                  if e.error_code != Errors.NONE.code}
-        if errors:
-            self.warn(f"Broker {broker_id} reported errors for partitions {errors} in its LeaderAndIsr response")
+        offline = {TopicPartition(e.topic_name, e.partition_index) for e in response.partition_errors
+                   if e.error_code == Errors.KAFKA_STORAGE_ERROR.code}
+        online = {TopicPartition(e.topic_name, e.partition_index) for e in response.partition_errors
+                  if e.error_code == Errors.NONE.code}
+        ctx = self.controller_context
+        previous = ctx.replicas_on_offline_dirs.get(broker_id, set())
+        current = (previous - online) | offline
+        ctx.replicas_on_offline_dirs[broker_id] = current
+        new_offline = current - previous
+        if new_offline:
+            self.state_change_logger.info(f"Mark replicas {','.join(map(str, sorted(new_offline)))} "
+                                          f"on broker {broker_id} as offline")
+            self.on_replicas_become_offline({PartitionAndReplica(tp, broker_id) for tp in new_offline})
 
     # Kafka 3.x: KafkaController.processUpdateMetadataResponseReceived
     def process_update_metadata_response_received(self, response, broker_id: int) -> None:

@@ -203,9 +203,11 @@ class ReplicaManager(Logging):
 
     # Kafka: ReplicaManager.handleLogDirFailure -- the failed dir's partitions go offline (KAFKA_STORAGE_ERROR),
     # requests waiting on them complete, and the LogManager stops serving the dir (halting with none left).
-    # Left out: the /log_dir_event_notification znode that tells the controller (it would elect other
-    # replicas; with one replica per partition there are none to elect).
-    def handle_log_dir_failure(self, d: str) -> None:
+    # Then /log_dir_event_notification tells the controller, which asks this broker about all its replicas
+    # (LeaderAndIsr) and elects other leaders for those it answers KAFKA_STORAGE_ERROR for.
+    def handle_log_dir_failure(self, d: str, send_zk_notification: bool = True) -> None:
+        if not self.log_manager.is_log_dir_online(d):
+            return
         self.warn(f"Stopping serving replicas in dir {d}")
         with self.replica_state_change_lock:
             offline = [tp for tp, p in self.all_partitions.items()
@@ -224,6 +226,8 @@ class ReplicaManager(Logging):
         for tp in offline:
             self.complete_delayed_fetch_or_produce_requests(tp)
         self.log_manager.handle_log_dir_failure(d)
+        if send_zk_notification and self.zk_client is not None:
+            self.zk_client.propagate_log_dir_event(self.local_broker_id)
         self.info(f"Stopped serving replicas in dir {d}")
 
     # ------------------------------------------------------------------ ISR changes and high watermarks

@@ -36,6 +36,7 @@ from kafkalite.zk.zk_data import (
     BrokerIdsZNode, BrokerIdZNode, BrokerSequenceIdZNode, BrokerInfo, ClusterIdZNode, ConfigEntityChangeNotificationSequenceZNode,
     ConfigEntityTypeZNode, ConfigEntityZNode, ControllerEpochZNode, ControllerZNode, DeleteTopicsTopicZNode,
     DeleteTopicsZNode, IsrChangeNotificationSequenceZNode, IsrChangeNotificationZNode, LeaderAndIsr,
+    LogDirEventNotificationSequenceZNode, LogDirEventNotificationZNode,
     LeaderIsrAndControllerEpoch, ReassignPartitionsZNode, TopicPartitionStateZNode, TopicPartitionsZNode, TopicPartitionZNode, TopicsZNode,
     TopicZNode, ZkData, ZkVersion,
 )
@@ -449,6 +450,33 @@ class KafkaZkClient(KafkaZkClientAcls, KafkaZkClientConsumerOffsets, Logging):
         if sequence_numbers is None:
             sequence_numbers = self.get_all_isr_change_notifications()
         self._retry_all([DeleteRequest(IsrChangeNotificationSequenceZNode.path(s)) for s in sequence_numbers],
+                        expected_controller_epoch_zk_version)
+
+    # Kafka: KafkaZkClient.propagateLogDirEvent -- a broker lost a log dir: one sequential znode naming it
+    def propagate_log_dir_event(self, broker_id: int) -> str:
+        response = self._retry(CreateRequest(LogDirEventNotificationSequenceZNode.path(),
+                                             LogDirEventNotificationSequenceZNode.encode(broker_id), sequential=True))
+        response.maybe_throw()
+        return response.name
+
+    # Kafka: KafkaZkClient.getAllLogDirEventNotifications -- sequence numbers
+    def get_all_log_dir_event_notifications(self) -> list[str]:
+        return sorted(LogDirEventNotificationSequenceZNode.sequence_number(c)
+                      for c in self._get_children(LogDirEventNotificationZNode.path()))
+
+    # Kafka: KafkaZkClient.getBrokerIdsFromLogDirEvents
+    def get_broker_ids_from_log_dir_events(self, sequence_numbers: Iterable[str]) -> list[int]:
+        paths = [LogDirEventNotificationSequenceZNode.path(s) for s in sequence_numbers]
+        return [broker for r in self._retry_all([GetDataRequest(p) for p in paths]) if r.result_code == Code.OK
+                for broker in [LogDirEventNotificationSequenceZNode.decode(r.data)] if broker is not None]
+
+    # Kafka: KafkaZkClient.deleteLogDirEventNotifications -- all of them when no sequence numbers are given
+    def delete_log_dir_event_notifications(self, sequence_numbers: Iterable[str] | None = None,
+                                           expected_controller_epoch_zk_version: int = ZkVersion.MATCH_ANY_VERSION
+                                           ) -> None:
+        if sequence_numbers is None:
+            sequence_numbers = self.get_all_log_dir_event_notifications()
+        self._retry_all([DeleteRequest(LogDirEventNotificationSequenceZNode.path(s)) for s in sequence_numbers],
                         expected_controller_epoch_zk_version)
 
     # ------------------------------------------------------------ topic deletion

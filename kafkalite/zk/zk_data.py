@@ -418,6 +418,10 @@ class LogDirEventNotificationSequenceZNode:
         js = _parse(data)
         return None if js is None else int(js["broker"])
 
+    @staticmethod
+    def sequence_number(path: str) -> str:
+        return path[path.rindex("log_dir_event_") + len("log_dir_event_"):]
+
 
 # ---------------------------------------------------------------- admin
 

@@ -60,3 +60,17 @@ def test_the_reassignment_bookkeeping_leaves_with_its_topic():
     ctx.remove_topic("A")
     assert ctx.partitions_being_reassigned == set()
     assert ctx.partition_replica_assignment(TP) == []
+
+
+def test_a_replica_in_an_offline_log_dir_is_offline_on_a_live_broker():
+    # Kafka: ControllerContext.isReplicaOnline -- the broker is live and the replica is not in replicasOnOfflineDirs
+    from kafkalite.zk.zk_data import BrokerInfo
+    ctx = ControllerContext()
+    ctx.add_live_brokers_and_epochs({BrokerInfo(1, ("PLAINTEXT://127.0.0.1:9092",), {}): 7})
+    other = TopicPartition("A", 1)
+    assert ctx.is_replica_online(1, TP) and ctx.is_replica_online(1, other)
+    ctx.replicas_on_offline_dirs[1] = {TP}
+    assert not ctx.is_replica_online(1, TP) and ctx.is_replica_online(1, other)
+    assert not ctx.is_replica_online(2, other)
+    ctx.reset_context()
+    assert ctx.replicas_on_offline_dirs == {}

@@ -232,6 +232,27 @@ def test_cluster_id_and_isr_change_notifications(zk_factory):
     assert a.get_all_isr_change_notifications() == []
 
 
+def test_log_dir_event_notifications(zk_factory):
+    # Kafka: KafkaZkClientTest.testLogDirEventNotificationsDeletion and its getters
+    a, b = zk_factory(), zk_factory()
+    a.create_top_level_paths()
+    handler = RecordingWatcher("/log_dir_event_notification", TIMEOUT)
+    a.register_znode_child_change_handler(handler)
+    assert a.get_all_log_dir_event_notifications() == []
+    first = b.propagate_log_dir_event(3)
+    assert handler.next() == "children"
+    b.propagate_log_dir_event(4)
+    assert first.startswith("/log_dir_event_notification/log_dir_event_")
+    assert json.loads(raw(a, first)[0]) == {"version": 1, "broker": 3, "event": 1}
+    seqs = a.get_all_log_dir_event_notifications()
+    assert len(seqs) == 2 and all(len(s) == 10 for s in seqs)
+    assert a.get_broker_ids_from_log_dir_events(seqs) == [3, 4]
+    a.delete_log_dir_event_notifications(seqs[:1])
+    assert a.get_all_log_dir_event_notifications() == seqs[1:]
+    a.delete_log_dir_event_notifications()
+    assert a.get_all_log_dir_event_notifications() == []
+
+
 def test_data_change_handler_rearms_through_reads(zk_factory):
     a, b = zk_factory(), zk_factory()
     a.create_top_level_paths()
@@ -250,6 +271,7 @@ BACKEND_NEUTRAL = [
     test_controller_election, test_zombie_controller_writes_are_fenced, test_topic_assignment_round_trip,
     test_partition_state_round_trip_and_conditional_isr_update, test_topic_deletion_paths,
     test_entity_configs_and_change_notifications, test_cluster_id_and_isr_change_notifications,
+    test_log_dir_event_notifications,
     test_data_change_handler_rearms_through_reads,
 ]
 
