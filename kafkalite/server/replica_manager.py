@@ -499,6 +499,12 @@ class ReplicaManager(Logging):
                                exc_info=True)
                 errors[partition.topic_partition] = e.error if isinstance(e, ApiException) \
                     else Errors.KAFKA_STORAGE_ERROR
+                if is_out_of_descriptors(e):
+                    # To the controller KAFKA_STORAGE_ERROR means "in a failed log dir": the replica would stay
+                    # offline until this broker restarts. Here the dir is online and the log can be made once
+                    # descriptors return (kafkalite's deviation, docs/file-descriptors.md): an error the
+                    # controller does not act on. Clients still get KAFKA_STORAGE_ERROR (log_creation_failures).
+                    errors[partition.topic_partition] = Errors.UNKNOWN_SERVER_ERROR
                 if partition.log is None:
                     self.log_creation_failures[partition.topic_partition] = str(e)
         return changed

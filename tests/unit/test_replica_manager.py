@@ -456,3 +456,25 @@ class TestConsumerFetchLimits:
         produce(rm, "a", 1)
         size = self.consumer_fetch(rm, ["a"], 1 << 20, False)["a"].records.size_in_bytes()
         assert self.consumer_fetch(rm, ["a"], size // 2, True)["a"].records.size_in_bytes() == size // 2
+
+
+def test_out_of_descriptors_is_no_storage_error_to_the_controller(broker, monkeypatch):
+    """kafkalite's EMFILE deviation (docs/file-descriptors.md): the log dir stays online, so the LeaderAndIsr
+    answer must not say KAFKA_STORAGE_ERROR -- the controller would mark the replica offline until a restart
+    (Kafka's replicasOnOfflineDirs) and the partition could be neither led nor deleted when descriptors return.
+    Clients still hear KAFKA_STORAGE_ERROR with the reason."""
+    import errno
+    rm = broker.server.replica_manager
+
+    def out_of_descriptors(*args, **kwargs):
+        raise Errors.KAFKA_STORAGE_ERROR.exception("Error while creating log: Too many open files") from OSError(
+            errno.EMFILE, "Too many open files")
+    monkeypatch.setattr(rm.log_manager, "get_or_create_log", out_of_descriptors)
+    response = leader_and_isr(rm, "emfile", 1)
+    [error] = response.partition_errors
+    assert error.error_code == Errors.UNKNOWN_SERVER_ERROR.code
+    assert "Too many open files" in rm.log_creation_failures[TopicPartition("emfile", 0)]
+    monkeypatch.undo()
+    response = leader_and_isr(rm, "emfile", 2)     # descriptors are back: the next LeaderAndIsr makes the log
+    assert [e.error_code for e in response.partition_errors] == [Errors.NONE.code]
+    assert rm.get_partition(TopicPartition("emfile", 0)).log is not None
