@@ -51,8 +51,9 @@ def create(bootstrap: str, topic: str, partitions: int = 1, timeout: float = 30.
 
 
 def delete(bootstrap: str, topics: list[str]) -> dict:
+    admin = _admin(bootstrap)   # held until the results are in: a dropped AdminClient fails its futures (_DESTROY)
     try:
-        for f in _admin(bootstrap).delete_topics(topics).values():
+        for f in admin.delete_topics(topics).values():
             f.result(30)
         return {"deleted": topics}
     except Exception as e:  # noqa: BLE001 - a peer without DeleteTopics only costs memory
