@@ -5,7 +5,8 @@ the load generators, each run in its own process so it never shares a GIL with t
 
 Kinds: ``create``, ``delete``, ``produce``, ``consume``, ``latency``, ``idle``, ``kcat``, ``perftest``,
 ``transactions`` (idempotent or transactional produce, from ``bench/transactions.py``), ``down_conversion``
-(fill a topic or read it at Fetch v3 / v11, from ``bench/down_conversion.py``).
+(fill a topic or read it at Fetch v3 / v11, from ``bench/down_conversion.py``), ``raw_produce`` (one prepared
+~1 MiB ProduceRequest v7 sent N times pipelined on one connection, from ``bench/raw_produce.py``).
 Vocabulary follows Kafka's perf tests: records, record size, acks, batch size, linger.
 MB means 2**20 bytes, as kafka-producer-perf-test prints it.
 """
@@ -50,8 +51,9 @@ def create(bootstrap: str, topic: str, partitions: int = 1, timeout: float = 30.
 
 
 def delete(bootstrap: str, topics: list[str]) -> dict:
+    admin = _admin(bootstrap)   # held until the results are in: a dropped AdminClient fails its futures (_DESTROY)
     try:
-        for f in _admin(bootstrap).delete_topics(topics).values():
+        for f in admin.delete_topics(topics).values():
             f.result(30)
         return {"deleted": topics}
     except Exception as e:  # noqa: BLE001 - a peer without DeleteTopics only costs memory
@@ -307,9 +309,15 @@ def down_conversion(**params) -> dict:
     return worker(**params)
 
 
+def raw_produce(**params) -> dict:
+    """One prepared ProduceRequest v7 (acks=1, one ~1 MiB batch) resent pipelined: bench/raw_produce.py."""
+    from bench.raw_produce import raw_produce as run
+    return run(**params)
+
+
 KINDS = {"create": create, "delete": delete, "produce": produce, "consume": consume, "latency": latency,
          "idle": idle, "kcat": kcat, "kcat_consume": kcat_consume, "perftest": perftest, "transactions": transactions,
-         "down_conversion": down_conversion}
+         "down_conversion": down_conversion, "raw_produce": raw_produce}
 
 if __name__ == "__main__":
     out = KINDS[sys.argv[1]](**json.loads(sys.argv[2]))
