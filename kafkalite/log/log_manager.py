@@ -258,6 +258,13 @@ class LogManager(Logging):
             log = self.get_log(topic_partition, is_future)
             if log is not None:
                 return log
+            offline = [d for d in self.log_dirs if d not in self.live_log_dirs]
+            if not is_new and offline:
+                # the log this replica had may sit in a dir that failed: an empty one elsewhere would lose it
+                # (and a restart with the dir repaired would find the partition in two dirs)
+                raise Errors.KAFKA_STORAGE_ERROR.exception(
+                    f"Can not create log for {topic_partition} because log directories {','.join(offline)} are "
+                    f"offline")
             preferred_log_dir = self.preferred_log_dirs.get(topic_partition)
             if is_future:
                 if preferred_log_dir is None:

@@ -227,7 +227,12 @@ class ReplicaManager(Logging):
             self.complete_delayed_fetch_or_produce_requests(tp)
         self.log_manager.handle_log_dir_failure(d)
         if send_zk_notification and self.zk_client is not None:
-            self.zk_client.propagate_log_dir_event(self.local_broker_id)
+            try:
+                self.zk_client.propagate_log_dir_event(self.local_broker_id)
+            except Exception as e:  # noqa: BLE001 -- no Kafka counterpart: the embedded ZooKeeper store lives
+                # in the first log dir, which may be the one that failed; this thread must survive to handle the
+                # next dir (and to halt when none is left)
+                self.error(f"Error while telling the controller about the failure of log dir {d}: {e}")
         self.info(f"Stopped serving replicas in dir {d}")
 
     # ------------------------------------------------------------------ ISR changes and high watermarks
@@ -497,8 +502,11 @@ class ReplicaManager(Logging):
                 else:
                     self.error(f"Error while making broker {role} for partition {partition.topic_partition}: {e}",
                                exc_info=True)
+                # Kafka 2.4's makeLeaders/makeFollowers answer KAFKA_STORAGE_ERROR only for a KafkaStorageException
+                # (which the controller takes for a replica in a failed dir, offline until a restart); anything
+                # else is no news about the disk
                 errors[partition.topic_partition] = e.error if isinstance(e, ApiException) \
-                    else Errors.KAFKA_STORAGE_ERROR
+                    else Errors.UNKNOWN_SERVER_ERROR
                 if is_out_of_descriptors(e):
                     # To the controller KAFKA_STORAGE_ERROR means "in a failed log dir": the replica would stay
                     # offline until this broker restarts. Here the dir is online and the log can be made once
@@ -544,6 +552,10 @@ class ReplicaManager(Logging):
     def stop_replica(self, tp: TopicPartition, delete_partition: bool) -> None:
         partition = self.all_partitions.get(tp)
         if delete_partition:
+            if tp in self.offline_partitions:
+                # its files sit in the failed dir and cannot be deleted now: the controller keeps the deletion
+                # waiting until this broker restarts (a recreated topic would otherwise meet the old log)
+                raise Errors.KAFKA_STORAGE_ERROR.exception(f"Partition {tp} is on an offline disk")
             self.log_creation_failures.pop(tp, None)
             if partition is not None:
                 self.all_partitions.pop(tp, None)

@@ -392,3 +392,63 @@ def test_controller_failover_reads_partition_states_in_batches(tmp_path):
     small = _failover_zk_round_trips(tmp_path / "small", topics=2, partitions=3)
     large = _failover_zk_round_trips(tmp_path / "large", topics=2, partitions=40)
     assert large == small and large[1] == 1
+
+
+class FailedDirChannelManager(RecordingChannelManager):
+    """Also answers every LeaderAndIsr, through the real callback: KAFKA_STORAGE_ERROR for the (broker, partition)
+    pairs in ``failed`` -- a replica in that broker's failed log dir -- and NONE for the others."""
+
+    def __init__(self):
+        super().__init__()
+        self.failed: set = set()
+        self.silent: set = set()   # brokers whose LeaderAndIsr answers never come
+
+    def send_request(self, broker_id, api_key, builder, callback=None):
+        super().send_request(broker_id, api_key, builder, callback)
+        if api_key is LAI and callback is not None and broker_id not in self.silent:
+            from kafkalite.protocol.errors import Errors
+            from kafkalite.protocol.messages.leader_and_isr import LeaderAndIsrPartitionError
+            body = builder.build(api_key.max_version)
+            errors = [LeaderAndIsrPartitionError(
+                topic_name=s.topic_name, partition_index=s.partition_index,
+                error_code=(Errors.KAFKA_STORAGE_ERROR if (broker_id, s.topic_name, s.partition_index) in self.failed
+                            else Errors.NONE).code) for s in body.partition_states()]
+            callback(LeaderAndIsrResponse(error_code=0, partition_errors=errors))
+
+
+def test_a_log_dir_failure_moves_the_leadership_until_the_broker_restarts(cluster):
+    """KafkaController.processLogDirEventNotification -> onBrokerLogDirFailure -> LeaderAndIsr to the broker; its
+    KAFKA_STORAGE_ERROR answers go into replicasOnOfflineDirs (processLeaderAndIsrResponseReceived) and the replica
+    is offline on a live broker: a new leader from the ISR, the replica out of it. A restart clears the mark
+    (onBrokerFailure / onBrokerStartup); the notification znodes are deleted once handled."""
+    for b in (0, 1, 2):
+        cluster.register(b)
+    channel = FailedDirChannelManager()
+    controller, _ = cluster.start_controller(0, channel)
+    wait_until(lambda: controller.is_active(), message="controller elected")
+    tp, other = TopicPartition("d", 0), TopicPartition("d", 1)
+    cluster.admin.create_topic_assignment("d", {0: [1, 2, 0], 1: [1, 0, 2]})
+    wait_until(lambda: len(channel.of(LAI)) == 3, message="topic created")
+    channel.clear()
+    channel.failed = {(1, "d", 0)}                 # d-0's replica on broker 1 sits in the dir that failed
+    cluster.zk_clients[1].propagate_log_dir_event(1)
+    wait_until(lambda: cluster.admin.get_topic_partition_state(tp).leader_and_isr.leader == 2, message="new leader 2")
+    assert cluster.admin.get_topic_partition_state(tp).leader_and_isr.isr == [2, 0]
+    assert [s.partition_index for b in channel.of(LAI, 1) for s in b.partition_states()][:2] == [0, 1], \
+        "broker 1 is asked about all its replicas"
+    state = cluster.admin.get_topic_partition_state(other).leader_and_isr
+    assert state.leader == 1 and state.isr == [1, 0, 2], "its replica in a live dir keeps leading"
+    ctx = controller.controller_context
+    assert {b: s for b, s in ctx.replicas_on_offline_dirs.items() if s} == {1: {tp}}
+    assert not ctx.is_replica_online(1, tp)
+    wait_until(lambda: cluster.admin.get_all_log_dir_event_notifications() == [], message="notification deleted")
+    # the broker restarts with the dir repaired: the mark goes, its replica is online again
+    channel.failed = set()
+    cluster.kill(1)
+    wait_until(lambda: 1 not in ctx.live_broker_ids, message="broker 1 gone")
+    assert 1 not in ctx.replicas_on_offline_dirs
+    ctx.replicas_on_offline_dirs[1] = {tp}         # as if the mark had outlived the broker
+    channel.silent = {1}                           # and no answer of the restarted broker clears it
+    cluster.register(1)
+    wait_until(lambda: 1 in ctx.live_broker_ids and channel.of(LAI, 1), message="broker 1 back")
+    assert ctx.is_replica_online(1, tp), "a restarted broker's replicas are online until it answers otherwise"

@@ -99,7 +99,12 @@ class TestLogDirFailure:
         channel = LogDirFailureChannel(2)
         lm = LogManager([str(bad), str(good)], LogConfig(), time=MockTime(), log_dir_failure_channel=channel)
         assert lm.live_log_dirs == [str(good)] and channel.has_offline_log_dir(str(bad))
-        log = lm.get_or_create_log(TP)
+        # Kafka: LogManager.getOrCreateLog -- a replica that is not new may have its log in the offline dir:
+        # no empty log for it elsewhere (its data would be lost, and found twice once the dir is back)
+        with pytest.raises(Errors.KAFKA_STORAGE_ERROR.exception_class, match="are offline"):
+            lm.get_or_create_log(TP)
+        assert lm.get_log(TP) is None and not (good / f"{TP.topic}-{TP.partition}").exists()
+        log = lm.get_or_create_log(TP, is_new=True)
         assert log.parent_dir == str(good)
         lm.shutdown()
 

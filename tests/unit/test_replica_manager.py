@@ -200,6 +200,34 @@ def test_a_failed_log_dir_takes_only_its_own_partitions_offline(tmp_path):
         assert r1[failed.topic_partition].error is Errors.KAFKA_STORAGE_ERROR
         [r2] = produce(rm, kept.topic, 1)
         assert r2[kept.topic_partition].error is Errors.NONE
+        # Kafka: ReplicaManager.stopReplica -- a partition on an offline disk cannot be deleted now: the
+        # controller's topic deletion waits for a restart instead of leaving its files behind
+        stop = StopReplicaRequest(controller_id=rm.active_controller_id, controller_epoch=rm.controller_epoch,
+                                  delete_partitions=True,
+                                  topics=[StopReplicaTopic(name=failed.topic, partition_indexes=[0])])
+        assert rm.stop_replicas(stop) == ({failed.topic_partition: Errors.KAFKA_STORAGE_ERROR}, Errors.NONE)
+        assert (d1 / f"{failed.topic}-0").is_dir()
+    finally:
+        b.stop()
+
+
+def test_a_failed_notification_leaves_the_log_dir_failure_handled(tmp_path, monkeypatch):
+    """The embedded ZooKeeper store lives in the first log dir; when that is the dir that failed, writing
+    /log_dir_event_notification fails -- the dir is still taken offline and nothing is raised, so the
+    LogDirFailureHandler thread lives on for the next failed dir."""
+    d1, d2 = tmp_path / "d1", tmp_path / "d2"
+    b = EmbeddedKafka(log_dir=str(tmp_path / "unused"), log_dirs=f"{d1},{d2}",
+                      zookeeper_connect=f"embedded:{tmp_path / 'zk'}").start()
+    try:
+        rm = b.server.replica_manager
+        create_topic(b.server, "a")
+
+        def no_space(broker_id):
+            raise OSError(28, "No space left on device")
+        monkeypatch.setattr(rm.zk_client, "propagate_log_dir_event", no_space)
+        rm.handle_log_dir_failure(str(d1))
+        assert rm.log_manager.live_log_dirs == [str(d2)]
+        assert rm.log_dir_failure_handler.is_alive()
     finally:
         b.stop()
 
@@ -478,3 +506,15 @@ def test_out_of_descriptors_is_no_storage_error_to_the_controller(broker, monkey
     response = leader_and_isr(rm, "emfile", 2)     # descriptors are back: the next LeaderAndIsr makes the log
     assert [e.error_code for e in response.partition_errors] == [Errors.NONE.code]
     assert rm.get_partition(TopicPartition("emfile", 0)).log is not None
+
+
+def test_an_unexpected_error_is_no_storage_error_to_the_controller(broker, monkeypatch):
+    # Kafka 2.4: makeLeaders answers KAFKA_STORAGE_ERROR for a KafkaStorageException only -- the controller would
+    # take the replica for one in a failed log dir and keep it offline until a restart
+    rm = broker.server.replica_manager
+
+    def bug(*args, **kwargs):
+        raise RuntimeError("a bug, not a disk")
+    monkeypatch.setattr(rm.log_manager, "get_or_create_log", bug)
+    [error] = leader_and_isr(rm, "buggy", 1).partition_errors
+    assert error.error_code == Errors.UNKNOWN_SERVER_ERROR.code
