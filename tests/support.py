@@ -1,12 +1,16 @@
 """No Kafka counterpart (Kafka's tests share kafka.utils.TestUtils): the helpers every test directory
 uses, in one place -- ``wait_until`` (the only way the tests wait: a condition polled against a
-deadline, Kafka's ``TestUtils.waitUntilTrue``), ``free_port``, ``recv_exact``, ``with_and_without_fix``, ``RecordingWatcher``.
+deadline, Kafka's ``TestUtils.waitUntilTrue``), ``free_port``, ``recv_exact``, ``with_and_without_fix``, ``RecordingWatcher``,
+``mounted_tmpfs`` (a small filesystem that really fills up).
 
 ``tests/conftest.py`` puts this directory on ``sys.path``, so any test imports it as ``support``.
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
+import subprocess
 import time
 
 
@@ -89,3 +93,18 @@ def rss(pid: int) -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
     raise AssertionError("no VmRSS")
+
+
+@contextlib.contextmanager
+def mounted_tmpfs(path, size: str, why_skipped: str):
+    """A tmpfs of ``size`` (mount's ``size=``: "4m", "64k") mounted at ``path`` while the block runs, unmounted
+    after; the test is skipped, saying ``why_skipped``, where it cannot be mounted (not root, no permission)."""
+    import pytest
+    path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                                           capture_output=True, stdin=subprocess.DEVNULL).returncode != 0:
+        pytest.skip(why_skipped)
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], stdin=subprocess.DEVNULL)

@@ -12,7 +12,6 @@ cannot, tests/unit/test_log_dir_failure.py still covers the same path with ENOSP
   partition answers KAFKA_STORAGE_ERROR, a topic in the other dir keeps working; the broker is then
   stopped cleanly (SIGTERM) or with kill -9, space returns, and it restarts.
 """
-import os
 import subprocess
 import threading
 
@@ -20,15 +19,9 @@ import pytest
 
 import clients
 from harness import BrokerProcess, wait_until
+from support import mounted_tmpfs
 
 RECORD = 1000   # bytes per value: "<n>:" then padding
-
-
-def mount_tmpfs(path, size_mb: int) -> bool:
-    path.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs", str(path)],
-                          capture_output=True, stdin=subprocess.DEVNULL)
-    return proc.returncode == 0
 
 
 def resize_tmpfs(path, size_mb: int) -> None:
@@ -37,11 +30,9 @@ def resize_tmpfs(path, size_mb: int) -> None:
 
 @pytest.fixture
 def small_fs(tmp_path):
-    mnt = tmp_path / "small-fs"
-    if os.geteuid() != 0 or not mount_tmpfs(mnt, 4):
-        pytest.skip("cannot mount a tmpfs here; tests/unit/test_log_dir_failure.py covers ENOSPC by injection")
-    yield mnt
-    subprocess.run(["umount", "-l", str(mnt)], stdin=subprocess.DEVNULL)
+    with mounted_tmpfs(tmp_path / "small-fs", "4m",
+                       "cannot mount a tmpfs here; tests/unit/test_log_dir_failure.py covers ENOSPC by injection") as mnt:
+        yield mnt
 
 
 def value(n: int) -> bytes:

@@ -11,13 +11,10 @@ broker 1 itself keeps running and serving its other dir. Every record acknowledg
 from the new leader. Without the notification (or with the controller ignoring the LeaderAndIsr errors) broker 1
 stays the leader of a partition it can no longer write, and every produce fails with KAFKA_STORAGE_ERROR.
 """
-import os
-import subprocess
-
 import pytest
 
 from cluster_harness import ClusterProcesses, zookeeper_available
-from support import wait_until
+from support import mounted_tmpfs, wait_until
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(180)]
 
@@ -32,13 +29,10 @@ def value(n: int) -> bytes:
 
 @pytest.fixture
 def small_fs(tmp_path):
-    mnt = tmp_path / "small-fs"
-    mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)],
-                                           capture_output=True, stdin=subprocess.DEVNULL).returncode != 0:
-        pytest.skip("cannot mount a tmpfs here; tests/unit/test_controller.py covers the controller's side")
-    yield mnt
-    subprocess.run(["umount", "-l", str(mnt)], stdin=subprocess.DEVNULL)
+    with mounted_tmpfs(tmp_path / "small-fs", "4m", "cannot mount a tmpfs here; tests/unit/test_controller.py::"
+                       "test_a_log_dir_failure_moves_the_leadership_until_the_broker_restarts covers the controller's "
+                       "side") as mnt:
+        yield mnt
 
 
 def produce(bootstrap, start: int, count: int, retries: int):

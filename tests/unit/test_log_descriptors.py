@@ -32,6 +32,7 @@ from kafkalite.log.transaction_index import AbortedTxn, TransactionIndex
 from kafkalite.protocol.errors import Errors
 from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
 from kafkalite.utils.time import MockTime
+from support import mounted_tmpfs
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PARTITIONS = 40
@@ -234,13 +235,8 @@ except OSError as e:
 
 @pytest.fixture
 def full_fs(tmp_path):
-    mnt = tmp_path / "small-fs"
-    mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
-                                           capture_output=True, stdin=subprocess.DEVNULL).returncode != 0:
-        pytest.skip("cannot mount a tmpfs here")
-    yield mnt
-    subprocess.run(["umount", "-l", str(mnt)], stdin=subprocess.DEVNULL)
+    with mounted_tmpfs(tmp_path / "small-fs", "64k", "cannot mount a tmpfs here") as mnt:
+        yield mnt
 
 
 @pytest.mark.parametrize("how", ["fresh", "crash"])

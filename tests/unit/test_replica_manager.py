@@ -180,56 +180,56 @@ class TestDeleteRecordsAndStats:
         assert BROKER_TOPIC_STATS.topic_stats("stats-topic").messages_in_rate.count - before == 4
 
 
-def test_a_failed_log_dir_takes_only_its_own_partitions_offline(tmp_path):
-    """Kafka's ReplicaManagerTest/LogDirFailureTest: with two log dirs, the partitions of the failed one answer
-    KAFKA_STORAGE_ERROR and leave the purgatories; the other dir's partitions are served as before."""
+@pytest.fixture
+def two_dirs(tmp_path):
+    """An in-process broker with two log dirs (d1, d2); its ZooKeeper store outside both."""
     d1, d2 = tmp_path / "d1", tmp_path / "d2"
     b = EmbeddedKafka(log_dir=str(tmp_path / "unused"), log_dirs=f"{d1},{d2}",
                       zookeeper_connect=f"embedded:{tmp_path / 'zk'}").start()
-    try:
-        rm = b.server.replica_manager
-        create_topic(b.server, "a")
-        create_topic(b.server, "b")
-        pa, pb = rm.get_partition(TopicPartition("a", 0)), rm.get_partition(TopicPartition("b", 0))
-        assert {pa.log.parent_dir, pb.log.parent_dir} == {str(d1), str(d2)}
-        failed, kept = (pa, pb) if pa.log.parent_dir == str(d1) else (pb, pa)
-        rm.handle_log_dir_failure(str(d1))
-        assert rm.offline_partitions == {failed.topic_partition}
-        assert rm.get_partition(failed.topic_partition) is None and rm.get_partition(kept.topic_partition) is kept
-        [r1] = produce(rm, failed.topic, 1)
-        assert r1[failed.topic_partition].error is Errors.KAFKA_STORAGE_ERROR
-        [r2] = produce(rm, kept.topic, 1)
-        assert r2[kept.topic_partition].error is Errors.NONE
-        # Kafka: ReplicaManager.stopReplica -- a partition on an offline disk cannot be deleted now: the
-        # controller's topic deletion waits for a restart instead of leaving its files behind
-        stop = StopReplicaRequest(controller_id=rm.active_controller_id, controller_epoch=rm.controller_epoch,
-                                  delete_partitions=True,
-                                  topics=[StopReplicaTopic(name=failed.topic, partition_indexes=[0])])
-        assert rm.stop_replicas(stop) == ({failed.topic_partition: Errors.KAFKA_STORAGE_ERROR}, Errors.NONE)
-        assert (d1 / f"{failed.topic}-0").is_dir()
-    finally:
-        b.stop()
+    yield b, d1, d2
+    b.stop()
 
 
-def test_a_failed_notification_leaves_the_log_dir_failure_handled(tmp_path, monkeypatch):
+def test_a_failed_log_dir_takes_only_its_own_partitions_offline(two_dirs):
+    """Kafka's ReplicaManagerTest/LogDirFailureTest: with two log dirs, the partitions of the failed one answer
+    KAFKA_STORAGE_ERROR and leave the purgatories; the other dir's partitions are served as before."""
+    b, d1, d2 = two_dirs
+    rm = b.server.replica_manager
+    create_topic(b.server, "a")
+    create_topic(b.server, "b")
+    pa, pb = rm.get_partition(TopicPartition("a", 0)), rm.get_partition(TopicPartition("b", 0))
+    assert {pa.log.parent_dir, pb.log.parent_dir} == {str(d1), str(d2)}
+    failed, kept = (pa, pb) if pa.log.parent_dir == str(d1) else (pb, pa)
+    rm.handle_log_dir_failure(str(d1))
+    assert rm.offline_partitions == {failed.topic_partition}
+    assert rm.get_partition(failed.topic_partition) is None and rm.get_partition(kept.topic_partition) is kept
+    [r1] = produce(rm, failed.topic, 1)
+    assert r1[failed.topic_partition].error is Errors.KAFKA_STORAGE_ERROR
+    [r2] = produce(rm, kept.topic, 1)
+    assert r2[kept.topic_partition].error is Errors.NONE
+    # Kafka: ReplicaManager.stopReplica -- a partition on an offline disk cannot be deleted now: the
+    # controller's topic deletion waits for a restart instead of leaving its files behind
+    stop = StopReplicaRequest(controller_id=rm.active_controller_id, controller_epoch=rm.controller_epoch,
+                              delete_partitions=True,
+                              topics=[StopReplicaTopic(name=failed.topic, partition_indexes=[0])])
+    assert rm.stop_replicas(stop) == ({failed.topic_partition: Errors.KAFKA_STORAGE_ERROR}, Errors.NONE)
+    assert (d1 / f"{failed.topic}-0").is_dir()
+
+
+def test_a_failed_notification_leaves_the_log_dir_failure_handled(two_dirs, monkeypatch):
     """The embedded ZooKeeper store lives in the first log dir; when that is the dir that failed, writing
     /log_dir_event_notification fails -- the dir is still taken offline and nothing is raised, so the
     LogDirFailureHandler thread lives on for the next failed dir."""
-    d1, d2 = tmp_path / "d1", tmp_path / "d2"
-    b = EmbeddedKafka(log_dir=str(tmp_path / "unused"), log_dirs=f"{d1},{d2}",
-                      zookeeper_connect=f"embedded:{tmp_path / 'zk'}").start()
-    try:
-        rm = b.server.replica_manager
-        create_topic(b.server, "a")
+    b, d1, d2 = two_dirs
+    rm = b.server.replica_manager
+    create_topic(b.server, "a")
 
-        def no_space(broker_id):
-            raise OSError(28, "No space left on device")
-        monkeypatch.setattr(rm.zk_client, "propagate_log_dir_event", no_space)
-        rm.handle_log_dir_failure(str(d1))
-        assert rm.log_manager.live_log_dirs == [str(d2)]
-        assert rm.log_dir_failure_handler.is_alive()
-    finally:
-        b.stop()
+    def no_space(broker_id):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(rm.zk_client, "propagate_log_dir_event", no_space)
+    rm.handle_log_dir_failure(str(d1))
+    assert rm.log_manager.live_log_dirs == [str(d2)]
+    assert rm.log_dir_failure_handler.is_alive()
 
 
 class TestFollowerFetches:
