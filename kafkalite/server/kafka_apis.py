@@ -962,19 +962,22 @@ class KafkaApis(Logging):
                                           request_throttle_time_ms)
 
     # Kafka: handleFetchRequest.processResponseCallback -- the context picks what to send (an incremental fetch:
-    # only partitions with news); a consumer's fetch counts those bytes against the fetch byte rate, and a
-    # throttled one is answered empty through the context (its session kept), its bytes unrecorded, as 2.4 does
+    # only partitions with news); a consumer's fetch counts its size (FetchContext.getResponseSize, which leaves
+    # the session as it is) against the fetch byte rate. A throttled fetch is answered empty through the context
+    # and its bytes are unrecorded; only an answered one updates the session (updateAndGenerateResponseData):
+    # otherwise the news it held back -- a new high watermark, log start or last stable offset -- would count
+    # as sent, and a full fetch would make a session the client never hears of
     def send_fetch_response_maybe_throttle(self, request, fetch_context, partitions: dict,
                                            is_from_follower: bool) -> None:
-        error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
         if self.quotas is None or is_from_follower:   # no quotas configured; followers are never throttled
+            error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
             response = build_fetch_response(error, session_id, to_send, is_from_follower)
             if self.quotas is None:
                 self.send_response(request, response)
             else:
                 self.send_response_exempt_throttle(request, response)
             return
-        response_size = fetch_context.get_response_size(to_send, request.header.api_version)
+        response_size = fetch_context.get_response_size(partitions, request.header.api_version)
         request.api_remote_complete_time_nanos = self.time.nanoseconds()
         time_ms = self.time.milliseconds()
         request_throttle_time_ms = self.quotas.request.maybe_record_and_get_throttle_time_ms(request)
@@ -985,6 +988,8 @@ class KafkaApis(Logging):
             if self.quotas.fetch.quotas_enabled:
                 self.quotas.fetch.unrecord_quota_sensor(request, response_size, time_ms)
             error, session_id, to_send = fetch_context.get_throttled_response(max_throttle_time_ms)
+        else:
+            error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
         self.send_response_maybe_throttle(request, build_fetch_response(error, session_id, to_send),
                                           None, self.quotas.fetch, bandwidth_throttle_time_ms, request_throttle_time_ms)
 

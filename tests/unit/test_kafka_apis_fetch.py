@@ -160,3 +160,54 @@ def test_sessionless_fetch_answers_every_partition_in_full():
     assert response.session_id == 0 and a.fetch_manager.cache.size() == 0
     assert {tp: Errors.for_code(p.error_code) for tp, p in parts.items()} == {
         FOO0: Errors.NONE, FOO1: Errors.NONE, TopicPartition("nope", 0): Errors.UNKNOWN_TOPIC_OR_PARTITION}
+
+
+class ThrottlingQuotas:
+    """The broker's quota managers as a consumer fetch meets them: a bandwidth throttle time set by the test."""
+
+    def __init__(self):
+        self.throttle_ms = 0
+        self.unrecorded = []
+        me = self
+
+        class Fetch:
+            quotas_enabled = True
+
+            def maybe_record_and_get_throttle_time_ms(self, request, size, now_ms):
+                return me.throttle_ms
+
+            def unrecord_quota_sensor(self, request, size, now_ms):
+                me.unrecorded.append(size)
+
+        class RequestQuota:
+            def maybe_record_and_get_throttle_time_ms(self, request):
+                return 0
+
+        self.fetch, self.request = Fetch(), RequestQuota()
+
+
+def test_a_throttled_fetch_leaves_the_session_as_it_was():
+    # Kafka 2.4 handleFetchRequest.processResponseCallback: a throttled consumer fetch is sized with
+    # getResponseSize and answered by getThrottledResponse; only an answered one calls
+    # updateAndGenerateResponseData -- else a throttled full fetch makes a session the client never learns of,
+    # and a throttled incremental fetch marks its news (a new high watermark) as sent
+    a = apis()
+    a.quotas = quotas = ThrottlingQuotas()
+    a.time = MockTime()
+    a.send_response_maybe_throttle = lambda request, body, *args: a.sent.append(body)
+    quotas.throttle_ms = 100
+    response, parts = fetch(a, 0, 0, [(FOO0, 0)])
+    assert (response.session_id, parts) == (0, {})
+    assert a.fetch_manager.cache.size() == 0, "a throttled full fetch created a session"
+    assert quotas.unrecorded and quotas.unrecorded[0] > 0
+    quotas.throttle_ms = 0
+    response, parts = fetch(a, 0, 0, [(FOO0, 0)])
+    session_id = response.session_id
+    assert session_id > 0 and set(parts) == {FOO0}
+    a.replica_manager.high_watermarks[FOO0] = 12
+    quotas.throttle_ms = 100
+    response, parts = fetch(a, session_id, 1)
+    assert (response.session_id, parts) == (session_id, {})
+    quotas.throttle_ms = 0
+    response, parts = fetch(a, session_id, 2)
+    assert {tp: p.high_watermark for tp, p in parts.items()} == {FOO0: 12}, "the throttled answer swallowed the news"
