@@ -738,14 +738,17 @@ class Log(Logging):
             if max_meta.segment_base_offset == segment.base_offset:
                 max_position = max_meta.relative_position_in_segment
             elif max_meta.segment_base_offset >= 0 and max_meta.segment_base_offset < segment.base_offset:
-                break
+                return FetchDataInfo(LogOffsetMetadata(start_offset), MemoryRecords.EMPTY), None
             else:
                 max_position = segment.size
             fetch = segment.read(start_offset, max_length, max_position, min_one_message)
             if fetch is not None:
                 return fetch, (i, segs)
             i += 1
-        return FetchDataInfo(LogOffsetMetadata(start_offset), MemoryRecords.EMPTY), None
+        # Kafka 2.4: past the last segment with nothing read although the start offset is in range (everything
+        # from it to the end was compacted away): the log end's position, so a DelayedFetch parked here counts
+        # the bytes appended after it and completes when they reach min_bytes
+        return FetchDataInfo(end_meta, MemoryRecords.EMPTY), None
 
     def _offset_metadata_at(self, offset: int) -> LogOffsetMetadata:
         """The segment and byte position of the batch that starts at (or holds) ``offset``."""

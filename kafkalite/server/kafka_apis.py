@@ -1066,10 +1066,11 @@ class KafkaApis(Logging):
         if not fetch_infos:
             process_response_callback([])
             return
-        fetch_max_bytes = min(body.max_bytes, self.config.get("fetch.max.bytes"))
+        fetch_max_bytes = min(body.max_bytes, self.config.get("fetch.max.bytes"))   # Kafka 2.5: KIP-541
         callback = request.trace.purgatory_callback("Fetch", process_response_callback)
         self.replica_manager.fetch_messages(body.max_wait_ms, body.replica_id, body.min_bytes, fetch_max_bytes,
-                                            version <= 2, fetch_infos, callback, body.isolation_level)
+                                            version <= 2, fetch_infos, callback, body.isolation_level,
+                                            client_metadata=version >= 11)
         request.trace.returned_from_purgatory_call()
 
     # ------------------------------------------------------------------ ListOffsets

@@ -316,8 +316,14 @@ class ReplicaManager(Logging):
     def get_partition(self, tp: TopicPartition) -> Partition | None:
         return self.all_partitions.get(tp)
 
-    # Kafka: ReplicaManager.getPartitionOrException
-    def get_partition_or_exception(self, tp: TopicPartition, expect_leader: bool = True) -> Partition:
+    # Kafka: ReplicaManager.getPartitionOrException (getPartitionOrError) -- a partition this broker does not host
+    # but the cluster has: NOT_LEADER_FOR_PARTITION when the caller wants the leader (clients refresh their
+    # metadata), else REPLICA_NOT_AVAILABLE. ``check_leader`` (default: ``expect_leader``) also fails a hosted
+    # partition this broker does not lead; Kafka leaves that to the Partition method called next, and the reads
+    # that check the leader epoch first (Fetch, ListOffsets, DelayedFetch) pass False, so that a stale or a
+    # newer epoch answers FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH as in 2.4, not NOT_LEADER_FOR_PARTITION.
+    def get_partition_or_exception(self, tp: TopicPartition, expect_leader: bool = True,
+                                   check_leader: bool | None = None) -> Partition:
         partition = self.all_partitions.get(tp)
         if partition is None or partition.log is None:
             if tp in self.offline_partitions:
@@ -326,10 +332,10 @@ class ReplicaManager(Logging):
             if failure is not None:
                 raise Errors.KAFKA_STORAGE_ERROR.exception(f"The log of {tp} could not be created: {failure}")
             if self.metadata_cache.get_partition_info(tp.topic, tp.partition) is not None:
-                raise Errors.NOT_LEADER_FOR_PARTITION.exception(f"Broker {self.local_broker_id} is not a replica "
-                                                                f"of {tp}")
+                error = Errors.NOT_LEADER_FOR_PARTITION if expect_leader else Errors.REPLICA_NOT_AVAILABLE
+                raise error.exception(f"Broker {self.local_broker_id} is not a replica of {tp}")
             raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"This server does not host this topic-partition: {tp}")
-        if expect_leader and not partition.is_leader():
+        if (expect_leader if check_leader is None else check_leader) and not partition.is_leader():
             raise Errors.NOT_LEADER_FOR_PARTITION.exception(f"Leader not local for partition {tp} on broker "
                                                             f"{self.local_broker_id}")
         return partition
@@ -637,14 +643,14 @@ class ReplicaManager(Logging):
     # Kafka: ReplicaManager.fetchOffsetForTimestamp
     def fetch_offset_for_timestamp(self, tp: TopicPartition, timestamp: int, current_leader_epoch: int,
                                    fetch_only_from_leader: bool, is_from_consumer: bool, isolation_level: int = 0):
-        partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
+        partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader, check_leader=False)
         return partition.fetch_offset_for_timestamp(timestamp, current_leader_epoch, fetch_only_from_leader,
                                                     is_from_consumer, isolation_level)
 
     # Kafka: ReplicaManager.legacyFetchOffsetsForTimestamp -- ListOffsets v0
     def legacy_fetch_offsets_for_timestamp(self, tp: TopicPartition, timestamp: int, max_num_offsets: int,
                                            is_from_consumer: bool, fetch_only_from_leader: bool) -> list[int]:
-        partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
+        partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader, check_leader=False)
         return partition.legacy_fetch_offsets_for_timestamp(timestamp, max_num_offsets, is_from_consumer,
                                                             fetch_only_from_leader)
 
@@ -800,13 +806,17 @@ class ReplicaManager(Logging):
     # Kafka: ReplicaManager.fetchMessages
     def fetch_messages(self, timeout_ms: int, replica_id: int, fetch_min_bytes: int, fetch_max_bytes: int,
                        hard_max_bytes_limit: bool, fetch_infos: list, response_callback,
-                       isolation_level: int = 0) -> None:
-        """``fetch_infos``: [(TopicPartition, FetchPartition)] in request order."""
+                       isolation_level: int = 0, client_metadata: bool = False) -> None:
+        """``fetch_infos``: [(TopicPartition, FetchPartition)] in request order. ``client_metadata``: the request
+        carries a client's rack (Fetch v11+, KIP-392)."""
         from kafkalite.server.replica_alter_log_dirs_thread import FUTURE_LOCAL_REPLICA_ID  # loaded by the first fetch
         is_from_follower = replica_id >= 0
         is_from_consumer = not (is_from_follower or replica_id == FUTURE_LOCAL_REPLICA_ID)
-        # Kafka: debugging consumers (-2) may read followers, and so may the ReplicaAlterLogDirsThread (-3)
-        fetch_only_from_leader = replica_id not in (-2, FUTURE_LOCAL_REPLICA_ID)
+        # Kafka 2.4: a consumer that sends its client metadata (Fetch v11+) may read a follower, up to that
+        # follower's high watermark (KIP-392); older consumers, debugging ones (-2) included, read the leader; the
+        # ReplicaAlterLogDirsThread (-3) reads its own broker's log. Left out: replica.selector.class, so no
+        # preferred read replica is ever named (-1, 2.4's default)
+        fetch_only_from_leader = is_from_follower or (is_from_consumer and not client_metadata)
         if not is_from_consumer:
             fetch_isolation = FetchIsolation.FETCH_LOG_END
         elif isolation_level == 1:   # Kafka: IsolationLevel.READ_COMMITTED
@@ -854,7 +864,7 @@ class ReplicaManager(Logging):
               fetch_isolation, hard_max_bytes_limit: bool = False) -> LogReadResult:
         adjusted_max_bytes = min(info.partition_max_bytes, limit_bytes)
         try:
-            partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
+            partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader, check_leader=False)
             fetch_time_ms = self.time.milliseconds()
             read = partition.read_records(info.fetch_offset, getattr(info, "current_leader_epoch", -1),
                                           adjusted_max_bytes, fetch_isolation, fetch_only_from_leader, min_one_message)

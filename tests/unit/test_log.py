@@ -359,6 +359,22 @@ def test_read_at_high_watermark_below_log_end_gives_full_offset_metadata(tmp_pat
     assert (beyond.message_offset, beyond.segment_base_offset) == (2, 0) and not beyond.message_offset_only()
 
 
+def test_a_read_past_every_batch_gives_the_log_ends_position(tmp_path, mock_time):
+    # Kafka 2.4 Log.read: a start offset in range with no batch at or after it (compaction removed everything up
+    # to the log end) answers the log end's metadata, so a DelayedFetch parked there counts later appends;
+    # an offset-only answer left it waiting for its whole max_wait_ms
+    log = make_log(tmp_path, mock_time)
+    for _ in range(5):
+        log.append_as_leader(recs(b"a", b"b"), 0)
+    log.roll()
+    log.log_segments()[0].truncate_to(6)          # as if the cleaner had removed offsets 6-9 of the old segment
+    assert log.log_end_offset == 10
+    info = log.read(6, 1 << 20)
+    meta = info.fetch_offset_metadata
+    assert info.records.size_in_bytes() == 0 and not meta.message_offset_only()
+    assert (meta.message_offset, meta.segment_base_offset, meta.relative_position_in_segment) == (10, 10, 0)
+
+
 def with_header_field(records, offset, value):
     """The batch with one 32-bit header field replaced and its CRC recomputed (a well-formed lie)."""
     buf = bytearray(records.buffer)

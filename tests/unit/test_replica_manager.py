@@ -353,6 +353,42 @@ class TestRoleChanges:
         with pytest.raises(Errors.NOT_LEADER_FOR_PARTITION.exception_class):
             rm.last_offset_for_leader_epoch(tp, -1, 3)
 
+    def test_a_follower_answers_a_fetch_by_its_leader_epoch_first(self, tmp_path, replica_managers):
+        # Kafka 2.4: getPartitionOrException does not ask for leadership; Partition.readRecords checks the
+        # request's leader epoch first (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH), then leadership -- a
+        # follower fenced by an older epoch stops fetching (onPartitionFenced) instead of retrying the same broker
+        from kafkalite.protocol.messages.fetch import FetchPartition
+        from kafkalite.utils.time import MockTime
+        rm = make_replica_manager(tmp_path, MockTime(), alive_brokers=(1,))
+        replica_managers.append(rm)
+        rm.replica_fetcher_manager = RecordingFetcherManager()
+        tp = TopicPartition("t", 0)
+        partition = rm.all_partitions[tp] = rm.create_partition(tp)
+        rm.make_followers(1, [(partition, follower_state("t", 1, 6))], 1, {})
+
+        def error_for(epoch):
+            answers = []
+            info = FetchPartition(partition=0, current_leader_epoch=epoch, fetch_offset=0, log_start_offset=-1,
+                                  partition_max_bytes=1 << 20)
+            rm.fetch_messages(0, -1, 1, 1 << 20, False, [(tp, info)], answers.append)
+            return answers[0][0][1].error
+        assert error_for(5) is Errors.FENCED_LEADER_EPOCH
+        assert error_for(7) is Errors.UNKNOWN_LEADER_EPOCH
+        assert error_for(6) is Errors.NOT_LEADER_FOR_PARTITION
+        assert error_for(-1) is Errors.NOT_LEADER_FOR_PARTITION
+        # KIP-392 (2.4): a consumer with client metadata (Fetch v11+) may read this follower, up to its high
+        # watermark; a debugging consumer (-2) without it may not
+        answers = []
+        info = FetchPartition(partition=0, current_leader_epoch=6, fetch_offset=0, log_start_offset=-1,
+                              partition_max_bytes=1 << 20)
+        rm.fetch_messages(0, -1, 1, 1 << 20, False, [(tp, info)], answers.append, client_metadata=True)
+        assert answers[0][0][1].error is Errors.NONE and answers[0][0][1].high_watermark == 0
+        answers.clear()
+        rm.fetch_messages(0, -2, 1, 1 << 20, False, [(tp, info)], answers.append)
+        assert answers[0][0][1].error is Errors.NOT_LEADER_FOR_PARTITION
+        with pytest.raises(Errors.FENCED_LEADER_EPOCH.exception_class):
+            rm.fetch_offset_for_timestamp(tp, -1, 5, True, True)
+
     def test_disabled_fixes_come_from_the_config(self, tmp_path, replica_managers):
         from kafkalite.log.log_config import LogConfig
         from kafkalite.log.log_manager import LogManager
