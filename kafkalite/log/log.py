@@ -403,6 +403,10 @@ class Log(Logging):
         append_info.first_offset = offset
         max_ts, offset_of_max_ts = RecordBatch.NO_TIMESTAMP, -1
         for batch in batches:
+            if batch.timestamp_type is TimestampType.LOG_APPEND_TIME:   # Kafka: LogValidator.validateTimestamp
+                raise Errors.INVALID_TIMESTAMP.exception(
+                    f"Invalid timestamp type in the batch with offset {batch.base_offset}. Producer should not set "
+                    f"timestamp type to LogAppendTime.")
             if not log_append_time and batch.max_timestamp != RecordBatch.NO_TIMESTAMP and \
                     abs(batch.max_timestamp - now) > self.config.message_timestamp_difference_max_ms:
                 raise Errors.INVALID_TIMESTAMP.exception(

@@ -174,6 +174,22 @@ def test_delete_records_via_log_start_offset(tmp_path, mock_time):
         log.maybe_increment_log_start_offset(7)
 
 
+def test_a_producer_may_not_set_log_append_time(tmp_path, mock_time):
+    # Kafka 2.4 LogValidator.validateTimestamp: "Producer should not set timestamp type to LogAppendTime", on a
+    # CreateTime topic and on a LogAppendTime one alike (there the broker stamps the time itself)
+    from kafkalite.record.timestamp_type import TimestampType
+    for props in ({}, {"message.timestamp.type": "LogAppendTime"}):
+        log = make_log(tmp_path / str(len(props)), mock_time, **props)
+        builder = MemoryRecords.builder(timestamp_type=TimestampType.LOG_APPEND_TIME,
+                                        log_append_time=mock_time.milliseconds())
+        builder.append(mock_time.milliseconds(), None, b"a", ())
+        with pytest.raises(Errors.INVALID_TIMESTAMP.exception_class, match="LogAppendTime"):
+            log.append_as_leader(builder.build(), 0)
+        assert log.log_end_offset == 0
+        log.append_as_leader(recs(b"a"), 0)
+        assert log.log_end_offset == 1
+
+
 def test_fetch_offset_by_timestamp(tmp_path, mock_time):
     log = make_log(tmp_path, mock_time, **{"segment.bytes": 200, "index.interval.bytes": 1})
     base = mock_time.milliseconds()
