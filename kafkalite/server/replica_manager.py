@@ -503,22 +503,17 @@ class ReplicaManager(Logging):
                 errors[partition.topic_partition] = Errors.NONE
                 self.log_creation_failures.pop(partition.topic_partition, None)
             except Exception as e:  # noqa: BLE001 -- one bad partition must not fail the others
-                if is_out_of_descriptors(e):   # one clear line, no traceback: LogManager said why
-                    self.error(f"Error while making broker {role} for partition {partition.topic_partition}: {e}")
-                else:
-                    self.error(f"Error while making broker {role} for partition {partition.topic_partition}: {e}",
-                               exc_info=True)
-                # Kafka 2.4's makeLeaders/makeFollowers answer KAFKA_STORAGE_ERROR only for a KafkaStorageException
-                # (which the controller takes for a replica in a failed dir, offline until a restart); anything
-                # else is no news about the disk
-                errors[partition.topic_partition] = e.error if isinstance(e, ApiException) \
+                out_of_descriptors = is_out_of_descriptors(e)
+                # one clear line, no traceback, when out of descriptors: LogManager said why
+                self.error(f"Error while making broker {role} for partition {partition.topic_partition}: {e}",
+                           exc_info=not out_of_descriptors)
+                # Kafka 2.4's makeLeaders/makeFollowers answer KAFKA_STORAGE_ERROR only for a KafkaStorageException,
+                # which the controller takes for a replica in a failed dir, offline until a restart; anything else
+                # is no news about the disk. Nor is running out of descriptors: the dir stays online and the log
+                # can be made once they return (kafkalite's deviation, docs/file-descriptors.md); clients still get
+                # KAFKA_STORAGE_ERROR (log_creation_failures).
+                errors[partition.topic_partition] = e.error if isinstance(e, ApiException) and not out_of_descriptors \
                     else Errors.UNKNOWN_SERVER_ERROR
-                if is_out_of_descriptors(e):
-                    # To the controller KAFKA_STORAGE_ERROR means "in a failed log dir": the replica would stay
-                    # offline until this broker restarts. Here the dir is online and the log can be made once
-                    # descriptors return (kafkalite's deviation, docs/file-descriptors.md): an error the
-                    # controller does not act on. Clients still get KAFKA_STORAGE_ERROR (log_creation_failures).
-                    errors[partition.topic_partition] = Errors.UNKNOWN_SERVER_ERROR
                 if partition.log is None:
                     self.log_creation_failures[partition.topic_partition] = str(e)
         return changed

@@ -314,6 +314,18 @@ class RecordingFetcherManager:
         pass
 
 
+def a_follower(tmp_path, replica_managers, leader_epoch):
+    """A ReplicaManager whose partition t-0 follows broker 1 at ``leader_epoch``: (rm, tp, partition)."""
+    from kafkalite.utils.time import MockTime
+    rm = make_replica_manager(tmp_path, MockTime(), alive_brokers=(1,))
+    replica_managers.append(rm)
+    rm.replica_fetcher_manager = RecordingFetcherManager()
+    tp = TopicPartition("t", 0)
+    partition = rm.all_partitions[tp] = rm.create_partition(tp)
+    rm.make_followers(1, [(partition, follower_state("t", 1, leader_epoch))], 1, {})
+    return rm, tp, partition
+
+
 def follower_state(topic, leader, leader_epoch):
     return LeaderAndIsrPartitionState(topic_name=topic, partition_index=0, controller_epoch=1, leader=leader,
                                       leader_epoch=leader_epoch, isr=[leader, 0], zk_version=0, replicas=[leader, 0])
@@ -342,13 +354,7 @@ class TestRoleChanges:
     def test_a_follower_serves_its_log_to_its_fetcher_but_no_epoch_answers(self, tmp_path, replica_managers):
         # the fetcher reads the follower's own log (local_log_or_exception needs no leadership); OffsetsForLeaderEpoch
         # is answered by leaders only (Kafka: lastOffsetForLeaderEpoch with fetchOnlyFromLeader = true)
-        from kafkalite.utils.time import MockTime
-        rm = make_replica_manager(tmp_path, MockTime(), alive_brokers=(1,))
-        replica_managers.append(rm)
-        rm.replica_fetcher_manager = RecordingFetcherManager()
-        tp = TopicPartition("t", 0)
-        partition = rm.all_partitions[tp] = rm.create_partition(tp)
-        rm.make_followers(1, [(partition, follower_state("t", 1, 3))], 1, {})
+        rm, tp, partition = a_follower(tmp_path, replica_managers, leader_epoch=3)
         assert rm.local_log_or_exception(tp) is partition.log
         with pytest.raises(Errors.NOT_LEADER_FOR_PARTITION.exception_class):
             rm.last_offset_for_leader_epoch(tp, -1, 3)
@@ -358,13 +364,7 @@ class TestRoleChanges:
         # request's leader epoch first (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH), then leadership -- a
         # follower fenced by an older epoch stops fetching (onPartitionFenced) instead of retrying the same broker
         from kafkalite.protocol.messages.fetch import FetchPartition
-        from kafkalite.utils.time import MockTime
-        rm = make_replica_manager(tmp_path, MockTime(), alive_brokers=(1,))
-        replica_managers.append(rm)
-        rm.replica_fetcher_manager = RecordingFetcherManager()
-        tp = TopicPartition("t", 0)
-        partition = rm.all_partitions[tp] = rm.create_partition(tp)
-        rm.make_followers(1, [(partition, follower_state("t", 1, 6))], 1, {})
+        rm, tp, _ = a_follower(tmp_path, replica_managers, leader_epoch=6)
 
         def error_for(epoch):
             answers = []
