@@ -183,6 +183,13 @@ class Partition(Logging):
     def leader_log_if_local(self):
         return self.log if self.is_leader() else None
 
+    # Kafka: Partition.logStartOffset -- the leader's log start offset; -1 on a follower
+    @property
+    def log_start_offset(self) -> int:
+        with self.leader_isr_update_lock:
+            log = self.leader_log_if_local()
+            return -1 if log is None else log.log_start_offset
+
     # Kafka: Partition.localLogOrException
     def local_log_or_exception(self):
         if self.log is None:

@@ -9,12 +9,15 @@ Loading (leftover files, opening segments, recovery after a crash) is LogLoader'
 Era notes: Kafka 3.1 split this class into UnifiedLog (offsets, producer state, epochs) and
 LocalLog (segments on disk); 2.4 has the one class, and so does kafkalite.
 
-The produce path never decodes a record (DESIGN §5): ``analyze_and_validate_records`` reads
+The produce path does not decode records (DESIGN §5): ``analyze_and_validate_records`` reads
 batch headers and checks each batch's CRC-32C and, for client batches, that the header agrees
 with itself (LogValidator.validateBatch: record count = lastOffsetDelta + 1 > 0, a base sequence
 when there is a producer id); offsets are assigned by rewriting each batch's
 baseOffset in place (``set_last_offset``), LogAppendTime by ``set_max_timestamp``; the bytes are
 then written as they arrived. Reads return ``FileRecords`` slices (sent with sendfile).
+The exception: Kafka's per-record checks (LogValidator.validateRecord) that can fail a magic 2 record -- a
+compacted topic's record without a key, a CreateTime outside ``message.timestamp.difference.max.ms`` -- are
+made where they are on, and only there the records are read (``_assign_offsets_and_timestamps``).
 
 Decisions where kafkalite differs from 2.4:
 - A producer's message set of magic 0/1 (Produce v0-2) is validated and up-converted to one magic 2
@@ -52,9 +55,10 @@ import uuid
 
 import attrs
 
+from kafkalite.common.record_validation_exception import RecordError, RecordValidationException
 from kafkalite.log.fetch_data_info import FetchDataInfo, FetchIsolation
 from kafkalite.log.leader_epoch_file_cache import LEADER_EPOCH_CHECKPOINT_FILENAME, LeaderEpochFileCache
-from kafkalite.log.log_config import LogConfig
+from kafkalite.log.log_config import LONG_MAX, LogConfig
 from kafkalite.log.log_file_utils import (
     CLEAN_SHUTDOWN_FILE, CLEANED_FILE_SUFFIX, DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, SWAP_FILE_SUFFIX, log_dir_name,
     parse_topic_partition_name)
@@ -395,24 +399,32 @@ class Log(Logging):
                 self.flush()
             return append_info
 
-    # Kafka: LogValidator.validateMessagesAndAssignOffsets (the v2, in-place cases)
+    # Kafka: LogValidator.validateMessagesAndAssignOffsets (the v2, in-place cases). Kafka validates every record
+    # (validateRecord) and writes the records' max timestamp into the header. Of its per-record checks only two
+    # can fail a magic 2 record -- a compacted topic's record without a key, a CreateTime timestamp out of
+    # ``message.timestamp.difference.max.ms`` -- so kafkalite decodes records only where one of them is on
+    # (``validates_records``) and otherwise trusts the producer's max timestamp (DESIGN §5: no decode)
     def _assign_offsets_and_timestamps(self, batches, append_info: LogAppendInfo, leader_epoch: int) -> None:
         now = self.time.milliseconds()
-        log_append_time = self.config.message_timestamp_type == "LogAppendTime"
+        config = self.config
+        log_append_time = config.message_timestamp_type == "LogAppendTime"
+        timestamp_type = TimestampType.LOG_APPEND_TIME if log_append_time else TimestampType.CREATE_TIME
+        validates_records = config.compact or \
+            (not log_append_time and config.message_timestamp_difference_max_ms < LONG_MAX)
         offset = self.log_end_offset
         append_info.first_offset = offset
         max_ts, offset_of_max_ts = RecordBatch.NO_TIMESTAMP, -1
         for batch in batches:
             if batch.timestamp_type is TimestampType.LOG_APPEND_TIME:   # Kafka: LogValidator.validateTimestamp
-                raise Errors.INVALID_TIMESTAMP.exception(
+                raise RecordValidationException(Errors.INVALID_TIMESTAMP.exception(
                     f"Invalid timestamp type in the batch with offset {batch.base_offset}. Producer should not set "
-                    f"timestamp type to LogAppendTime.")
-            if not log_append_time and batch.max_timestamp != RecordBatch.NO_TIMESTAMP and \
-                    abs(batch.max_timestamp - now) > self.config.message_timestamp_difference_max_ms:
-                raise Errors.INVALID_TIMESTAMP.exception(
-                    f"Timestamp {batch.max_timestamp} of message with offset {batch.base_offset} is out of range. "
-                    f"The timestamp should be within [{now - self.config.message_timestamp_difference_max_ms}, "
-                    f"{now + self.config.message_timestamp_difference_max_ms}]")
+                    f"timestamp type to LogAppendTime."), [RecordError(0)])
+            if validates_records:
+                records_max_ts = LogValidator.validate_records_in_place(
+                    batch, self.topic_partition, now, timestamp_type, config.message_timestamp_difference_max_ms,
+                    config.compact)
+                if not log_append_time:
+                    batch.set_max_timestamp(TimestampType.CREATE_TIME, records_max_ts)
             offset += batch.last_offset_delta
             batch.set_last_offset(offset)
             offset += 1

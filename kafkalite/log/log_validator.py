@@ -3,12 +3,14 @@
 Classes: LogValidator -- the cases of ``validateMessagesAndAssignOffsets`` that rewrite records: a produce
 request of version 0-2 carrying message format v0 or v1 (Kafka 0.8-0.10 clients), converted to one magic 2
 batch before it is appended, as Kafka does for topics whose ``message.format.version`` is 0.11 or later (the
-only format kafkalite writes).
+only format kafkalite writes); and the record loop of the v2 in-place cases (``validate_records_in_place``),
+which Log runs only where a record can fail (a compacted topic, a ``message.timestamp.difference.max.ms``
+below its default). A record that fails is named in a RecordValidationException (KIP-467).
 
 How it fits in Log.append: ``Log._append`` sees a magic 0/1 first entry and hands the records here; what comes
 back is a magic 2 batch with offsets 0..n-1, which then takes the ordinary v2 path of log.py (offsets assigned
-in place, LogAppendTime stamped in place, producer state, append). The v2 path never comes here: a magic 2
-batch is never decoded on the produce path (DESIGN §5).
+in place, LogAppendTime stamped in place, producer state, append). The v2 path comes here only for
+``validate_records_in_place``: elsewhere a magic 2 batch is not decoded on the produce path (DESIGN §5).
 
 What is checked, as in Kafka (analyzeAndValidateRecords' shallow part, then validateBatch / validateRecord):
 - each entry's size against ``max.message.bytes`` (MESSAGE_TOO_LARGE) and its CRC-32 (CORRUPT_MESSAGE);
@@ -25,14 +27,16 @@ Era notes: Kafka 2.4 runs this with the offsets assigned at once, under the log'
 before taking the lock and lets the v2 path assign offsets, with the same result. Per-record errors
 (RecordValidationException's record_errors, Produce v8) are not reported for legacy requests: they are
 v0-2 requests, whose responses have no such field.
-Left out: the v2 in-place cases (they live in Log, see log.py) and writing the old formats (kafkalite's logs
-are magic 2 only, so message.format.version < 0.11 is not supported).
+Left out: the rest of the v2 in-place cases (they live in Log, see log.py); where no per-record check is on,
+the producer's max timestamp is trusted, where Kafka writes the records' own into the header; writing the old
+formats (kafkalite's logs are magic 2 only, so message.format.version < 0.11 is not supported).
 """
 from __future__ import annotations
 
 import struct
 
-from kafkalite.protocol.errors import (CorruptRecordException, Errors, InvalidRecordException,
+from kafkalite.common.record_validation_exception import RecordError, RecordValidationException
+from kafkalite.protocol.errors import (ApiException, CorruptRecordException, Errors, InvalidRecordException,
                                        UnsupportedCompressionTypeException)
 from kafkalite.record.abstract_legacy_record_batch import legacy_batches
 from kafkalite.record.compression_type import CompressionType
@@ -90,10 +94,8 @@ class LogValidator:
                 if not non_compressed and batch.magic > RecordBatch.MAGIC_VALUE_V0:
                     # inner records offset should always be continuous (validateMessagesAndAssignOffsetsCompressed)
                     if record.offset != expected_inner_offset:
-                        raise Errors.INVALID_RECORD.exception(
-                            f"Inner record {record!r} inside the compressed record batch does not have incremental "
-                            f"offsets, expected offset is {expected_inner_offset} in topic partition "
-                            f"{topic_partition}.")
+                        raise LogValidator._inner_offset_error(record, expected_inner_offset, topic_partition,
+                                                               batch_index)
                     expected_inner_offset += 1
                 validated.append(record)
         return LogValidator.build_records_and_assign_offsets(target_codec, validated)
@@ -145,9 +147,9 @@ class LogValidator:
     def validate_record(batch, topic_partition, record, batch_index: int, now: int, timestamp_type: TimestampType,
                         timestamp_diff_max_ms: int, compacted_topic: bool) -> None:
         if not record.has_magic(batch.magic):
-            raise Errors.INVALID_RECORD.exception(
+            raise RecordValidationException(Errors.INVALID_RECORD.exception(
                 f"Log record {record!r}'s magic does not match outer magic {batch.magic} in topic partition "
-                f"{topic_partition}.")
+                f"{topic_partition}."), [RecordError(batch_index)])
         # the inner messages of a wrapper carry their own CRC; an uncompressed entry's was checked shallowly
         if batch.magic <= RecordBatch.MAGIC_VALUE_V1 and batch.is_compressed():
             try:
@@ -161,8 +163,9 @@ class LogValidator:
     @staticmethod
     def validate_key(record, batch_index: int, topic_partition, compacted_topic: bool) -> None:
         if compacted_topic and not record.has_key():
-            raise Errors.INVALID_RECORD.exception(
-                f"Compacted topic cannot accept message without key in topic partition {topic_partition}.")
+            raise RecordValidationException(Errors.INVALID_RECORD.exception(
+                f"Compacted topic cannot accept message without key in topic partition {topic_partition}."),
+                [RecordError(batch_index)])
 
     # Kafka: LogValidator.validateTimestamp
     @staticmethod
@@ -170,13 +173,49 @@ class LogValidator:
                            timestamp_diff_max_ms: int) -> None:
         if timestamp_type is TimestampType.CREATE_TIME and record.timestamp != RecordBatch.NO_TIMESTAMP and \
                 abs(record.timestamp - now) > timestamp_diff_max_ms:
-            raise Errors.INVALID_TIMESTAMP.exception(
+            raise RecordValidationException(Errors.INVALID_TIMESTAMP.exception(
                 f"Timestamp {record.timestamp} of message with offset {record.offset} is out of range. The timestamp "
-                f"should be within [{now - timestamp_diff_max_ms}, {now + timestamp_diff_max_ms}]")
+                f"should be within [{now - timestamp_diff_max_ms}, {now + timestamp_diff_max_ms}]"),
+                [RecordError(batch_index)])
         if batch.timestamp_type is TimestampType.LOG_APPEND_TIME:
-            raise Errors.INVALID_TIMESTAMP.exception(
+            raise RecordValidationException(Errors.INVALID_TIMESTAMP.exception(
                 f"Invalid timestamp type in message {record!r}. Producer should not set timestamp type to "
-                "LogAppendTime.")
+                "LogAppendTime."), [RecordError(batch_index)])
+
+    # Kafka: LogValidator.assignOffsetsNonCompressed / validateMessagesAndAssignOffsetsCompressed -- their record
+    # loop for a magic 2 batch, assigned in place: every record validated (validateRecord), a compressed batch's
+    # inner offsets 0, 1, 2, ...; returns the records' max timestamp, which Kafka writes into the batch header.
+    # Log calls this only where a record can fail (see log.py's _assign_offsets_and_timestamps): elsewhere the
+    # produce path reads batch headers only (DESIGN §5)
+    @staticmethod
+    def validate_records_in_place(batch, topic_partition, now: int, timestamp_type: TimestampType,
+                                  timestamp_diff_max_ms: int, compacted_topic: bool) -> int:
+        max_timestamp = RecordBatch.NO_TIMESTAMP
+        compressed = batch.compression_type is not CompressionType.NONE
+        batch_index = 0
+        try:
+            for batch_index, record in enumerate(batch):
+                LogValidator.validate_record(batch, topic_partition, record, batch_index, now, timestamp_type,
+                                             timestamp_diff_max_ms, compacted_topic)
+                if compressed and record.offset != batch_index:
+                    raise LogValidator._inner_offset_error(record, batch_index, topic_partition, batch_index)
+                if record.timestamp > max_timestamp:
+                    max_timestamp = record.timestamp
+        except (RecordValidationException, ApiException):
+            raise
+        except Exception as e:  # noqa: BLE001 -- records that do not parse or decompress: Kafka fails the
+            # partition while iterating (an InvalidRecordException or KafkaException); kafkalite names it corrupt
+            raise Errors.CORRUPT_MESSAGE.exception(
+                f"Malformed record at index {batch_index} of the batch in topic partition {topic_partition}: "
+                f"{e!r}") from None
+        return max_timestamp
+
+    @staticmethod
+    def _inner_offset_error(record, expected_offset: int, topic_partition, batch_index: int):
+        return RecordValidationException(Errors.INVALID_RECORD.exception(
+            f"Inner record {record!r} inside the compressed record batch does not have incremental offsets, "
+            f"expected offset is {expected_offset} in topic partition {topic_partition}."),
+            [RecordError(batch_index)])
 
     # Kafka: LogValidator.buildRecordsAndAssignOffsets (and convertAndAssignOffsetsNonCompressed, the same
     # build without a codec) -- CreateTime here; a LogAppendTime topic's stamp is set by Log's v2 path

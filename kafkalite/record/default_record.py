@@ -113,6 +113,11 @@ class DefaultRecord:
     def has_key(self) -> bool:
         return self.key is not None
 
+    # Kafka: DefaultRecord.hasMagic -- a v2 record sits in any batch of magic 2 or later
+    @staticmethod
+    def has_magic(magic: int) -> bool:
+        return magic >= 2
+
     # Kafka: DefaultRecord.writeTo
     @staticmethod
     def write_to(out: bytearray, offset_delta: int, timestamp_delta: int, key, value,

@@ -163,27 +163,27 @@ def _has_transactional_records(records: MemoryRecords) -> bool:
 
 # Kafka: ProduceRequest.validateRecords -- from v3 on, a partition's records are exactly one batch of magic 2,
 # and zstd only from v7 (older versions are not checked: their message formats v0/v1 are up-converted by the
-# log's LogValidator). Returns the partition's error and message, or None.
-def _validate_produce_records(version: int, records: MemoryRecords) -> tuple[Errors, str] | None:
+# log's LogValidator). Raises the partition's error; KafkaApis answers its code alone, as Kafka does.
+def _validate_produce_records(version: int, records: MemoryRecords) -> None:
     if version < 3:
-        return None
-    if is_legacy(records.buffer):   # 2.4 said CORRUPT_MESSAGE (its InvalidRecordException); 2.5+ INVALID_RECORD
-        return Errors.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain "
-                                       "record batches with magic version 2")
+        return
+    if is_legacy(records.buffer):   # Kafka 2.4: org.apache.kafka.common.InvalidRecordException = INVALID_RECORD
+        raise Errors.INVALID_RECORD.exception(f"Produce requests with version {version} are only allowed to "
+                                              "contain record batches with magic version 2")
     try:   # slices of one memoryview: nothing is copied or decoded
         batches = records.batches()
         first, second = next(batches, None), next(batches, None)
     except CorruptRecordException:   # a malformed buffer is left for the log to refuse, as before
-        return None
+        return
     if first is None:
-        return None
+        raise Errors.INVALID_RECORD.exception(f"Produce requests with version {version} must have at least one "
+                                              "record batch")
     if version < 7 and first.compression_type is CompressionType.ZSTD:
-        return Errors.UNSUPPORTED_COMPRESSION_TYPE, (f"Produce requests with version {version} are not allowed "
-                                                     "to use ZStandard compression")
+        raise Errors.UNSUPPORTED_COMPRESSION_TYPE.exception(f"Produce requests with version {version} are not "
+                                                            "allowed to use ZStandard compression")
     if second is not None:
-        return Errors.INVALID_RECORD, (f"Produce requests with version {version} are only allowed to contain "
-                                       "exactly one record batch")
-    return None
+        raise Errors.INVALID_RECORD.exception(f"Produce requests with version {version} are only allowed to "
+                                              "contain exactly one record batch")
 
 
 class KafkaApis(Logging):
@@ -898,13 +898,11 @@ class KafkaApis(Logging):
         if any(_has_transactional_records(r) for r in records.values()):
             if body.transactional_id is None or not self.auth_helper.authorize(request, AclOperation.WRITE,
                                                                    ResourceType.TRANSACTIONAL_ID, body.transactional_id):
-                self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                                         "Transactional records need WRITE on the producer's transactional id")
+                self.send_produce_errors(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
                 return
         elif self.authorizer is not None and any(_has_idempotent_records(r) for r in records.values()) and \
                 not self.auth_helper.authorize(request, AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME):
-            self.send_produce_errors(request, Errors.CLUSTER_AUTHORIZATION_FAILED,
-                                     "Idempotent records need IDEMPOTENT_WRITE on the cluster")
+            self.send_produce_errors(request, Errors.CLUSTER_AUTHORIZATION_FAILED)
             return
         writable = self.auth_helper.filter_by_authorized(request, AclOperation.WRITE, ResourceType.TOPIC,
                                           [t.name for t in body.topic_data for _ in t.partition_data])
@@ -917,11 +915,13 @@ class KafkaApis(Logging):
                         self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None:
                     errors[tp] = PartitionResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION)
                 elif p.records is None:
-                    errors[tp] = PartitionResponse(Errors.INVALID_RECORD, error_message="Produce request has no records")
-                elif (invalid := _validate_produce_records(request.header.api_version, records[tp])) is not None:
-                    errors[tp] = PartitionResponse(invalid[0], error_message=invalid[1])
+                    errors[tp] = PartitionResponse(Errors.INVALID_RECORD)   # a null record set
                 else:
-                    entries[tp] = records[tp]
+                    try:
+                        _validate_produce_records(request.header.api_version, records[tp])
+                        entries[tp] = records[tp]
+                    except ApiException as e:   # Kafka: the error alone (Errors.forException), no message
+                        errors[tp] = PartitionResponse(e.error)
 
         def send_response_callback(response_status: dict) -> None:
             merged = dict(response_status)
@@ -1005,13 +1005,16 @@ class KafkaApis(Logging):
                 parts.append(produce.PartitionProduceResponse(
                     index=p.index, error_code=r.error.code, base_offset=r.base_offset,
                     log_append_time_ms=r.log_append_time, log_start_offset=r.log_start_offset,
-                    error_message=r.error_message if r.error is not Errors.NONE else None))
+                    record_errors=[produce.BatchIndexAndErrorMessage(
+                        batch_index=e.batch_index, batch_index_error_message=e.message) for e in r.record_errors],
+                    error_message=r.error_message))
             topics.append(produce.TopicProduceResponse(name=topic.name, partition_responses=parts))
         return produce.ProduceResponse(responses=topics)
 
-    def send_produce_errors(self, request, error: Errors, message: str) -> None:
+    # Kafka: ProduceRequest.getErrorResponse -- every partition gets the error, with no message
+    def send_produce_errors(self, request, error: Errors) -> None:
         from kafkalite.server.replica_manager import PartitionResponse
-        statuses = {TopicPartition(t.name, p.index): PartitionResponse(error, error_message=message)
+        statuses = {TopicPartition(t.name, p.index): PartitionResponse(error)
                     for t in request.body.topic_data for p in t.partition_data}
         if request.body.acks == 0:
             self.close_connection(request)

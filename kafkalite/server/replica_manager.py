@@ -36,6 +36,7 @@ import attrs
 
 from kafkalite.cluster.partition import DelayedOperations, Partition, ZkPartitionStateStore
 from kafkalite.common import topic as Topic
+from kafkalite.common.record_validation_exception import RecordValidationException
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.log.checkpoint_file import LazyOffsetCheckpoints, OffsetCheckpointFile
@@ -65,6 +66,10 @@ if TYPE_CHECKING:
 HIGH_WATERMARK_FILENAME = "replication-offset-checkpoint"   # Kafka: ReplicaManager.HighWatermarkFilename
 ISR_CHANGE_PROPAGATION_BLACK_OUT_MS = 5000                  # Kafka: ReplicaManager.IsrChangePropagationBlackOut
 ISR_CHANGE_PROPAGATION_INTERVAL_MS = 60000                  # Kafka: ReplicaManager.IsrChangePropagationInterval
+# Kafka: appendToLocalLog's first case -- errors answered with no log start offset (and not logged)
+_APPEND_ERRORS_WITHOUT_LOG_START = tuple(error.exception_class for error in (
+    Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_FOR_PARTITION, Errors.MESSAGE_TOO_LARGE,
+    Errors.RECORD_LIST_TOO_LARGE, Errors.CORRUPT_MESSAGE, Errors.KAFKA_STORAGE_ERROR))
 KAFKA_9087 = "KAFKA-9087"   # switched off: a resumed log-dir move starts at the current log's high watermark (2.4)
 
 
@@ -76,15 +81,21 @@ class PartitionResponse:
     base_offset: int = -1
     log_append_time: int = -1
     log_start_offset: int = -1
+    record_errors: tuple | list = ()   # [RecordError]: Produce v8 (KIP-467)
     error_message: str | None = None
 
 
 @attrs.define
 class LogAppendResult:
-    """Kafka: LogAppendResult(info, exception)."""
+    """Kafka: LogAppendResult(info, exception). A failed append has no info here; what Kafka keeps in its
+    stand-in info (LogAppendInfo.unknownLogAppendInfoWithAdditionalInfo) -- the log start offset, the record
+    errors and their message -- sits in the result's own fields."""
 
     info: object | None
     exception: Exception | None = None
+    log_start_offset: int = -1
+    record_errors: tuple | list = ()
+    error_message: str | None = None
 
     @property
     def error(self) -> Errors:
@@ -594,8 +605,8 @@ class ReplicaManager(Logging):
                 PartitionResponse(result.error,
                                   info.first_offset if info is not None and info.first_offset is not None else -1,
                                   info.log_append_time if info is not None else -1,
-                                  info.log_start_offset if info is not None else -1,
-                                  str(result.exception) if result.exception is not None else None))
+                                  info.log_start_offset if info is not None else result.log_start_offset,
+                                  result.record_errors, result.error_message))
         if self.delayed_produce_request_required(required_acks, entries_per_partition, local_produce_results):
             delayed = DelayedProduce(timeout_ms, required_acks, produce_status, self, response_callback)
             keys = [TopicPartitionOperationKey.from_topic_partition(tp) for tp in entries_per_partition]
@@ -627,12 +638,28 @@ class ReplicaManager(Logging):
                     self.trace(f"{records.size_in_bytes()} written to log {tp} beginning at offset "
                                f"{info.first_offset} and ending at offset {info.last_offset}")
                 results[tp] = LogAppendResult(info)
-            except ApiException as e:
+            except _APPEND_ERRORS_WITHOUT_LOG_START as e:
                 results[tp] = LogAppendResult(None, e)
-            except Exception as e:  # noqa: BLE001
-                self.error(f"Error processing append operation on partition {tp}: {e}", exc_info=True)
-                results[tp] = LogAppendResult(None, Errors.UNKNOWN_SERVER_ERROR.exception(str(e)))
+            except RecordValidationException as rve:
+                results[tp] = LogAppendResult(None, rve.invalid_exception,
+                                              self._process_failed_record(tp, rve.invalid_exception),
+                                              rve.record_errors, str(rve.invalid_exception))
+            except Exception as e:  # noqa: BLE001 -- Kafka: case t: Throwable
+                log_start_offset = self._process_failed_record(tp, e)
+                if not isinstance(e, ApiException):
+                    e = Errors.UNKNOWN_SERVER_ERROR.exception(str(e))
+                results[tp] = LogAppendResult(None, e, log_start_offset)
         return results
+
+    # Kafka: ReplicaManager.appendToLocalLog.processFailedRecord -- the partition's log start offset for the
+    # answer (-1 when it is not online here). Kafka logs every such failure with its stack trace; kafkalite
+    # gives the trace only for an unexpected error, one line for an ApiException (NOT_ENOUGH_REPLICAS, ...)
+    def _process_failed_record(self, tp: TopicPartition, e: Exception) -> int:
+        hosted = self.all_partitions.get(tp)   # HostedPartition.Online: here, with its log
+        log_start_offset = hosted.log_start_offset if hosted is not None and hosted.log is not None else -1
+        self.error(f"Error processing append operation on partition {tp}: {e!r}",
+                   exc_info=not isinstance(e, ApiException))
+        return log_start_offset
 
     # ------------------------------------------------------------------ ListOffsets, OffsetForLeaderEpoch
     # Kafka: ReplicaManager.fetchOffsetForTimestamp

@@ -5,10 +5,13 @@ the other partitions of the same request are appended, the connection stays usab
 rejected partition's segment files do not grow by a single byte (read from ``log.dirs``).
 
   wrong CRC-32C                      -> CORRUPT_MESSAGE (2)
-  a magic 0 or 1 message set in v3+  -> INVALID_RECORD (87; Kafka 2.4 itself said CORRUPT_MESSAGE;
+  a magic 0 or 1 message set in v3+  -> INVALID_RECORD (87, 2.4's org.apache.kafka.common.InvalidRecordException;
                                         Produce v0-2 up-convert it: test_message_formats.py)
   a batch above max.message.bytes    -> MESSAGE_TOO_LARGE (10)
   an unknown partition or topic      -> UNKNOWN_TOPIC_OR_PARTITION (3)
+  a record without a key on a        -> INVALID_RECORD (87), naming the record from Produce v8 on (KIP-467's
+  compacted topic                       record_errors and error_message); confluent-kafka and kafka-python
+                                        report it as a failed delivery
 """
 import struct
 import zlib
@@ -115,3 +118,42 @@ def _assert_next_offset(broker, topic, partition, expected):
     with RawConnection(broker.port) as conn:
         [r] = clients.raw_produce(conn, topic, {partition: clients.build_batch([b"next"])}).values()
     assert (r.error_code, r.base_offset) == (0, expected)
+
+
+def test_a_record_without_a_key_on_a_compacted_topic(broker, unique_topic):
+    from kafkalite.protocol.messages.produce import BatchIndexAndErrorMessage
+    clients.create_topic(broker.bootstrap, unique_topic, 1, {"cleanup.policy": "compact"})
+    before = clients.segment_sizes(broker.log_dirs, unique_topic, 0)
+    keyless_second = clients.build_batch([b"v1", b"v2"], keys=[b"k1", None])
+    with RawConnection(broker.port) as conn:
+        for version, correlation_id in ((7, 1), (8, 2)):
+            [r] = clients.raw_produce(conn, unique_topic, {0: keyless_second}, version=version,
+                                      correlation_id=correlation_id).values()
+            assert (r.error_code, r.base_offset, r.log_start_offset) == (INVALID_RECORD, -1, 0)
+        # v8 names the record and says why; v7 has no field for it
+        assert r.record_errors == [BatchIndexAndErrorMessage(batch_index=1, batch_index_error_message=None)]
+        assert r.error_message.startswith("Compacted topic cannot accept message without key")
+        check_alive(conn, 99)
+    assert clients.segment_sizes(broker.log_dirs, unique_topic, 0) == before, "a refused batch reached the log"
+
+
+def test_real_producers_see_a_keyless_record_refused_on_a_compacted_topic(broker, unique_topic):
+    from confluent_kafka import KafkaError, Producer
+    from kafka import KafkaProducer
+    from kafka.errors import InvalidRecordError
+    clients.create_topic(broker.bootstrap, unique_topic, 1, {"cleanup.policy": "compact"})
+    reports = []
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 0, "retries": 0})
+    producer.produce(unique_topic, value=b"no-key", on_delivery=lambda err, msg: reports.append(err))
+    assert producer.flush(30) == 0
+    producer.produce(unique_topic, key=b"k", value=b"keyed", on_delivery=lambda err, msg: reports.append(err))
+    assert producer.flush(30) == 0   # the next batch (a batch is refused whole)
+    assert reports[0] is not None and reports[0].code() == KafkaError.INVALID_RECORD
+    assert reports[1] is None
+    kp = KafkaProducer(bootstrap_servers=broker.bootstrap, retries=0, linger_ms=0)
+    try:
+        with pytest.raises(InvalidRecordError):
+            kp.send(unique_topic, value=b"no-key").get(timeout=30)
+        assert kp.send(unique_topic, key=b"k2", value=b"keyed").get(timeout=30).offset == 1   # after confluent's
+    finally:
+        kp.close(timeout=10)

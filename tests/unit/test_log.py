@@ -7,6 +7,7 @@ from unittest import mock
 import crc32c
 import pytest
 
+from kafkalite.common.record_validation_exception import RecordValidationException
 from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, Log
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_file_utils import CLEAN_SHUTDOWN_FILE
@@ -183,8 +184,9 @@ def test_a_producer_may_not_set_log_append_time(tmp_path, mock_time):
         builder = MemoryRecords.builder(timestamp_type=TimestampType.LOG_APPEND_TIME,
                                         log_append_time=mock_time.milliseconds())
         builder.append(mock_time.milliseconds(), None, b"a", ())
-        with pytest.raises(Errors.INVALID_TIMESTAMP.exception_class, match="LogAppendTime"):
+        with pytest.raises(RecordValidationException, match="LogAppendTime") as caught:
             log.append_as_leader(builder.build(), 0)
+        assert caught.value.invalid_exception.error is Errors.INVALID_TIMESTAMP
         assert log.log_end_offset == 0
         log.append_as_leader(recs(b"a"), 0)
         assert log.log_end_offset == 1

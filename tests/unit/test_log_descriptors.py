@@ -17,13 +17,11 @@ import errno
 import os
 import subprocess
 import sys
-import textwrap
 from unittest import mock
 
 import pytest
 
 from kafkalite.common.topic_partition import TopicPartition
-from kafkalite.log.log import Log
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_dir_failure_channel import LogDirFailureChannel
 from kafkalite.log.log_manager import LogManager

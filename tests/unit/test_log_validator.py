@@ -10,9 +10,10 @@ import pytest
 from kafka.record.legacy_records import LegacyRecordBatch as KpLegacyBatch
 from kafka.record.legacy_records import LegacyRecordBatchBuilder as KpLegacyBuilder
 
+from kafkalite.common.record_validation_exception import RecordValidationException
 from kafkalite.log.log import Log
 from kafkalite.log.log_config import LogConfig
-from kafkalite.protocol.errors import Errors, UnsupportedCompressionTypeException
+from kafkalite.protocol.errors import ApiException, Errors, UnsupportedCompressionTypeException
 from kafkalite.record.abstract_legacy_record_batch import legacy_batches
 from kafkalite.record.compression_type import CompressionType
 from kafkalite.record.default_record import DefaultRecord
@@ -94,15 +95,26 @@ def _corrupt(records: MemoryRecords, at: int = -1) -> MemoryRecords:
 ], ids=["v0-crc", "v1-gzip-wrapper-crc", "two-wrappers", "mixed-magic", "timestamp-out-of-range"])
 def test_invalid_old_format_requests_append_nothing(tmp_path, records, error):
     log = make_log(tmp_path, **{"message.timestamp.difference.max.ms": 86_400_000})
-    with pytest.raises(error.exception_class):
-        log.append_as_leader(records, 0)
+    assert refusal(log, records) is error
     assert log.log_end_offset == 0 and log.size == 0
+
+
+def refusal(log, records):
+    """The error an append as leader fails with: a per-record one (RecordValidationException) or not."""
+    try:
+        log.append_as_leader(records, 0)
+    except RecordValidationException as e:
+        return e.invalid_exception.error
+    except ApiException as e:
+        return e.error
+    return None
 
 
 def test_compacted_topic_needs_keys(tmp_path):
     log = make_log(tmp_path, **{"cleanup.policy": "compact"})
-    with pytest.raises(Errors.INVALID_RECORD.exception_class, match="without key"):
+    with pytest.raises(RecordValidationException, match="without key") as caught:
         log.append_as_leader(legacy(1, RECS), 0)
+    assert caught.value.invalid_exception.error is Errors.INVALID_RECORD
 
 
 def test_legacy_from_a_follower_is_refused(tmp_path):

@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET
 from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
 from kafkalite.server.kafka_apis import _validate_produce_records
@@ -21,9 +21,18 @@ def batch(codec_id: int = 0) -> bytes:
 ZSTD = 4
 
 
+def refusal(version: int, records: bytes):
+    """The error validateRecords raises for these records (with its message), or None."""
+    try:
+        _validate_produce_records(version, MemoryRecords(records))
+    except ApiException as e:
+        return e.error, str(e)
+    return None
+
+
 @pytest.mark.parametrize("version", range(0, 10))
 def test_zstd_needs_produce_v7(version):
-    result = _validate_produce_records(version, MemoryRecords(batch(ZSTD)))
+    result = refusal(version, batch(ZSTD))
     if 3 <= version < 7:
         assert result[0] is Errors.UNSUPPORTED_COMPRESSION_TYPE and "ZStandard" in result[1]
     else:
@@ -32,15 +41,24 @@ def test_zstd_needs_produce_v7(version):
 
 @pytest.mark.parametrize("version", [3, 7, 9])
 def test_v3_and_above_carry_exactly_one_batch(version):
-    assert _validate_produce_records(version, MemoryRecords(batch())) is None
-    two = _validate_produce_records(version, MemoryRecords(batch() + batch()))
+    assert refusal(version, batch()) is None
+    two = refusal(version, batch() + batch())
     assert two[0] is Errors.INVALID_RECORD and "exactly one record batch" in two[1]
-    assert _validate_produce_records(version, MemoryRecords(batch() + batch()[:30])) is None   # a partial tail is no batch
+    assert refusal(version, batch() + batch()[:30]) is None   # a partial tail is no batch
 
 
 @pytest.mark.parametrize("version", [3, 9])
 def test_v3_and_above_refuse_magic_0_and_1(version):
     legacy = bytearray(batch())
     legacy[16] = 1
-    result = _validate_produce_records(version, MemoryRecords(bytes(legacy)))
+    result = refusal(version, bytes(legacy))
     assert result[0] is Errors.INVALID_RECORD and "magic version 2" in result[1]
+
+
+@pytest.mark.parametrize("version", [2, 3, 9])
+def test_v3_and_above_cannot_have_no_record_batch(version):
+    result = refusal(version, b"")
+    if version < 3:
+        assert result is None
+    else:
+        assert result[0] is Errors.INVALID_RECORD and "at least one record batch" in result[1]

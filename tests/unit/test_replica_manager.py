@@ -30,9 +30,9 @@ def wait_for_partition(server, tp, timeout=10.0):
     return wait_until(leader, timeout, f"{tp} to get a leader", interval=0.01)
 
 
-def create_topic(server, topic):
+def create_topic(server, topic, config=None):
     from kafkalite.zk.admin_zk_client import AdminZkClient
-    AdminZkClient(server.zk_client).create_topic(topic, 1, 1)
+    AdminZkClient(server.zk_client).create_topic(topic, 1, 1, config)
     return wait_for_partition(server, TopicPartition(topic, 0))
 
 
@@ -554,3 +554,59 @@ def test_an_unexpected_error_is_no_storage_error_to_the_controller(broker, monke
     monkeypatch.setattr(rm.log_manager, "get_or_create_log", bug)
     [error] = leader_and_isr(rm, "buggy", 1).partition_errors
     assert error.error_code == Errors.UNKNOWN_SERVER_ERROR.code
+
+
+class TestFailedAppends:
+    """Kafka 2.4 ReplicaManager.appendToLocalLog: what a failed partition's answer carries. A record that fails
+    validation is named (record_errors, KIP-467) with the error's message; every failure but the six 'known'
+    ones (processFailedRecord) carries the partition's log start offset, those six -1; no other failure has a
+    message."""
+
+    @staticmethod
+    def answer(rm, topic, records, acks=1):
+        responses = []
+        rm.append_records(30_000, acks, False, True, {TopicPartition(topic, 0): records}, responses.append)
+        [response] = responses
+        return response[TopicPartition(topic, 0)]
+
+    @staticmethod
+    def with_log_start_offset_two(rm, topic):
+        from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
+        for key in (b"a", b"b", b"c"):
+            assert TestFailedAppends.answer(rm, topic, MemoryRecords.with_records(
+                SimpleRecord(1_600_000_000_000, key, b"v"))).error is Errors.NONE
+        rm.get_partition(TopicPartition(topic, 0)).log.maybe_increment_log_start_offset(2)
+
+    def test_a_record_without_a_key_on_a_compacted_topic_is_named(self, broker):
+        from kafkalite.common.record_validation_exception import RecordError
+        from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "compacted", {"cleanup.policy": "compact"})
+        self.with_log_start_offset_two(rm, "compacted")
+        keyless_second = MemoryRecords.with_records(SimpleRecord(1_600_000_000_000, b"k", b"v"),
+                                                    SimpleRecord(1_600_000_000_000, None, b"v"))
+        r = self.answer(rm, "compacted", keyless_second)
+        assert (r.error, r.base_offset, r.log_start_offset) == (Errors.INVALID_RECORD, -1, 2)
+        assert r.record_errors == [RecordError(1)]
+        assert r.error_message.startswith("Compacted topic cannot accept message without key")
+
+    def test_not_enough_replicas_carries_the_log_start_offset_and_no_message(self, broker):
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "min-isr", {"min.insync.replicas": "2"})
+        self.with_log_start_offset_two(rm, "min-isr")
+        from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
+        r = self.answer(rm, "min-isr", MemoryRecords.with_records(SimpleRecord(1_600_000_000_000, b"k", b"v")),
+                        acks=-1)
+        assert (r.error, r.log_start_offset, list(r.record_errors), r.error_message) == \
+            (Errors.NOT_ENOUGH_REPLICAS, 2, [], None)
+
+    def test_a_corrupt_batch_carries_no_log_start_offset(self, broker):
+        from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
+        rm = broker.server.replica_manager
+        create_topic(broker.server, "t")
+        self.with_log_start_offset_two(rm, "t")
+        corrupt = bytearray(MemoryRecords.with_records(SimpleRecord(1_600_000_000_000, b"k", b"v")).buffer)
+        corrupt[-1] ^= 0x55
+        r = self.answer(rm, "t", MemoryRecords(corrupt))
+        assert (r.error, r.log_start_offset, list(r.record_errors), r.error_message) == \
+            (Errors.CORRUPT_MESSAGE, -1, [], None)
