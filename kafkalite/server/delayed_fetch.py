@@ -69,8 +69,7 @@ class DelayedFetch(DelayedOperation):
             try:
                 if fetch_offset.message_offset_only():
                     continue
-                partition = self.replica_manager.get_partition_or_exception(tp, expect_leader=md.fetch_only_leader,
-                                                                            check_leader=False)
+                partition = self.replica_manager.get_partition_or_exception(tp, expect_leader=md.fetch_only_leader)
                 snapshot = partition.fetch_offset_snapshot(status.fetch_info.current_leader_epoch,
                                                            md.fetch_only_leader)
                 if md.fetch_isolation is FetchIsolation.FETCH_LOG_END:

@@ -329,12 +329,10 @@ class ReplicaManager(Logging):
 
     # Kafka: ReplicaManager.getPartitionOrException (getPartitionOrError) -- a partition this broker does not host
     # but the cluster has: NOT_LEADER_FOR_PARTITION when the caller wants the leader (clients refresh their
-    # metadata), else REPLICA_NOT_AVAILABLE. ``check_leader`` (default: ``expect_leader``) also fails a hosted
-    # partition this broker does not lead; Kafka leaves that to the Partition method called next, and the reads
-    # that check the leader epoch first (Fetch, ListOffsets, DelayedFetch) pass False, so that a stale or a
-    # newer epoch answers FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH as in 2.4, not NOT_LEADER_FOR_PARTITION.
-    def get_partition_or_exception(self, tp: TopicPartition, expect_leader: bool = True,
-                                   check_leader: bool | None = None) -> Partition:
+    # metadata), else REPLICA_NOT_AVAILABLE. Leadership of a hosted partition is not checked here: the Partition
+    # method called next checks it, after the request's leader epoch where it has one (Fetch, ListOffsets,
+    # OffsetsForLeaderEpoch: FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH come before NOT_LEADER_FOR_PARTITION)
+    def get_partition_or_exception(self, tp: TopicPartition, expect_leader: bool = True) -> Partition:
         partition = self.all_partitions.get(tp)
         if partition is None or partition.log is None:
             if tp in self.offline_partitions:
@@ -346,9 +344,6 @@ class ReplicaManager(Logging):
                 error = Errors.NOT_LEADER_FOR_PARTITION if expect_leader else Errors.REPLICA_NOT_AVAILABLE
                 raise error.exception(f"Broker {self.local_broker_id} is not a replica of {tp}")
             raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"This server does not host this topic-partition: {tp}")
-        if (expect_leader if check_leader is None else check_leader) and not partition.is_leader():
-            raise Errors.NOT_LEADER_FOR_PARTITION.exception(f"Leader not local for partition {tp} on broker "
-                                                            f"{self.local_broker_id}")
         return partition
 
     def log_creation_error(self, topic: str, partition: int) -> str | None:
@@ -665,14 +660,14 @@ class ReplicaManager(Logging):
     # Kafka: ReplicaManager.fetchOffsetForTimestamp
     def fetch_offset_for_timestamp(self, tp: TopicPartition, timestamp: int, current_leader_epoch: int,
                                    fetch_only_from_leader: bool, is_from_consumer: bool, isolation_level: int = 0):
-        partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader, check_leader=False)
+        partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
         return partition.fetch_offset_for_timestamp(timestamp, current_leader_epoch, fetch_only_from_leader,
                                                     is_from_consumer, isolation_level)
 
     # Kafka: ReplicaManager.legacyFetchOffsetsForTimestamp -- ListOffsets v0
     def legacy_fetch_offsets_for_timestamp(self, tp: TopicPartition, timestamp: int, max_num_offsets: int,
                                            is_from_consumer: bool, fetch_only_from_leader: bool) -> list[int]:
-        partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader, check_leader=False)
+        partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
         return partition.legacy_fetch_offsets_for_timestamp(timestamp, max_num_offsets, is_from_consumer,
                                                             fetch_only_from_leader)
 
@@ -886,7 +881,7 @@ class ReplicaManager(Logging):
               fetch_isolation, hard_max_bytes_limit: bool = False) -> LogReadResult:
         adjusted_max_bytes = min(info.partition_max_bytes, limit_bytes)
         try:
-            partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader, check_leader=False)
+            partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
             fetch_time_ms = self.time.milliseconds()
             read = partition.read_records(info.fetch_offset, getattr(info, "current_leader_epoch", -1),
                                           adjusted_max_bytes, fetch_isolation, fetch_only_from_leader, min_one_message)

@@ -388,6 +388,13 @@ class TestRoleChanges:
         assert answers[0][0][1].error is Errors.NOT_LEADER_FOR_PARTITION
         with pytest.raises(Errors.FENCED_LEADER_EPOCH.exception_class):
             rm.fetch_offset_for_timestamp(tp, -1, 5, True, True)
+        # OffsetsForLeaderEpoch alike (Partition.lastOffsetForLeaderEpoch: the epoch, then leadership)
+        with pytest.raises(Errors.FENCED_LEADER_EPOCH.exception_class):
+            rm.last_offset_for_leader_epoch(tp, 5, 5)
+        with pytest.raises(Errors.UNKNOWN_LEADER_EPOCH.exception_class):
+            rm.last_offset_for_leader_epoch(tp, 7, 5)
+        with pytest.raises(Errors.NOT_LEADER_FOR_PARTITION.exception_class):
+            rm.last_offset_for_leader_epoch(tp, 6, 5)
 
     def test_disabled_fixes_come_from_the_config(self, tmp_path, replica_managers):
         from kafkalite.log.log_config import LogConfig
