@@ -399,11 +399,14 @@ class Log(Logging):
                 self.flush()
             return append_info
 
-    # Kafka: LogValidator.validateMessagesAndAssignOffsets (the v2, in-place cases). Kafka validates every record
-    # (validateRecord) and writes the records' max timestamp into the header. Of its per-record checks only two
-    # can fail a magic 2 record -- a compacted topic's record without a key, a CreateTime timestamp out of
-    # ``message.timestamp.difference.max.ms`` -- so kafkalite decodes records only where one of them is on
-    # (``validates_records``) and otherwise trusts the producer's max timestamp (DESIGN §5: no decode)
+    # Kafka: LogValidator.validateMessagesAndAssignOffsets (the v2, in-place cases). Kafka reads every record
+    # (validateRecord) and writes the records' max timestamp into the header. Of its per-record checks two can
+    # fail a well-formed magic 2 record -- a compacted topic's record without a key, a CreateTime outside
+    # ``message.timestamp.difference.max.ms`` -- so kafkalite reads records only where one of them is on
+    # (``validates_records``) and otherwise trusts the producer's max timestamp (DESIGN §5: no decode). What
+    # only a broken client sends then goes unchecked there: a compressed batch whose inner offsets are not
+    # 0, 1, 2, ..., a record count or size that does not match the records, a payload that does not decompress
+    # (Kafka: INVALID_RECORD, or UNKNOWN_SERVER_ERROR for the last)
     def _assign_offsets_and_timestamps(self, batches, append_info: LogAppendInfo, leader_epoch: int) -> None:
         now = self.time.milliseconds()
         config = self.config
@@ -415,16 +418,16 @@ class Log(Logging):
         append_info.first_offset = offset
         max_ts, offset_of_max_ts = RecordBatch.NO_TIMESTAMP, -1
         for batch in batches:
-            if batch.timestamp_type is TimestampType.LOG_APPEND_TIME:   # Kafka: LogValidator.validateTimestamp
-                raise RecordValidationException(Errors.INVALID_TIMESTAMP.exception(
-                    f"Invalid timestamp type in the batch with offset {batch.base_offset}. Producer should not set "
-                    f"timestamp type to LogAppendTime."), [RecordError(0)])
-            if validates_records:
+            if validates_records:   # validate_record refuses a producer's LogAppendTime too, after record 0's key
                 records_max_ts = LogValidator.validate_records_in_place(
                     batch, self.topic_partition, now, timestamp_type, config.message_timestamp_difference_max_ms,
                     config.compact)
                 if not log_append_time:
                     batch.set_max_timestamp(TimestampType.CREATE_TIME, records_max_ts)
+            elif batch.timestamp_type is TimestampType.LOG_APPEND_TIME:   # Kafka: LogValidator.validateTimestamp
+                raise RecordValidationException(Errors.INVALID_TIMESTAMP.exception(
+                    f"Invalid timestamp type in the batch with offset {batch.base_offset}. Producer should not set "
+                    f"timestamp type to LogAppendTime."), [RecordError(0)])
             offset += batch.last_offset_delta
             batch.set_last_offset(offset)
             offset += 1

@@ -36,7 +36,7 @@ from __future__ import annotations
 import struct
 
 from kafkalite.common.record_validation_exception import RecordError, RecordValidationException
-from kafkalite.protocol.errors import (ApiException, CorruptRecordException, Errors, InvalidRecordException,
+from kafkalite.protocol.errors import (CorruptRecordException, Errors, InvalidRecordException,
                                        UnsupportedCompressionTypeException)
 from kafkalite.record.abstract_legacy_record_batch import legacy_batches
 from kafkalite.record.compression_type import CompressionType
@@ -184,30 +184,23 @@ class LogValidator:
 
     # Kafka: LogValidator.assignOffsetsNonCompressed / validateMessagesAndAssignOffsetsCompressed -- their record
     # loop for a magic 2 batch, assigned in place: every record validated (validateRecord), a compressed batch's
-    # inner offsets 0, 1, 2, ...; returns the records' max timestamp, which Kafka writes into the batch header.
-    # Log calls this only where a record can fail (see log.py's _assign_offsets_and_timestamps): elsewhere the
-    # produce path reads batch headers only (DESIGN §5)
+    # inner offsets 0, 1, 2, ...; returns the records' max timestamp, which Kafka writes into the header. Records
+    # are read partially (skipKeyValueIterator): a record that does not parse is INVALID_RECORD, a payload that
+    # does not decompress a KafkaException (UNKNOWN_SERVER_ERROR), as in Kafka. Log calls this only where a
+    # per-record check is on (see log.py's _assign_offsets_and_timestamps); elsewhere the produce path reads
+    # batch headers only (DESIGN §5)
     @staticmethod
     def validate_records_in_place(batch, topic_partition, now: int, timestamp_type: TimestampType,
                                   timestamp_diff_max_ms: int, compacted_topic: bool) -> int:
         max_timestamp = RecordBatch.NO_TIMESTAMP
         compressed = batch.compression_type is not CompressionType.NONE
-        batch_index = 0
-        try:
-            for batch_index, record in enumerate(batch):
-                LogValidator.validate_record(batch, topic_partition, record, batch_index, now, timestamp_type,
-                                             timestamp_diff_max_ms, compacted_topic)
-                if compressed and record.offset != batch_index:
-                    raise LogValidator._inner_offset_error(record, batch_index, topic_partition, batch_index)
-                if record.timestamp > max_timestamp:
-                    max_timestamp = record.timestamp
-        except (RecordValidationException, ApiException):
-            raise
-        except Exception as e:  # noqa: BLE001 -- records that do not parse or decompress: Kafka fails the
-            # partition while iterating (an InvalidRecordException or KafkaException); kafkalite names it corrupt
-            raise Errors.CORRUPT_MESSAGE.exception(
-                f"Malformed record at index {batch_index} of the batch in topic partition {topic_partition}: "
-                f"{e!r}") from None
+        for batch_index, record in enumerate(batch.skip_key_value_iterator()):
+            LogValidator.validate_record(batch, topic_partition, record, batch_index, now, timestamp_type,
+                                         timestamp_diff_max_ms, compacted_topic)
+            if compressed and record.offset != batch_index:
+                raise LogValidator._inner_offset_error(record, batch_index, topic_partition, batch_index)
+            if record.timestamp > max_timestamp:
+                max_timestamp = record.timestamp
         return max_timestamp
 
     @staticmethod

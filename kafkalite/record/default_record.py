@@ -9,7 +9,9 @@ Record layout (all lengths and deltas are zig-zag varints, as protobuf ``sint``)
 A length of -1 means null (key, value or header value).
 
 Decoding records is for tools, clients and tests: the broker's produce path never calls
-``read_from`` (DESIGN §5). Left out: the legacy v0/v1 ``LegacyRecord``.
+``read_from`` (DESIGN §5); where a per-record check is on it reads records partially
+(``read_partially_from``, PartialDefaultRecord: sizes, offset and timestamp; nothing copied).
+Left out: the legacy v0/v1 ``LegacyRecord``.
 """
 from __future__ import annotations
 
@@ -76,6 +78,14 @@ def _read_nullable_bytes(buf, pos: int) -> tuple[bytes | None, int]:
     if pos + length > len(buf):
         raise InvalidRecordException("record field runs past the end of the record")
     return bytes(buf[pos:pos + length]), pos + length
+
+
+def _skip_nullable_bytes(buf, pos: int) -> tuple[int, int]:
+    """(the field's length, -1 for null; the position after it)."""
+    length, pos = read_varint(buf, pos)
+    if pos + max(length, 0) > len(buf):
+        raise InvalidRecordException("record field runs past the end of the record")
+    return length, pos + max(length, 0)
 
 
 def _write_nullable_bytes(data, out: bytearray) -> None:
@@ -167,7 +177,7 @@ class DefaultRecord:
             if hkey is None:
                 raise InvalidRecordException("Invalid negative header key size")
             hvalue, pos = _read_nullable_bytes(buf, pos)
-            headers.append((hkey.decode("utf-8"), hvalue))
+            headers.append((hkey.decode("utf-8", errors="replace"), hvalue))   # Kafka: Utils.utf8 replaces
         if pos != end:
             raise InvalidRecordException(
                 f"Invalid record size: expected to read {body_size} bytes in record payload, "
@@ -181,3 +191,57 @@ class DefaultRecord:
                      key, value, headers)
         return record, end
 
+    # Kafka: DefaultRecord.readPartiallyFrom -- the record without its key, value and headers (their sizes are
+    # read and the bytes skipped): what the broker's record checks need, with nothing copied
+    @staticmethod
+    def read_partially_from(buf, pos: int, base_offset: int, base_timestamp: int) -> tuple["PartialDefaultRecord", int]:
+        try:
+            return DefaultRecord._read_partially_from(buf, pos, base_offset, base_timestamp)
+        except IndexError:   # a buffer underflow, to Kafka
+            raise InvalidRecordException("Found invalid record structure") from None
+
+    @staticmethod
+    def _read_partially_from(buf, pos: int, base_offset: int, base_timestamp: int):
+        body_size, pos = read_varint(buf, pos)
+        end = pos + body_size
+        if body_size < 0 or end > len(buf):
+            raise InvalidRecordException(
+                f"Invalid record size: expected {body_size} bytes, {len(buf) - pos} remain")
+        attributes = buf[pos]
+        timestamp_delta, pos = read_varlong(buf, pos + 1)
+        offset_delta, pos = read_varint(buf, pos)
+        key_size, pos = _skip_nullable_bytes(buf, pos)
+        value_size, pos = _skip_nullable_bytes(buf, pos)
+        num_headers, pos = read_varint(buf, pos)
+        if num_headers < 0:
+            raise InvalidRecordException(f"Found invalid number of record headers {num_headers}")
+        for _ in range(num_headers):
+            header_key_size, pos = _skip_nullable_bytes(buf, pos)
+            if header_key_size < 0:
+                raise InvalidRecordException("Invalid negative header key size")
+            _, pos = _skip_nullable_bytes(buf, pos)
+        if pos != end:
+            raise InvalidRecordException(
+                f"Invalid record size: expected to read {body_size} bytes in record payload, "
+                f"but instead read {pos - (end - body_size)}")
+        return PartialDefaultRecord(attributes, base_offset + offset_delta, base_timestamp + timestamp_delta,
+                                    key_size, value_size), end
+
+
+
+@attrs.frozen(slots=True)
+class PartialDefaultRecord:
+    """Kafka: PartialDefaultRecord -- a record read by ``read_partially_from``: its key and value sizes, not
+    its bytes."""
+
+    attributes: int
+    offset: int
+    timestamp: int
+    key_size: int
+    value_size: int
+
+    # Kafka: DefaultRecord.hasKey
+    def has_key(self) -> bool:
+        return self.key_size >= 0
+
+    has_magic = staticmethod(DefaultRecord.has_magic)

@@ -27,9 +27,9 @@ from __future__ import annotations
 import struct
 from typing import Iterator
 
-from kafkalite.protocol.errors import CorruptRecordException, InvalidRecordException
+from kafkalite.protocol.errors import CorruptRecordException, InvalidRecordException, KafkaException
 from kafkalite.record.compression_type import CompressionType
-from kafkalite.record.default_record import DefaultRecord
+from kafkalite.record.default_record import DefaultRecord, PartialDefaultRecord
 from kafkalite.record.record_batch import RecordBatch
 from kafkalite.record.timestamp_type import TimestampType
 
@@ -234,6 +234,24 @@ class DefaultRecordBatch:
 
     def records(self) -> list[DefaultRecord]:
         return list(self)
+
+    # Kafka: DefaultRecordBatch.skipKeyValueIterator -- records without their keys, values and headers, for the
+    # broker's record checks: a compressed batch is decompressed (its CRC was checked by the caller already)
+    def skip_key_value_iterator(self) -> Iterator[PartialDefaultRecord]:
+        data = self.buffer[RECORDS_OFFSET:self.size_in_bytes]
+        if self.compression_type is not CompressionType.NONE:
+            try:
+                data = self.compression_type.decompress(data)
+            except Exception as e:  # noqa: BLE001 -- each codec library raises its own
+                raise KafkaException(f"Failed to decompress record stream: {e!r}") from None
+        base_offset, base_timestamp = self.base_offset, self.base_timestamp
+        pos = 0
+        for _ in range(self.count):
+            record, pos = DefaultRecord.read_partially_from(data, pos, base_offset, base_timestamp)
+            yield record
+        if pos != len(data):
+            raise InvalidRecordException(
+                f"Incorrect declared batch size, {len(data) - pos} bytes remain after {self.count} records")
 
     # Kafka: DefaultRecordBatch.writeHeader
     @staticmethod

@@ -27,7 +27,9 @@ MAX_DOWN_CONVERTED_FETCH_VERSION = 3    # Fetch v4 is the first whose consumers 
 MIN_ZSTD_FETCH_VERSION = 10             # Kafka: FetchRequest v10 is the first that may carry zstd batches
 
 
-# Kafka 2.7: KafkaApis.maybeDownConvertStorageError (2.4 passes KAFKA_STORAGE_ERROR to every version)
+# Kafka 2.7: KafkaApis.maybeDownConvertStorageError -- 2.4 does the same in FetchResponse.toStruct (and for
+# Produce v0-3 in ProduceResponse.toStruct, see KafkaApis.produce_response): clients that old do not know
+# KAFKA_STORAGE_ERROR and would not retry; NOT_LEADER_FOR_PARTITION makes them refresh their metadata
 def maybe_down_convert_storage_error(error: Errors, version: int) -> Errors:
     if error is Errors.KAFKA_STORAGE_ERROR and version <= 5:
         return Errors.NOT_LEADER_FOR_PARTITION

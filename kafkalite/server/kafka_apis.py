@@ -939,9 +939,9 @@ class KafkaApis(Logging):
                     self.send_no_op_response(request)
                 return
             if self.quotas is not None:
-                self.send_produce_response_maybe_throttle(request, self.produce_response(body, merged))
+                self.send_produce_response_maybe_throttle(request, self.produce_response(body, merged, request.header.api_version))
                 return
-            self.send_response(request, self.produce_response(body, merged))
+            self.send_response(request, self.produce_response(body, merged, request.header.api_version))
 
         if not entries:
             send_response_callback({})
@@ -994,7 +994,7 @@ class KafkaApis(Logging):
                                           None, self.quotas.fetch, bandwidth_throttle_time_ms, request_throttle_time_ms)
 
     @staticmethod
-    def produce_response(body, statuses: dict) -> produce.ProduceResponse:
+    def produce_response(body, statuses: dict, version: int) -> produce.ProduceResponse:
         topics = []
         for topic in body.topic_data:
             parts = []
@@ -1002,8 +1002,13 @@ class KafkaApis(Logging):
                 r = statuses.get(TopicPartition(topic.name, p.index))
                 if r is None:
                     continue
+                error = r.error
+                if error is Errors.KAFKA_STORAGE_ERROR and version <= 3:
+                    # Kafka: ProduceResponse.toStruct -- a v3-or-older producer does not know this error and would
+                    # not retry; NOT_LEADER_FOR_PARTITION makes it refresh its metadata and retry
+                    error = Errors.NOT_LEADER_FOR_PARTITION
                 parts.append(produce.PartitionProduceResponse(
-                    index=p.index, error_code=r.error.code, base_offset=r.base_offset,
+                    index=p.index, error_code=error.code, base_offset=r.base_offset,
                     log_append_time_ms=r.log_append_time, log_start_offset=r.log_start_offset,
                     record_errors=[produce.BatchIndexAndErrorMessage(
                         batch_index=e.batch_index, batch_index_error_message=e.message) for e in r.record_errors],
@@ -1019,7 +1024,7 @@ class KafkaApis(Logging):
         if request.body.acks == 0:
             self.close_connection(request)
         else:
-            self.send_response(request, self.produce_response(request.body, statuses))
+            self.send_response(request, self.produce_response(request.body, statuses, request.header.api_version))
 
     # ------------------------------------------------------------------ Fetch
     # Kafka: KafkaApis.handleFetchRequest -- the FetchManager's context says which partitions to read (a

@@ -878,7 +878,7 @@ class ReplicaManager(Logging):
         return results
 
     def _read(self, replica_id, tp, info, limit_bytes, min_one_message, fetch_only_from_leader,
-              fetch_isolation, hard_max_bytes_limit: bool = False) -> LogReadResult:
+              fetch_isolation, hard_max_bytes_limit: bool) -> LogReadResult:
         adjusted_max_bytes = min(info.partition_max_bytes, limit_bytes)
         try:
             partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)

@@ -62,3 +62,21 @@ def test_v3_and_above_cannot_have_no_record_batch(version):
         assert result is None
     else:
         assert result[0] is Errors.INVALID_RECORD and "at least one record batch" in result[1]
+
+
+@pytest.mark.parametrize("version, code", [(0, Errors.NOT_LEADER_FOR_PARTITION), (3, Errors.NOT_LEADER_FOR_PARTITION),
+                                           (4, Errors.KAFKA_STORAGE_ERROR), (8, Errors.KAFKA_STORAGE_ERROR)])
+def test_a_storage_error_is_not_leader_to_a_producer_that_does_not_know_it(version, code):
+    # Kafka 2.4 ProduceResponse.toStruct: KAFKA_STORAGE_ERROR came with Produce v4; an older producer would take
+    # it for an unknown, fatal error, so it is told NOT_LEADER_FOR_PARTITION and refreshes its metadata
+    from kafkalite.common.topic_partition import TopicPartition
+    from kafkalite.protocol.messages.produce import PartitionProduceData, ProduceRequest, TopicProduceData
+    from kafkalite.server.kafka_apis import KafkaApis
+    from kafkalite.server.replica_manager import PartitionResponse
+    body = ProduceRequest(transactional_id=None, acks=1, timeout_ms=1000, topic_data=[
+        TopicProduceData(name="t", partition_data=[PartitionProduceData(index=0, records=batch()),
+                                                   PartitionProduceData(index=1, records=batch())])])
+    statuses = {TopicPartition("t", 0): PartitionResponse(Errors.KAFKA_STORAGE_ERROR),
+                TopicPartition("t", 1): PartitionResponse(Errors.NONE, base_offset=7)}
+    [topic] = KafkaApis.produce_response(body, statuses, version).responses
+    assert [(p.index, p.error_code) for p in topic.partition_responses] == [(0, code.code), (1, 0)]

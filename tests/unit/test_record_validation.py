@@ -15,10 +15,11 @@ from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.log import Log
 from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_validator import LogValidator
-from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.errors import Errors, KafkaException
 from kafkalite.record.compression_type import CompressionType
-from kafkalite.record.default_record_batch import CRC_OFFSET, MAX_TIMESTAMP_OFFSET, RECORDS_OFFSET
-from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
+from kafkalite.record.default_record_batch import (CRC_OFFSET, LAST_OFFSET_DELTA_OFFSET, MAX_TIMESTAMP_OFFSET,
+                                                   RECORDS_COUNT_OFFSET, RECORDS_OFFSET)
+from kafkalite.record.memory_records import MemoryRecords, MemoryRecordsBuilder, SimpleRecord
 from kafkalite.record.timestamp_type import TimestampType
 from kafkalite.utils.time import MockTime
 
@@ -89,8 +90,7 @@ def with_max_timestamp(records: MemoryRecords, max_timestamp: int) -> MemoryReco
     """The batch with its header's max timestamp replaced (and its CRC made right again)."""
     buf = bytearray(records.buffer)
     struct.pack_into(">q", buf, MAX_TIMESTAMP_OFFSET, max_timestamp)
-    struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(bytes(buf[CRC_OFFSET + 4:])))
-    return MemoryRecords(buf)
+    return with_crc(buf)
 
 
 def test_a_validated_batch_gets_its_records_max_timestamp(tmp_path):
@@ -103,15 +103,65 @@ def test_a_validated_batch_gets_its_records_max_timestamp(tmp_path):
     stored.ensure_valid()
 
 
-def test_records_that_do_not_parse_are_corrupt(tmp_path):
-    log = make_log(tmp_path, **{"cleanup.policy": "compact"})
-    good = batch((NOW, b"k", b"value"))
-    buf = bytearray(good.buffer)
-    buf[RECORDS_OFFSET] = 0x7f   # the first record's length varint: far past the batch's end
+def with_crc(buf: bytearray) -> MemoryRecords:
     struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(bytes(buf[CRC_OFFSET + 4:])))
-    with pytest.raises((Errors.CORRUPT_MESSAGE.exception_class, Errors.INVALID_RECORD.exception_class)):
-        log.append_as_leader(MemoryRecords(buf), 0)
+    return MemoryRecords(buf)
+
+
+def test_records_that_do_not_parse_are_an_invalid_record(tmp_path):
+    # Kafka: DefaultRecord.readPartiallyFrom -> InvalidRecordException ("Found invalid record structure", ...)
+    log = make_log(tmp_path, **{"cleanup.policy": "compact"})
+    buf = bytearray(batch((NOW, b"k", b"value")).buffer)
+    buf[RECORDS_OFFSET] = 0x7f   # the first record's length varint: far past the batch's end
+    with pytest.raises(Errors.INVALID_RECORD.exception_class, match="record size"):
+        log.append_as_leader(with_crc(buf), 0)
+    two_claimed = bytearray(batch((NOW, b"k", b"value")).buffer)
+    struct.pack_into(">i", two_claimed, RECORDS_COUNT_OFFSET, 2)
+    struct.pack_into(">i", two_claimed, LAST_OFFSET_DELTA_OFFSET, 1)
+    with pytest.raises(Errors.INVALID_RECORD.exception_class):
+        log.append_as_leader(with_crc(two_claimed), 0)
     assert log.log_end_offset == 0
+
+
+def test_a_payload_that_does_not_decompress_is_a_kafka_exception(tmp_path):
+    # Kafka: DefaultRecordBatch's compressed iterator -> KafkaException("Failed to decompress record stream"),
+    # which the ReplicaManager answers UNKNOWN_SERVER_ERROR
+    log = make_log(tmp_path, **{"cleanup.policy": "compact"})
+    buf = bytearray(batch((NOW, b"k", b"value" * 20), compression=CompressionType.GZIP).buffer)
+    buf[RECORDS_OFFSET + 12:RECORDS_OFFSET + 20] = b"\xff" * 8
+    with pytest.raises(KafkaException, match="decompress"):
+        log.append_as_leader(with_crc(buf), 0)
+    assert log.log_end_offset == 0
+
+
+def test_compressed_inner_offsets_must_count_from_zero(tmp_path):
+    log = make_log(tmp_path, **{"cleanup.policy": "compact"})
+    builder = MemoryRecordsBuilder(compression_type=CompressionType.GZIP, base_offset=0)
+    builder.append_with_offset(0, NOW, b"a", b"1")
+    builder.append_with_offset(5, NOW, b"b", b"2")
+    buf = bytearray(builder.build().buffer)
+    struct.pack_into(">i", buf, LAST_OFFSET_DELTA_OFFSET, 1)   # the header agrees with its count of 2
+    refused(log, with_crc(buf), Errors.INVALID_RECORD, 1, "does not have incremental offsets")
+
+
+def test_a_header_key_that_is_not_utf8_is_kept(tmp_path):
+    # Kafka reads header keys with Utils.utf8, which replaces what is not UTF-8; nothing is refused
+    log = make_log(tmp_path, **{"cleanup.policy": "compact"})
+    buf = bytearray(MemoryRecords.with_records(SimpleRecord(NOW, b"k", b"v", (("HK", b"h"),))).buffer)
+    at = buf.index(b"HK", RECORDS_OFFSET)
+    buf[at:at + 2] = b"\xff\xfe"
+    log.append_as_leader(with_crc(buf), 0)
+    assert log.log_end_offset == 1
+    [record] = list(log.active_segment.log.batches())[0]
+    assert record.headers == [("\ufffd\ufffd", b"h")]
+
+
+def test_on_a_compacted_topic_the_key_is_checked_before_the_timestamp_type(tmp_path):
+    # validateRecord: validateKey, then validateTimestamp (which refuses a producer's LogAppendTime)
+    builder = MemoryRecords.builder(timestamp_type=TimestampType.LOG_APPEND_TIME, log_append_time=NOW)
+    builder.append(NOW, None, b"a", ())
+    refused(make_log(tmp_path, **{"cleanup.policy": "compact"}), builder.build(), Errors.INVALID_RECORD, 0,
+            "without key")
 
 
 def test_the_default_produce_path_decodes_no_record(tmp_path, monkeypatch):
