@@ -30,7 +30,10 @@ The log cleaner (compaction, log_cleaner.py) is built here when ``log.cleaner.en
 ``startup`` and stopped first by ``shutdown``; deleting, truncating or moving a partition aborts its cleaning,
 and retention pauses cleaning of the non-compacted logs it works on (compacted logs' retention is the cleaner
 threads' job).
-Left out: recovery thread pools (logs load one by one).
+Logs load in ``num.recovery.threads.per.data.dir`` threads per log dir, as in Kafka (``pool-<n>-thread-<m>``,
+Java's default names for an executor's threads; gone once the logs are loaded).
+Left out: the recovery pools at shutdown (Kafka flushes and closes the logs in them too; kafkalite closes
+them one by one).
 Deviation: Kafka's kafka-delete-logs reschedules itself forever (every file.delete.delay.ms when
 nothing is queued); here it reschedules only while logs are queued, and ``async_delete`` schedules
 a run for the log it queues, so an idle broker does not wake for it and a deletion is not late by
@@ -39,7 +42,9 @@ up to one extra delay.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import fcntl
+import itertools
 import logging
 import os
 import shutil
@@ -59,6 +64,7 @@ from kafkalite.utils.time import SYSTEM, Time
 
 LOCK_FILE = ".lock"
 RECOVERY_POINT_CHECKPOINT_FILE = "recovery-point-offset-checkpoint"
+_RECOVERY_POOL_IDS = itertools.count(1)   # Java's Executors name their threads pool-<n>-thread-<m>
 LOG_START_OFFSET_CHECKPOINT_FILE = "log-start-offset-checkpoint"
 LONG_MAX = (1 << 63) - 1
 
@@ -71,8 +77,10 @@ class LogManager(Logging):
                  scheduler=None, time: Time = SYSTEM, flush_check_ms: int = LONG_MAX,
                  flush_recovery_offset_checkpoint_ms: int = 60000, flush_start_offset_checkpoint_ms: int = 60000,
                  retention_check_ms: int = 300000, max_pid_expiration_ms: int = 7 * 24 * 3600 * 1000,
-                 initial_task_delay_ms: int = 30000, log_dir_failure_channel=None, halt=None, cleaner_config=None):
+                 initial_task_delay_ms: int = 30000, log_dir_failure_channel=None, halt=None, cleaner_config=None,
+                 num_recovery_threads_per_data_dir: int = 1):
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
+        self.num_recovery_threads_per_data_dir = num_recovery_threads_per_data_dir
         self.log_dir_failure_channel = log_dir_failure_channel
         self._halt = halt if halt is not None else os._exit   # Kafka: Exit.halt
         self.current_default_config = initial_default_config
@@ -192,11 +200,30 @@ class LogManager(Logging):
             os.unlink(clean_shutdown_file)
         recovery_points = self._read_checkpoint(self.recovery_point_checkpoints[d])
         log_start_offsets = self._read_checkpoint(self.log_start_offset_checkpoints[d])
-        for name in sorted(os.listdir(d)):
-            path = os.path.join(d, name)
-            # the in-process ZooKeeper stand-in keeps its files beside the logs (DESIGN §6)
-            if os.path.isdir(path) and name != "__zookeeper":
-                self._load_log(path, recovery_points, log_start_offsets, had_clean_shutdown)
+        # the in-process ZooKeeper stand-in keeps its files beside the logs (DESIGN §6)
+        paths = [path for name in sorted(os.listdir(d))
+                 if name != "__zookeeper" and os.path.isdir(path := os.path.join(d, name))]
+
+        def load(path: str) -> None:
+            self._load_log(path, recovery_points, log_start_offsets, had_clean_shutdown)
+
+        threads = min(self.num_recovery_threads_per_data_dir, len(paths))
+        if threads <= 1:
+            for path in paths:
+                load(path)
+            return
+        # Kafka: a fixed pool of num.recovery.threads.per.data.dir threads per dir, a job per log; every job
+        # runs, then the first failure is raised (Kafka collects a job's IOException for the dir, then
+        # rethrows anything else). Loading waits mostly on the disk -- each log's leader-epoch checkpoint is
+        # fsync'd when its last epoch is past the log end -- and a thread waiting there lets the others run.
+        pool_id = next(_RECOVERY_POOL_IDS)
+        names = itertools.count(1)
+        with concurrent.futures.ThreadPoolExecutor(threads, initializer=lambda: setattr(
+                threading.current_thread(), "name", f"pool-{pool_id}-thread-{next(names)}")) as pool:
+            jobs = [pool.submit(load, path) for path in paths]
+        errors = [job.exception() for job in jobs if job.exception() is not None]
+        if errors:
+            raise errors[0]
 
     def _read_checkpoint(self, checkpoint: OffsetCheckpointFile) -> dict:
         try:
@@ -212,18 +239,19 @@ class LogManager(Logging):
         log = Log(log_dir, self._config_for(tp.topic), log_start_offsets.get(tp, 0), recovery_points.get(tp, 0),
                   self.scheduler, self.time, tp, self.max_pid_expiration_ms,
                   log_dir_failure_channel=self.log_dir_failure_channel, had_clean_shutdown=had_clean_shutdown)
-        if log_dir.endswith(DELETE_DIR_SUFFIX):
-            self._add_log_to_be_deleted(log)
-        elif log.is_future:
-            if tp in self.future_logs:
-                raise RuntimeError(f"Duplicate log directories found: {log.dir}, {self.future_logs[tp].dir}!")
-            self.future_logs[tp] = log
-        elif tp in self.current_logs:
-            raise RuntimeError(f"Duplicate log directories for {tp} are found in both {log.dir} and "
-                               f"{self.current_logs[tp].dir}. It is likely because log directory failure happened "
-                               "while broker was replacing current replica with future replica.")
-        else:
-            self.current_logs[tp] = log
+        with self._lock:   # the recovery threads of every dir register here
+            if log_dir.endswith(DELETE_DIR_SUFFIX):
+                self._add_log_to_be_deleted(log)
+            elif log.is_future:
+                if tp in self.future_logs:
+                    raise RuntimeError(f"Duplicate log directories found: {log.dir}, {self.future_logs[tp].dir}!")
+                self.future_logs[tp] = log
+            elif tp in self.current_logs:
+                raise RuntimeError(f"Duplicate log directories for {tp} are found in both {log.dir} and "
+                                   f"{self.current_logs[tp].dir}. It is likely because log directory failure "
+                                   "happened while broker was replacing current replica with future replica.")
+            else:
+                self.current_logs[tp] = log
         return log
 
     # Kafka: LogManager.startup

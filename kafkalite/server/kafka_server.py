@@ -137,7 +137,8 @@ class KafkaServer(Logging):
             flush_start_offset_checkpoint_ms=cfg.get("log.flush.start.offset.checkpoint.interval.ms"),
             initial_task_delay_ms=cfg.get("log.initial.task.delay.ms"),
             max_pid_expiration_ms=cfg.get("producer.id.expiration.ms"),
-            log_dir_failure_channel=self.log_dir_failure_channel, cleaner_config=cleaner_config(cfg))
+            log_dir_failure_channel=self.log_dir_failure_channel, cleaner_config=cleaner_config(cfg),
+            num_recovery_threads_per_data_dir=cfg.get("num.recovery.threads.per.data.dir"))
         self.log_manager.startup()
         # 4. metadata cache
         self.metadata_cache = MetadataCache(self.broker_id)

@@ -2,6 +2,7 @@
 import collections
 import os
 import re
+import threading
 
 import pytest
 
@@ -41,6 +42,36 @@ def test_create_load_and_clean_shutdown(tmp_path):
     again = lm2.get_log(TP)
     assert again.log_end_offset == 6 and again.recovery_point == 6 and again.num_segments == log.num_segments
     lm2.shutdown()
+
+
+def test_logs_load_in_num_recovery_threads_per_data_dir(tmp_path, monkeypatch):
+    # Kafka 2.4 LogManager.loadLogs: a pool of num.recovery.threads.per.data.dir threads per log dir, a job per log
+    lm = LogManager([str(tmp_path)], LogConfig())
+    for p in range(12):
+        lm.get_or_create_log(TopicPartition("orders", p)).append_as_leader(recs(p + 1), 0)
+    lm.shutdown()
+    loaded_by = {}
+    load_log = LogManager._load_log
+
+    def recording(self, log_dir, *args):
+        loaded_by[os.path.basename(log_dir)] = threading.current_thread().name
+        return load_log(self, log_dir, *args)
+    monkeypatch.setattr(LogManager, "_load_log", recording)
+    lm2 = LogManager([str(tmp_path)], LogConfig(), num_recovery_threads_per_data_dir=3)
+    assert {lm2.get_log(TopicPartition("orders", p)).log_end_offset for p in range(12)} == set(range(1, 13))
+    assert len(loaded_by) == 12 and all(re.fullmatch(r"pool-\d+-thread-[123]", n) for n in loaded_by.values())
+    lm2.shutdown()
+    # one log that fails to load: every other job still ran, then the failure is raised (here: start-up stops)
+    def failing(self, log_dir, *args):
+        if log_dir.endswith("orders-5"):
+            raise RuntimeError("orders-5 cannot load")
+        loaded_by[os.path.basename(log_dir)] = "again"
+        return load_log(self, log_dir, *args)
+    loaded_by.clear()
+    monkeypatch.setattr(LogManager, "_load_log", failing)
+    with pytest.raises(RuntimeError, match="orders-5"):
+        LogManager([str(tmp_path)], LogConfig(), num_recovery_threads_per_data_dir=3)
+    assert len(loaded_by) == 11
 
 
 def test_dir_lock_keeps_second_manager_out(tmp_path):
