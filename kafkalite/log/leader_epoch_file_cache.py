@@ -7,6 +7,12 @@ Classes: EpochEntry, LeaderEpochFileCache -- the start offset of every leader ep
 partition's log, saved in ``<log dir>/leader-epoch-checkpoint`` as Kafka writes it:
 ``0`` (version), the entry count, then one ``<epoch> <start offset>`` line per entry.
 OffsetForLeaderEpoch (KIP-101/279) answers from ``end_offset_for``.
+
+Era notes: a truncation writes the file in the background, on the broker's scheduler
+(``leader-epoch-cache-flush-<partition>``), as in Kafka 3.8 (KAFKA-16541, ``truncateFromEndAsyncFlush`` and
+``truncateFromStartAsyncFlush``); 2.4 writes and fsyncs it at once. ``assign`` still writes at once, so the file
+never lacks an entry; until the background write it may still hold entries a truncation removed, and the
+next load truncates them again. Without a scheduler (tools, tests) the file is written at once.
 """
 from __future__ import annotations
 
@@ -35,7 +41,7 @@ class LeaderEpochFileCache(Logging):
     """Kafka: LeaderEpochFileCache."""
 
     # one per partition: no __dict__ per object (docs/benchmarks.md, memory per partition)
-    __slots__ = ('topic_partition', 'checkpoint_path', 'epochs', '_lock')
+    __slots__ = ('topic_partition', 'checkpoint_path', 'epochs', '_lock', 'scheduler')
 
     # Kafka: Logging.logIdent -- Kafka builds this string in the constructor; it is built when a line is
     # logged instead: a broker holds one such object per partition, and the string costs ~100 B
@@ -43,9 +49,10 @@ class LeaderEpochFileCache(Logging):
     def log_ident(self) -> str:  # type: ignore[override]
         return f"[LeaderEpochCache {self.topic_partition}] "
 
-    def __init__(self, topic_partition, checkpoint_path: str | None):
+    def __init__(self, topic_partition, checkpoint_path: str | None, scheduler=None):
         self.topic_partition = topic_partition
         self.checkpoint_path = checkpoint_path
+        self.scheduler = scheduler
         self._lock = threading.RLock()
         self.epochs: list[EpochEntry] = []
         if checkpoint_path:
@@ -94,21 +101,41 @@ class LeaderEpochFileCache(Logging):
                 return requested_epoch, later[0].start_offset
             return earlier[-1].epoch, later[0].start_offset
 
-    # Kafka: LeaderEpochFileCache.truncateFromEnd
-    def truncate_from_end(self, end_offset: int) -> None:
+    # Kafka 3.8: LeaderEpochFileCache.truncateFromEndAsyncFlush (2.4: truncateFromEnd, flushed at once) -- the
+    # entries starting at or after ``end_offset`` go
+    def truncate_from_end_async_flush(self, end_offset: int) -> None:
         with self._lock:
             if self.epochs and end_offset >= 0 and end_offset <= self.epochs[-1].start_offset:
                 self.epochs = [e for e in self.epochs if e.start_offset < end_offset]
-                self.flush()
+                self._schedule_flush()
 
-    # Kafka: LeaderEpochFileCache.truncateFromStart
-    def truncate_from_start(self, start_offset: int) -> None:
+    # Kafka 3.8: LeaderEpochFileCache.truncateFromStartAsyncFlush (2.4: truncateFromStart) -- the entries
+    # before ``start_offset`` go, the last of them kept as starting there
+    def truncate_from_start_async_flush(self, start_offset: int) -> None:
         with self._lock:
-            before = [e for e in self.epochs if e.start_offset <= start_offset]
-            if before and len(self.epochs) > 0:
-                keep = EpochEntry(before[-1].epoch, start_offset)
-                self.epochs = [keep] + [e for e in self.epochs if e.start_offset > start_offset]
+            if start_offset >= 0 and self.epochs and self.epochs[0].start_offset < start_offset:
+                before = [e for e in self.epochs if e.start_offset <= start_offset]
+                self.epochs = [EpochEntry(before[-1].epoch, start_offset)] + \
+                    [e for e in self.epochs if e.start_offset > start_offset]
+                self._schedule_flush()
+
+    def _schedule_flush(self) -> None:
+        if self.scheduler is None:
+            self.flush()
+        else:
+            self.scheduler.schedule_once(f"leader-epoch-cache-flush-{self.topic_partition}",
+                                         self._write_to_file_for_truncation)
+
+    # Kafka 3.8: LeaderEpochFileCache.writeToFileForTruncation -- the entries as they are when it runs; a log
+    # deleted or moved meanwhile has no file to write (checkpoint.writeIfDirExists)
+    def _write_to_file_for_truncation(self) -> None:
+        with self._lock:
+            try:
                 self.flush()
+            except FileNotFoundError:
+                pass
+            except OSError as e:   # the next assign writes at once, and fails where its log dir's failures count
+                self.error("Error while writing the leader epoch checkpoint after a truncation: %s", e)
 
     # Kafka: LeaderEpochFileCache.clearAndFlush
     def clear_and_flush(self) -> None:

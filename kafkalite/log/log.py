@@ -153,7 +153,7 @@ class Log(Logging):
         self._snapshot: tuple[list[int], list[LogSegment]] = ([], [])
         os.makedirs(dir, exist_ok=True)
         self.leader_epoch_cache = LeaderEpochFileCache(
-            self.topic_partition, os.path.join(dir, LEADER_EPOCH_CHECKPOINT_FILENAME))
+            self.topic_partition, os.path.join(dir, LEADER_EPOCH_CHECKPOINT_FILENAME), scheduler)
         self.max_producer_id_expiration_ms = max_producer_id_expiration_ms
         self.producer_state_manager = ProducerStateManager(self.topic_partition, dir, max_producer_id_expiration_ms)
         self.first_unstable_offset_metadata: LogOffsetMetadata | None = None
@@ -615,7 +615,7 @@ class Log(Logging):
             if new_log_start_offset > self.log_start_offset:
                 self.info("Incrementing log start offset to %d", new_log_start_offset)
                 self.log_start_offset = new_log_start_offset
-                self.leader_epoch_cache.truncate_from_start(new_log_start_offset)
+                self.leader_epoch_cache.truncate_from_start_async_flush(new_log_start_offset)
                 self.producer_state_manager.truncate_head(new_log_start_offset)
                 self.maybe_increment_first_unstable_offset()
 
@@ -1061,7 +1061,7 @@ class Log(Logging):
                 self.update_log_end_offset(target_offset)
                 self.recovery_point = min(target_offset, self.recovery_point)
                 self.log_start_offset = min(target_offset, self.log_start_offset)
-                self.leader_epoch_cache.truncate_from_end(target_offset)
+                self.leader_epoch_cache.truncate_from_end_async_flush(target_offset)
                 self.first_unstable_offset_metadata = None
                 self.load_producer_state(target_offset)   # also recomputes the first unstable offset
             return True

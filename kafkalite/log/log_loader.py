@@ -151,8 +151,10 @@ class LogLoader(Logging):
         else:
             next_offset = self.recover_log()
         self._active_segment().resize_indexes(self.config.max_index_size)
-        self.leader_epoch_cache.truncate_from_end(next_offset)
+        self.leader_epoch_cache.truncate_from_end_async_flush(next_offset)
         log_start_offset = max(self.log_start_offset, self._log_segments()[0].base_offset)
+        # Kafka: "The earliest leader epoch may not be flushed during a hard failure. Recover it here."
+        self.leader_epoch_cache.truncate_from_start_async_flush(log_start_offset)
         recovery_point = (min(max(self.recovery_point, 0), next_offset) if self.had_clean_shutdown
                           else next_offset)
         if not self.had_clean_shutdown:

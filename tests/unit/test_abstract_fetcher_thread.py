@@ -47,7 +47,7 @@ class MockLog:
 
     def truncate_to(self, offset):
         self.records = [r for r in self.records if r[0] < offset]
-        self.cache.truncate_from_end(offset)
+        self.cache.truncate_from_end_async_flush(offset)
         self.high_watermark = min(self.high_watermark, offset)
 
     def end_offset_for(self, epoch):

@@ -2,6 +2,8 @@
 (epoch -> start offset) entries every replica keeps (``leader-epoch-checkpoint``) and ``endOffsetFor``, the
 answer to OffsetsForLeaderEpoch that tells a follower where to truncate (controller.md §5.7): the log end
 for the latest epoch, else (the largest epoch at or below the one asked, the start of the next epoch)."""
+import os
+
 import pytest
 
 from kafkalite.common.topic_partition import TopicPartition
@@ -69,25 +71,25 @@ def test_assign(cache, name):
 
 def test_should_drop_entries_on_epoch_boundary_when_removing_latest_entries(cache):
     assign_all(cache, [(2, 6), (3, 8), (4, 11)])
-    cache.truncate_from_end(8)
+    cache.truncate_from_end_async_flush(8)
     assert entries(cache) == [(2, 6)]
 
 
 def test_should_not_clear_anything_if_offset_to_clear_is_after_the_latest_start(cache):
     assign_all(cache, [(2, 6), (3, 8), (4, 11)])
-    cache.truncate_from_end(12)
+    cache.truncate_from_end_async_flush(12)
     assert entries(cache) == [(2, 6), (3, 8), (4, 11)]
 
 
 def test_should_update_saved_offset_when_offset_to_clear_to_is_between_epochs(cache):
     assign_all(cache, [(2, 6), (3, 8), (4, 11)])
-    cache.truncate_from_start(9)
+    cache.truncate_from_start_async_flush(9)
     assert entries(cache) == [(3, 9), (4, 11)]
 
 
 def test_should_not_clear_anything_if_offset_to_clear_is_before_the_first_start(cache):
     assign_all(cache, [(2, 6), (3, 8), (4, 11)])
-    cache.truncate_from_start(5)
+    cache.truncate_from_start_async_flush(5)
     assert entries(cache) == [(2, 6), (3, 8), (4, 11)]
 
 
@@ -103,3 +105,50 @@ def test_clear_and_flush(tmp_path):
     assign_all(cache, [(2, 6), (3, 8)])
     cache.clear_and_flush()
     assert LeaderEpochFileCache(TopicPartition("t", 0), path).epochs == []
+
+
+class ManualScheduler:
+    """Holds what is scheduled until ``run``: a KafkaScheduler whose thread has not come round yet."""
+
+    def __init__(self):
+        self.tasks = []
+
+    def schedule_once(self, name, fun):
+        self.tasks.append((name, fun))
+
+    def run(self):
+        tasks, self.tasks = self.tasks, []
+        for _, fun in tasks:
+            fun()
+
+
+def test_a_truncation_writes_the_file_in_the_background_and_an_assign_at_once(tmp_path):
+    # Kafka 3.8 (KAFKA-16541): truncations flush on the scheduler, assign at once
+    path = str(tmp_path / "leader-epoch-checkpoint")
+    scheduler = ManualScheduler()
+    cache = LeaderEpochFileCache(TopicPartition("t", 0), path, scheduler)
+    assign_all(cache, [(2, 6), (3, 8), (4, 11)])
+    on_disk = lambda: LeaderEpochFileCache(TopicPartition("t", 0), path).epochs   # noqa: E731
+    cache.truncate_from_end_async_flush(8)
+    cache.truncate_from_start_async_flush(7)
+    assert entries(cache) == [(2, 7)]
+    assert [(e.epoch, e.start_offset) for e in on_disk()] == [(2, 6), (3, 8), (4, 11)]
+    assert [name for name, _ in scheduler.tasks] == ["leader-epoch-cache-flush-t-0"] * 2
+    scheduler.run()
+    assert on_disk() == [EpochEntry(2, 7)]
+    cache.truncate_from_end_async_flush(7)
+    cache.assign(5, 7)   # written at once, with what the truncation left
+    assert on_disk() == [EpochEntry(5, 7)]
+    os.remove(path)
+    os.rmdir(tmp_path)   # the log is gone before the background write: nothing is written, nothing raised
+    scheduler.run()
+    assert not os.path.exists(tmp_path)
+
+
+def test_nothing_to_truncate_schedules_nothing(tmp_path):
+    scheduler = ManualScheduler()
+    cache = LeaderEpochFileCache(TopicPartition("t", 0), str(tmp_path / "leader-epoch-checkpoint"), scheduler)
+    assign_all(cache, [(2, 6), (3, 8)])
+    cache.truncate_from_end_async_flush(9)
+    cache.truncate_from_start_async_flush(6)   # Kafka 2.4: only an earliest entry starting before it moves
+    assert scheduler.tasks == [] and entries(cache) == [(2, 6), (3, 8)]

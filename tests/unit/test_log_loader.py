@@ -121,6 +121,54 @@ def test_loading_a_log_whose_epochs_run_past_its_end_rewrites_the_checkpoint(tmp
     log.close()
 
 
+def test_loading_moves_the_earliest_epoch_to_the_log_start(tmp_path):
+    """Kafka 2.4 Log: "The earliest leader epoch may not be flushed during a hard failure. Recover it here."
+    (truncateFromStart(logStartOffset) after loading)."""
+    time = MockTime()
+    dir_ = str(tmp_path / "topic-0")
+    _epoch_log(dir_, time)   # epochs (0, 0), (1, 2), (2, 4)
+    log = Log(dir_, CONFIG, log_start_offset=3, time=time, had_clean_shutdown=True)
+    assert [(e.epoch, e.start_offset) for e in log.leader_epoch_cache.epochs] == [(1, 3), (2, 4)]
+    log.close()
+
+
+class _HeldScheduler:
+    """A broker's scheduler whose threads have not run yet: one-off tasks wait for ``run``."""
+
+    def __init__(self):
+        self.once = []
+
+    def schedule(self, name, fun, delay_ms=0, period_ms=-1):
+        if period_ms < 0:
+            self.once.append((name, fun))
+
+    def schedule_once(self, name, fun):
+        self.once.append((name, fun))
+
+    def run(self):
+        tasks, self.once = self.once, []
+        for _, fun in tasks:
+            fun()
+
+
+def test_a_broker_loading_a_log_writes_its_epoch_truncation_in_the_background(tmp_path, monkeypatch):
+    """Kafka 3.8 (KAFKA-16541, LogLoader's truncateFromEndAsyncFlush): the restart does not wait for the fsync of
+    each log whose last epoch starts at its end (the epoch the last start assigned, with nothing written since)."""
+    time = MockTime()
+    dir_ = str(tmp_path / "topic-0")
+    end = _epoch_log(dir_, time)
+    LeaderEpochFileCache(TP, os.path.join(dir_, "leader-epoch-checkpoint")).assign(3, end)
+    writes = _count_writes(monkeypatch)
+    scheduler = _HeldScheduler()
+    log = Log(dir_, CONFIG, recovery_point=end, scheduler=scheduler, time=time, had_clean_shutdown=True)
+    assert log.latest_epoch == 2 and writes == []
+    assert [name for name, _ in scheduler.once] == ["leader-epoch-cache-flush-topic-0"]
+    scheduler.run()
+    assert writes == [os.path.join(dir_, "leader-epoch-checkpoint")]
+    assert [(e.epoch, e.start_offset) for e in LeaderEpochFileCache(TP, writes[0]).epochs] == [(0, 0), (1, 2), (2, 4)]
+    log.close()
+
+
 def test_a_log_loaded_after_a_crash_fsyncs_its_segments_at_the_next_close(tmp_path, monkeypatch):
     """What a crashed broker wrote may be only in the page cache; the recovery point moves to the log end
     without an fsync, so the close that skips unchanged files (FileRecords.close) must not skip these."""
