@@ -108,3 +108,27 @@ def mounted_tmpfs(path, size: str, why_skipped: str):
         yield path
     finally:
         subprocess.run(["umount", "-l", str(path)], stdin=subprocess.DEVNULL)
+
+
+class HeldScheduler:
+    """A broker's KafkaScheduler whose threads have not come round yet: one-off tasks wait for ``run`` (periodic
+    ones are dropped). For tests of work Kafka hands to the scheduler, e.g. the leader-epoch cache's
+    background writes."""
+
+    def __init__(self):
+        self.once: list[tuple[str, object]] = []
+
+    def schedule(self, name, fun, delay_ms=0, period_ms=-1):
+        if period_ms < 0:
+            self.once.append((name, fun))
+
+    def schedule_once(self, name, fun):
+        self.schedule(name, fun)
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.once]
+
+    def run(self) -> None:
+        tasks, self.once = self.once, []
+        for _, fun in tasks:
+            fun()

@@ -96,6 +96,34 @@ def _write_nullable_bytes(data, out: bytearray) -> None:
         out += data
 
 
+# The parts DefaultRecord.readFrom and readPartiallyFrom share: the record's length, attributes, timestamp and
+# offset deltas (returns where the body starts and ends, those three, and the position after them); its header
+# count; and the check that the fields read fill the body exactly
+def _read_record_start(buf, pos: int) -> tuple[int, int, int, int, int, int]:
+    body_size, body_start = read_varint(buf, pos)
+    end = body_start + body_size
+    if body_size < 0 or end > len(buf):
+        raise InvalidRecordException(
+            f"Invalid record size: expected {body_size} bytes, {len(buf) - body_start} remain")
+    attributes = buf[body_start]
+    timestamp_delta, pos = read_varlong(buf, body_start + 1)
+    offset_delta, pos = read_varint(buf, pos)
+    return body_start, end, attributes, timestamp_delta, offset_delta, pos
+
+
+def _read_header_count(buf, pos: int) -> tuple[int, int]:
+    num_headers, pos = read_varint(buf, pos)
+    if num_headers < 0:
+        raise InvalidRecordException(f"Found invalid number of record headers {num_headers}")
+    return num_headers, pos
+
+
+def _check_record_end(pos: int, end: int, body_start: int) -> None:
+    if pos != end:
+        raise InvalidRecordException(f"Invalid record size: expected to read {end - body_start} bytes in record "
+                                     f"payload, but instead read {pos - body_start}")
+
+
 @attrs.define
 class DefaultRecord:
     """Kafka: DefaultRecord -- a decoded record with absolute offset, timestamp and sequence."""
@@ -157,20 +185,10 @@ class DefaultRecord:
                   log_append_time: int | None = None) -> tuple["DefaultRecord", int]:
         """Decode the record at ``pos``; return it and the position just after it."""
         start = pos
-        body_size, pos = read_varint(buf, pos)
-        end = pos + body_size
-        if body_size < 0 or end > len(buf):
-            raise InvalidRecordException(
-                f"Invalid record size: expected {body_size} bytes, {len(buf) - pos} remain")
-        attributes = buf[pos]
-        pos += 1
-        timestamp_delta, pos = read_varlong(buf, pos)
-        offset_delta, pos = read_varint(buf, pos)
+        body_start, end, attributes, timestamp_delta, offset_delta, pos = _read_record_start(buf, pos)
         key, pos = _read_nullable_bytes(buf, pos)
         value, pos = _read_nullable_bytes(buf, pos)
-        num_headers, pos = read_varint(buf, pos)
-        if num_headers < 0:
-            raise InvalidRecordException(f"Found invalid number of record headers {num_headers}")
+        num_headers, pos = _read_header_count(buf, pos)
         headers = []
         for _ in range(num_headers):
             hkey, pos = _read_nullable_bytes(buf, pos)
@@ -178,10 +196,7 @@ class DefaultRecord:
                 raise InvalidRecordException("Invalid negative header key size")
             hvalue, pos = _read_nullable_bytes(buf, pos)
             headers.append((hkey.decode("utf-8", errors="replace"), hvalue))   # Kafka: Utils.utf8 replaces
-        if pos != end:
-            raise InvalidRecordException(
-                f"Invalid record size: expected to read {body_size} bytes in record payload, "
-                f"but instead read {pos - (end - body_size)}")
+        _check_record_end(pos, end, body_start)
         timestamp = log_append_time if log_append_time is not None else base_timestamp + timestamp_delta
         if base_sequence >= 0:
             sequence = (base_sequence + offset_delta) & 0x7FFFFFFF
@@ -202,28 +217,16 @@ class DefaultRecord:
 
     @staticmethod
     def _read_partially_from(buf, pos: int, base_offset: int, base_timestamp: int):
-        body_size, pos = read_varint(buf, pos)
-        end = pos + body_size
-        if body_size < 0 or end > len(buf):
-            raise InvalidRecordException(
-                f"Invalid record size: expected {body_size} bytes, {len(buf) - pos} remain")
-        attributes = buf[pos]
-        timestamp_delta, pos = read_varlong(buf, pos + 1)
-        offset_delta, pos = read_varint(buf, pos)
+        body_start, end, attributes, timestamp_delta, offset_delta, pos = _read_record_start(buf, pos)
         key_size, pos = _skip_nullable_bytes(buf, pos)
         value_size, pos = _skip_nullable_bytes(buf, pos)
-        num_headers, pos = read_varint(buf, pos)
-        if num_headers < 0:
-            raise InvalidRecordException(f"Found invalid number of record headers {num_headers}")
+        num_headers, pos = _read_header_count(buf, pos)
         for _ in range(num_headers):
             header_key_size, pos = _skip_nullable_bytes(buf, pos)
             if header_key_size < 0:
                 raise InvalidRecordException("Invalid negative header key size")
             _, pos = _skip_nullable_bytes(buf, pos)
-        if pos != end:
-            raise InvalidRecordException(
-                f"Invalid record size: expected to read {body_size} bytes in record payload, "
-                f"but instead read {pos - (end - body_size)}")
+        _check_record_end(pos, end, body_start)
         return PartialDefaultRecord(attributes, base_offset + offset_delta, base_timestamp + timestamp_delta,
                                     key_size, value_size), end
 

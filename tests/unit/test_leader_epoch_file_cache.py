@@ -8,6 +8,7 @@ import pytest
 
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.leader_epoch_file_cache import EpochEntry, LeaderEpochFileCache
+from support import HeldScheduler
 
 UNDEFINED = (-1, -1)
 
@@ -107,25 +108,10 @@ def test_clear_and_flush(tmp_path):
     assert LeaderEpochFileCache(TopicPartition("t", 0), path).epochs == []
 
 
-class ManualScheduler:
-    """Holds what is scheduled until ``run``: a KafkaScheduler whose thread has not come round yet."""
-
-    def __init__(self):
-        self.tasks = []
-
-    def schedule_once(self, name, fun):
-        self.tasks.append((name, fun))
-
-    def run(self):
-        tasks, self.tasks = self.tasks, []
-        for _, fun in tasks:
-            fun()
-
-
 def test_a_truncation_writes_the_file_in_the_background_and_an_assign_at_once(tmp_path):
     # Kafka 3.8 (KAFKA-16541): truncations flush on the scheduler, assign at once
     path = str(tmp_path / "leader-epoch-checkpoint")
-    scheduler = ManualScheduler()
+    scheduler = HeldScheduler()
     cache = LeaderEpochFileCache(TopicPartition("t", 0), path, scheduler)
     assign_all(cache, [(2, 6), (3, 8), (4, 11)])
     on_disk = lambda: LeaderEpochFileCache(TopicPartition("t", 0), path).epochs   # noqa: E731
@@ -133,7 +119,7 @@ def test_a_truncation_writes_the_file_in_the_background_and_an_assign_at_once(tm
     cache.truncate_from_start_async_flush(7)
     assert entries(cache) == [(2, 7)]
     assert [(e.epoch, e.start_offset) for e in on_disk()] == [(2, 6), (3, 8), (4, 11)]
-    assert [name for name, _ in scheduler.tasks] == ["leader-epoch-cache-flush-t-0"] * 2
+    assert scheduler.names() == ["leader-epoch-cache-flush-t-0"] * 2
     scheduler.run()
     assert on_disk() == [EpochEntry(2, 7)]
     cache.truncate_from_end_async_flush(7)
@@ -146,9 +132,9 @@ def test_a_truncation_writes_the_file_in_the_background_and_an_assign_at_once(tm
 
 
 def test_nothing_to_truncate_schedules_nothing(tmp_path):
-    scheduler = ManualScheduler()
+    scheduler = HeldScheduler()
     cache = LeaderEpochFileCache(TopicPartition("t", 0), str(tmp_path / "leader-epoch-checkpoint"), scheduler)
     assign_all(cache, [(2, 6), (3, 8)])
     cache.truncate_from_end_async_flush(9)
     cache.truncate_from_start_async_flush(6)   # Kafka 2.4: only an earliest entry starting before it moves
-    assert scheduler.tasks == [] and entries(cache) == [(2, 6), (3, 8)]
+    assert scheduler.names() == [] and entries(cache) == [(2, 6), (3, 8)]

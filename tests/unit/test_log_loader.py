@@ -9,6 +9,7 @@ from kafkalite.log.log_config import LogConfig
 from kafkalite.log.log_loader import LoadedLogOffsets, LogLoader
 from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
 from kafkalite.utils.time import MockTime
+from support import HeldScheduler
 
 TP = TopicPartition("topic", 0)
 CONFIG = LogConfig({"segment.bytes": 300})
@@ -132,25 +133,6 @@ def test_loading_moves_the_earliest_epoch_to_the_log_start(tmp_path):
     log.close()
 
 
-class _HeldScheduler:
-    """A broker's scheduler whose threads have not run yet: one-off tasks wait for ``run``."""
-
-    def __init__(self):
-        self.once = []
-
-    def schedule(self, name, fun, delay_ms=0, period_ms=-1):
-        if period_ms < 0:
-            self.once.append((name, fun))
-
-    def schedule_once(self, name, fun):
-        self.once.append((name, fun))
-
-    def run(self):
-        tasks, self.once = self.once, []
-        for _, fun in tasks:
-            fun()
-
-
 def test_a_broker_loading_a_log_writes_its_epoch_truncation_in_the_background(tmp_path, monkeypatch):
     """Kafka 3.8 (KAFKA-16541, LogLoader's truncateFromEndAsyncFlush): the restart does not wait for the fsync of
     each log whose last epoch starts at its end (the epoch the last start assigned, with nothing written since)."""
@@ -159,10 +141,10 @@ def test_a_broker_loading_a_log_writes_its_epoch_truncation_in_the_background(tm
     end = _epoch_log(dir_, time)
     LeaderEpochFileCache(TP, os.path.join(dir_, "leader-epoch-checkpoint")).assign(3, end)
     writes = _count_writes(monkeypatch)
-    scheduler = _HeldScheduler()
+    scheduler = HeldScheduler()
     log = Log(dir_, CONFIG, recovery_point=end, scheduler=scheduler, time=time, had_clean_shutdown=True)
     assert log.latest_epoch == 2 and writes == []
-    assert [name for name, _ in scheduler.once] == ["leader-epoch-cache-flush-topic-0"]
+    assert scheduler.names() == ["leader-epoch-cache-flush-topic-0"]
     scheduler.run()
     assert writes == [os.path.join(dir_, "leader-epoch-checkpoint")]
     assert [(e.epoch, e.start_offset) for e in LeaderEpochFileCache(TP, writes[0]).epochs] == [(0, 0), (1, 2), (2, 4)]
