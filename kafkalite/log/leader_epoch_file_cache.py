@@ -137,6 +137,13 @@ class LeaderEpochFileCache(Logging):
             except OSError as e:   # the next assign writes at once, and fails where its log dir's failures count
                 self.error("Error while writing the leader epoch checkpoint after a truncation: %s", e)
 
+    # Kafka: LeaderEpochFileCache.clear -- for a log being deleted: its file is about to go, so a background
+    # write still pending finds nothing to write (one under way is waited for, under the lock)
+    def clear(self) -> None:
+        with self._lock:
+            self.epochs = []
+            self.checkpoint_path = None
+
     # Kafka: LeaderEpochFileCache.clearAndFlush
     def clear_and_flush(self) -> None:
         with self._lock:

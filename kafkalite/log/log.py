@@ -1125,7 +1125,7 @@ class Log(Logging):
             for seg in self.log_segments():
                 self._remove_segment(seg)
                 seg.delete_if_exists()
-            self.leader_epoch_cache.epochs = []
+            self.leader_epoch_cache.clear()
             for name in os.listdir(self.dir):
                 os.unlink(os.path.join(self.dir, name))
             os.rmdir(self.dir)

@@ -214,8 +214,8 @@ class LogManager(Logging):
             return
         # Kafka: a fixed pool of num.recovery.threads.per.data.dir threads per dir, a job per log; every job
         # runs, then the first failure is raised (Kafka collects a job's IOException for the dir, then
-        # rethrows anything else). Loading waits mostly on the disk -- each log's leader-epoch checkpoint is
-        # fsync'd when its last epoch is past the log end -- and a thread waiting there lets the others run.
+        # rethrows anything else). Loading is mostly Python under the GIL, so more threads gain nothing here
+        # (docs/benchmarks.md, "Restart"); the shipped server.properties keeps Kafka's 1.
         pool_id = next(_RECOVERY_POOL_IDS)
         names = itertools.count(1)
         with concurrent.futures.ThreadPoolExecutor(threads, initializer=lambda: setattr(

@@ -138,3 +138,17 @@ def test_nothing_to_truncate_schedules_nothing(tmp_path):
     cache.truncate_from_end_async_flush(9)
     cache.truncate_from_start_async_flush(6)   # Kafka 2.4: only an earliest entry starting before it moves
     assert scheduler.names() == [] and entries(cache) == [(2, 6), (3, 8)]
+
+
+def test_a_deleted_logs_pending_background_write_writes_nothing(tmp_path):
+    # Kafka's Log.delete clears the cache before deleting the directory: a write the truncation scheduled must
+    # not put a file back into a directory being removed
+    path = str(tmp_path / "leader-epoch-checkpoint")
+    scheduler = HeldScheduler()
+    cache = LeaderEpochFileCache(TopicPartition("t", 0), path, scheduler)
+    assign_all(cache, [(2, 6), (3, 8)])
+    cache.truncate_from_end_async_flush(8)
+    cache.clear()
+    os.remove(path)
+    scheduler.run()
+    assert os.listdir(tmp_path) == []
