@@ -1875,8 +1875,10 @@ class KafkaApis(Logging):
                     member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
                     client_host=m.client_host, member_metadata=m.metadata, member_assignment=m.assignment)
                     for m in summary.members],
+                # Kafka 2.4: the operations only for a group described without error; otherwise 2.4 sends 0 and
+                # later releases their default INT32_MIN ("not given"), which today's clients read as unknown
                 authorized_operations=self.auth_helper.authorized_operations(request, ResourceType.GROUP, group_id)
-                if body.include_authorized_operations else INT32_MIN))
+                if body.include_authorized_operations and error is Errors.NONE else INT32_MIN))
         self.send_response(request, describe_groups.DescribeGroupsResponse(groups=described))
 
     # Kafka: KafkaApis.handleDeleteGroupsRequest

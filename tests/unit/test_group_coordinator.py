@@ -400,3 +400,70 @@ def test_pending_txn_offsets_keep_empty_group_alive_in_expiration(h):
     h.coordinator.group_manager.cleanup_group_metadata([h.group("simple")], lambda g: {})
     assert h.group("simple") is not None and not h.group("simple").is_(Dead)
 
+
+
+def test_a_static_member_that_misses_the_rebalance_timeout_stays_and_the_rebalance_completes(h):
+    # Kafka 2.4 onCompleteJoin removes only the dynamic members that did not rejoin; a static one stays (its
+    # session, longer than the rebalance timeout, decides). kafkalite asserted otherwise and wedged the group
+    session = 2 * REBALANCE
+    ja, jb = h.join(instance_id="a", session=session), h.join(instance_id="b", session=session)
+    h.advance(INITIAL_DELAY + 1)
+    h.advance(INITIAL_DELAY + 1)
+    a, b, generation = ja[0].member_id, jb[0].member_id, ja[0].generation_id
+    h.sync(b, generation, instance_id="b")
+    h.sync(a, generation, {a: b"A", b: b"B"}, instance_id="a")
+    assert h.group().is_(Stable)
+    rejoin = h.join(a, instance_id="a", protocols=[("range", b"new")], session=session)
+    assert h.group().is_(PreparingRebalance) and rejoin == []
+    h.advance(REBALANCE + 1)   # b never rejoins
+    assert [r.error for r in rejoin] == [Errors.NONE] and rejoin[0].generation_id == generation + 1
+    assert h.group().is_(CompletingRebalance) and h.group().has(b)
+
+
+def sub(*topics):
+    from kafkalite.protocol.messages.consumer_protocol import ConsumerProtocolSubscription, serialize_subscription
+    return serialize_subscription(ConsumerProtocolSubscription(topics=list(topics)))
+
+
+def test_offsets_of_topics_no_member_subscribes_to_expire_in_a_live_group(h):
+    # Kafka 2.4 GroupMetadata.removeExpiredOffsets (KIP-496): a consumer group with members expires the offsets
+    # of the topics it does not subscribe to, from their last commit
+    j = h.join(protocols=[("range", sub("foo"))])
+    h.advance(INITIAL_DELAY + 1)
+    m, generation = j[0].member_id, j[0].generation_id
+    h.sync(m, generation, {m: b""})
+    now = h.time.milliseconds()
+    bar, foo = TopicPartition("bar", 0), TopicPartition("foo", 0)
+    h.commit(m, generation, {bar: om(5, now), foo: om(7, now)})
+    for _ in range(h.coordinator.group_manager.config.offsets_retention_ms // (SESSION // 2) + 2):
+        h.advance(SESSION // 2)
+        assert h.heartbeat(m, generation) is Errors.NONE
+    h.coordinator.group_manager.cleanup_group_metadata()
+    assert set(h.group().all_offsets()) == {foo}
+
+
+def test_subscribed_topics_are_those_of_the_current_generation(h):
+    # Kafka 2.4 computes them in initNextGeneration: a member rejoining with another subscription changes
+    # nothing until the next generation, so OffsetDelete may still delete the new topic's offsets
+    ja, jb = h.join(protocols=[("range", sub("foo"))]), h.join(protocols=[("range", sub("foo"))])
+    h.advance(INITIAL_DELAY + 1)
+    h.advance(INITIAL_DELAY + 1)
+    a, b, generation = ja[0].member_id, jb[0].member_id, ja[0].generation_id
+    h.sync(b, generation)
+    h.sync(a, generation, {a: b"", b: b""})
+    now = h.time.milliseconds()
+    h.commit(a, generation, {TopicPartition("bar", 0): om(1, now), TopicPartition("foo", 0): om(2, now)})
+    h.join(a, protocols=[("range", sub("bar"))])   # b has not rejoined yet
+    assert h.group().is_(PreparingRebalance) and h.group().get_subscribed_topics() == {"foo"}
+    assert h.coordinator.handle_delete_offsets(GROUP, [TopicPartition("bar", 0), TopicPartition("foo", 0)]) == \
+        (Errors.NONE, {TopicPartition("bar", 0): Errors.NONE, TopicPartition("foo", 0): Errors.GROUP_SUBSCRIBED_TO_TOPIC})
+
+
+def test_an_unloaded_groups_heartbeats_expire_without_touching_it(h):
+    # Kafka 2.4 tryCompleteHeartbeat / onExpireHeartbeat: a Dead group (unloaded or deleted) is left alone
+    m, generation = h.join_stable_single()
+    group = h.group()
+    with group.lock:
+        group.transition_to(Dead)
+    h.advance(SESSION + 1)
+    assert group.has(m)

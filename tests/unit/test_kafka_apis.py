@@ -284,3 +284,19 @@ def test_describe_producers_reports_each_producer():
     [p] = ok.active_producers
     assert (p.producer_id, p.producer_epoch, p.last_sequence, p.last_timestamp, p.coordinator_epoch,
             p.current_txn_start_offset) == (7, 2, 9, 1234, 5, 40)
+
+
+def test_describe_groups_gives_authorized_operations_only_for_a_group_it_describes():
+    # Kafka 2.4 handleDescribeGroupRequest: the operations only when error == NONE (and they were asked for)
+    from kafkalite.coordinator.group.group_coordinator import DEAD_GROUP
+    from kafkalite.protocol.messages import describe_groups as dg
+
+    class Coordinator:
+        def handle_describe_group(self, group_id):
+            return (Errors.NONE if group_id == "here" else Errors.NOT_COORDINATOR), DEAD_GROUP
+    sent = []
+    body = dg.DescribeGroupsRequest(groups=["here", "elsewhere"], include_authorized_operations=True)
+    apis_with(Coordinator(), sent).handle_describe_groups_request(BodyRequest(body, 3))
+    [response] = sent
+    operations = {g.group_id: g.authorized_operations for g in response.groups}
+    assert operations["here"] > 0 and operations["elsewhere"] == -(1 << 31)

@@ -466,11 +466,9 @@ class GroupCoordinator(Logging):
             elif group.is_(Empty):
                 deletable = list(partitions)
             elif group.protocol_type == "consumer":   # Kafka: GroupMetadata.isConsumerGroup
-                # Kafka: GroupMetadata.isSubscribedToTopic -- subscriptions not known (yet): every topic counts
-                subscribed = group.subscribed_topics()
                 deletable = []
                 for tp in partitions:
-                    if subscribed is None or tp.topic in subscribed:
+                    if group.is_subscribed_to_topic(tp.topic):
                         partition_errors[tp] = Errors.GROUP_SUBSCRIBED_TO_TOPIC
                     else:
                         deletable.append(tp)
@@ -771,6 +769,8 @@ class GroupCoordinator(Logging):
     def try_complete_heartbeat(self, group: GroupMetadata, member_id: str, is_pending: bool,
                                heartbeat_deadline: int, force_complete: Callable[[], bool]) -> bool:
         with group.lock:
+            if group.is_(Dead):   # the group was unloaded or deleted: nothing left to expire
+                return force_complete()
             if is_pending:
                 # complete once the pending member has joined
                 return force_complete() if group.has(member_id) else False
@@ -784,7 +784,10 @@ class GroupCoordinator(Logging):
     # Kafka: GroupCoordinator.onExpireHeartbeat -- the session timed out
     def on_expire_heartbeat(self, group: GroupMetadata, member_id: str, is_pending: bool, heartbeat_deadline: int) -> None:
         with group.lock:
-            if is_pending:
+            if group.is_(Dead):
+                self.info(f"Received notification of heartbeat expiration for member {member_id} after group "
+                          f"{group.group_id} had already been unloaded or deleted.")
+            elif is_pending:
                 self.info(f"Pending member {member_id} in group {group.group_id} has been removed after session "
                           "timeout expiration.")
                 self.remove_pending_member_and_update_group(group, member_id)

@@ -20,7 +20,8 @@ DelayedJoin and the DelayedHeartbeat all take it.
 
 Era notes: ``CompletingRebalance`` is 2.4's name (``AwaitingSync`` before 1.1). Static members
 (``group.instance.id``, KIP-345) and pending members (KIP-394, MEMBER_ID_REQUIRED) are 2.3/2.4.
-``subscribed_topics`` for OffsetDelete is computed on demand (2.4 had it inline in the coordinator).
+The subscribed topics (``get_subscribed_topics``, for OffsetDelete and offset expiry) are computed once per
+generation from the members' subscriptions, and when a group is loaded, as in 2.4.
 Transactional offset commits (TxnOffsetCommit, KIP-98): ``prepare_txn_offset_commit`` stages them
 per producer id in ``pending_transactional_offset_commits``; ``on_txn_offset_commit_append`` records
 where the append landed; ``complete_pending_txn_offset_commit`` makes them the committed offsets when the
@@ -141,6 +142,7 @@ class GroupMetadata(Logging):
         self.current_state_timestamp: int | None = time.milliseconds()
         self.protocol_type: str | None = None
         self.protocol_name: str | None = None
+        self.subscribed_topics: set[str] | None = None   # Kafka: subscribedTopics, per generation
         self.generation_id = 0
         self.leader_id: str | None = None
         self.members: dict[str, MemberMetadata] = {}
@@ -356,16 +358,32 @@ class GroupMetadata(Logging):
         return (self.protocol_type == member_protocol_type
                 and any(self.supported_protocols.get(p, 0) == n for p in member_protocols))
 
-    # Kafka: GroupMetadata.subscribedTopics (2.5) -- None when not knowable (not a consumer group)
-    def subscribed_topics(self) -> set[str] | None:
-        if self.protocol_type != "consumer" or self.protocol_name is None:
-            return None if self.members else set()
+    # Kafka: GroupMetadata.getSubscribedTopics -- as of the current generation; None when not knowable
+    def get_subscribed_topics(self) -> set[str] | None:
+        return self.subscribed_topics
+
+    # Kafka: GroupMetadata.isSubscribedToTopic -- when the topics are not known, every topic counts
+    def is_subscribed_to_topic(self, topic: str) -> bool:
+        return self.subscribed_topics is None or topic in self.subscribed_topics
+
+    # Kafka: GroupMetadata.computeSubscribedTopics -- the union of the members' subscriptions in a consumer group
+    # (parsed as the consumer protocol's version 0, the prefix of every version); None when the group is not a
+    # consumer group, has no protocol yet, or a subscription does not parse
+    def compute_subscribed_topics(self) -> set[str] | None:
+        if self.protocol_type != "consumer":
+            return None
+        if not self.members:
+            return set()
+        if self.protocol_name is None:
+            return None
         from kafkalite.protocol.messages.consumer_protocol import deserialize_subscription
         topics: set[str] = set()
         try:
             for member in self.members.values():
                 topics.update(deserialize_subscription(member.metadata(self.protocol_name)).topics)
-        except Exception:
+        except Exception as e:  # noqa: BLE001 -- Kafka: SchemaException
+            self.warn(f"Failed to parse Consumer Protocol consumer:{self.protocol_name} of group {self.group_id}. "
+                      f"Consumer group coordinator is not aware of the subscribed topics. ({e!r})")
             return None
         return topics
 
@@ -399,14 +417,16 @@ class GroupMetadata(Logging):
         return False
 
     # Kafka: GroupMetadata.initNextGeneration
+    # (static members that did not rejoin in time are still members: onCompleteJoin keeps them)
     def init_next_generation(self) -> None:
-        assert not self.not_yet_rejoined_members()
         self.generation_id += 1
         if self.members:
             self.protocol_name = self.select_protocol()
+            self.subscribed_topics = self.compute_subscribed_topics()
             self.transition_to(CompletingRebalance)
         else:
             self.protocol_name = None
+            self.subscribed_topics = self.compute_subscribed_topics()
             self.transition_to(Empty)
         self.received_consumer_offset_commit = False
         self.received_transactional_offset_commits = False
@@ -550,14 +570,15 @@ class GroupMetadata(Logging):
 
     # Kafka: GroupMetadata.removeExpiredOffsets
     def remove_expired_offsets(self, current_timestamp: int, offset_retention_ms: int) -> dict[TopicPartition, OffsetAndMetadata]:
-        """Expire offsets as 2.1+ does (KIP-211): only in Empty groups (counting from when the group
-        became Empty) and in groups without a protocol type (counting from each commit). A
-        commit that carried an explicit expire timestamp keeps the old per-offset rule."""
-        def expired(base_timestamp) -> dict[TopicPartition, OffsetAndMetadata]:
+        """Expire offsets as 2.4 does (KIP-211, KIP-496): in Empty groups counting from when the group became
+        Empty; in consumer groups with members, the offsets of topics no member subscribes to, counting from
+        each commit; in groups without a protocol type, counting from each commit. A commit that carried an
+        explicit expire timestamp keeps the old per-offset rule."""
+        def expired(base_timestamp, subscribed_topics=frozenset()) -> dict[TopicPartition, OffsetAndMetadata]:
             out = {}
             for tp, commit in self.offsets.items():
                 om = commit.offset_and_metadata
-                if tp in self.pending_offset_commits:
+                if tp in self.pending_offset_commits or tp.topic in subscribed_topics:
                     continue
                 if om.expire_timestamp is None:
                     if current_timestamp - base_timestamp(om) >= offset_retention_ms:
@@ -569,6 +590,9 @@ class GroupMetadata(Logging):
         if self.protocol_type is not None and self.is_(Empty):
             result = expired(lambda om: self.current_state_timestamp
                              if self.current_state_timestamp is not None else om.commit_timestamp)
+        elif self.protocol_type == "consumer" and self.subscribed_topics is not None:
+            # members exist: the offsets of topics they do not subscribe to expire from their last commit
+            result = expired(lambda om: om.commit_timestamp, self.subscribed_topics)
         elif self.protocol_type is None:
             result = expired(lambda om: om.commit_timestamp)
         else:
@@ -623,4 +647,5 @@ def load_group(group_id: str, initial_state: GroupState, generation_id: int, pro
         group.add(member, None)
         if member.is_static_member:
             group.add_static_member(member.group_instance_id, member.member_id)
+    group.subscribed_topics = group.compute_subscribed_topics()
     return group
