@@ -334,9 +334,11 @@ class Selector:
             self.made_read_progress_last_poll = True
             self.add_to_staged_receives(channel, receive)
 
+    # one recv empties the pair (wakeup writes one byte per select); Kafka (Java) leaves this to EPollSelectorImpl,
+    # which reads its pipe in 128-byte gulps until a short read -- the same single read here
     def _drain_wakeup(self) -> None:
         try:
-            while self._wakeup_r.recv(4096):
+            while len(self._wakeup_r.recv(4096)) == 4096:
                 pass
         except (BlockingIOError, InterruptedError):
             pass
