@@ -201,10 +201,10 @@ class Selector:
             try:
                 if channel.write_at_once(send):
                     self.sends_completed_at_once.append(send)
-                    return
+                # else the rest waits for OP_WRITE, as after set_send
             except Exception:   # noqa: BLE001 -- the send waits for OP_WRITE; that poll's write meets the error
                 channel.set_send(send)
-                return
+            return
         try:
             channel.set_send(send)
         except Exception:
