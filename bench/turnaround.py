@@ -14,6 +14,10 @@ Produce RequestMetrics means (request queue, local, response queue, send) from i
     python -m bench.turnaround --override num.io.threads=1 --switch-interval 0.001
 
 ``--switch-interval`` runs the broker with ``sys.setswitchinterval(x)`` before it starts (no code change).
+``--network-only`` replaces the broker by SocketServer + KafkaRequestHandlerPool with a canned KafkaApis that
+spins ``--handler-us`` microseconds of Python per request (the network layer without the log). ``--py-spy FILE``
+records the broker's threads (raw stacks, ``--gil``) during the timed requests; ``TURNAROUND_PERF=FILE`` runs
+``perf record`` on it instead. Results: docs/benchmarks.md "Per-request turnaround (session 10)".
 """
 from __future__ import annotations
 
@@ -153,8 +157,8 @@ def scrape(metrics_port: int | None) -> dict:
     out = {}
     for stage in STAGES:
         for kind in ("sum", "count"):
-            m = re.search(rf'^kafka_network_requestmetrics_{stage.lower()}_{kind}\{{[^}}]*request="Produce"[^}}]*\}} (\S+)',
-                          text, re.M)
+            pattern = rf'^kafka_network_requestmetrics_{stage.lower()}_{kind}\{{[^}}]*request="Produce"[^}}]*\}} (\S+)'
+            m = re.search(pattern, text, re.M)
             out[f"{stage}_{kind}"] = float(m.group(1)) if m else 0.0
     return out
 
@@ -205,7 +209,8 @@ def run(repo: str, requests: int, warmup: int, overrides: list[str], switch_inte
                 if n == 0:
                     raise ConnectionError("broker closed the connection")
                 got += n
-            if struct.unpack_from(">i", buf, 4)[0] != cid or struct.unpack_from(">h", buf, 8 + 4 + 2 + len(topic) + 4 + 4)[0]:
+            error_code = struct.unpack_from(">h", buf, 8 + 4 + 2 + len(topic) + 4 + 4)[0]   # v7: the partition's
+            if struct.unpack_from(">i", buf, 4)[0] != cid or error_code:
                 raise RuntimeError(f"bad response to {cid}: {bytes(buf[:got])!r}")
 
         for cid in range(warmup):
