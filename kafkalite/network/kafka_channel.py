@@ -21,10 +21,13 @@ import enum
 from kafkalite.common.memory.memory_pool import MemoryPool
 from kafkalite.network.network_receive import NetworkReceive
 from kafkalite.network.transport_layer import OP_READ, OP_WRITE
+from kafkalite.security.auth.kafka_principal import KafkaPrincipal
 
 
 class ChannelMuteState(enum.Enum):
     """Kafka: KafkaChannel.ChannelMuteState."""
+
+    __hash__ = object.__hash__   # members are singletons; Enum's own __hash__ is Python, run per mute event
 
     NOT_MUTED = 0
     MUTED = 1
@@ -35,6 +38,8 @@ class ChannelMuteState(enum.Enum):
 
 class ChannelMuteEvent(enum.Enum):
     """Kafka: KafkaChannel.ChannelMuteEvent."""
+
+    __hash__ = object.__hash__   # as ChannelMuteState's
 
     REQUEST_RECEIVED = 0
     RESPONSE_SENT = 1
@@ -110,7 +115,6 @@ class KafkaChannel:
     # Kafka: KafkaChannel.principal -- who the authenticator says the peer is.
     def principal(self):
         if self.authenticator is None:
-            from kafkalite.security.auth.kafka_principal import KafkaPrincipal
             return KafkaPrincipal.ANONYMOUS
         return self.authenticator.principal()
 
@@ -219,6 +223,22 @@ class KafkaChannel:
                                f"connection id is {self.id}")
         self.send = send
         self.transport_layer.add_interest_ops(OP_WRITE)
+
+    # No Kafka counterpart (Selector.send's write_at_once): write ``send`` now; True if it went out whole,
+    # else it stays this channel's send with OP_WRITE, as set_send leaves it. Raises what the write raises
+    # (the send is then not set).
+    def write_at_once(self, send) -> bool:
+        self.send = send
+        try:
+            send.write_to(self.transport_layer)
+        except BaseException:
+            self.send = None
+            raise
+        if send.completed():
+            self.send = None
+            return True
+        self.transport_layer.add_interest_ops(OP_WRITE)
+        return False
 
     # Kafka: KafkaChannel.read -- returns a whole receive, or None if the frame is not complete yet.
     def read(self) -> NetworkReceive | None:

@@ -88,6 +88,8 @@ class Request:
         self.response_complete_time_nanos = -1
         self.response_dequeue_time_nanos = -1
         self.handler_thread = None
+        # Kafka's RequestHeader holds its ApiKeys; looked up once here, not at each of its many uses
+        self.api_key: ApiKeys = ApiKeys.for_id(context.header.api_key)
         self.trace = RequestTrace() if request_logger.isEnabledFor(logging.DEBUG) else NO_TRACE
         # The body is parsed here, on the network thread, as Kafka 2.4 does: a request that cannot
         # be parsed raises in the Processor, which closes only that connection (S17).
@@ -97,16 +99,12 @@ class Request:
         self.body = context.parse_request(buffer, body_offset)
         # Kafka: most requests are whole objects once parsed, so their buffer goes back to the MemoryPool
         # now; a produce request's records are views of it, so it waits until the request is handled.
-        if context.header.api_key != ApiKeys.PRODUCE.id:
+        if self.api_key is not ApiKeys.PRODUCE:
             self.release_buffer()
 
     @property
     def header(self) -> RequestHeader:
         return self.context.header
-
-    @property
-    def api_key(self) -> ApiKeys:
-        return ApiKeys.for_id(self.context.header.api_key)
 
     # Kafka: Request.requestThreadTimeNanos -- the handler thread's time on this request (request quotas)
     def request_thread_time_nanos(self) -> int:

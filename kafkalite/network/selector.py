@@ -71,8 +71,11 @@ class Selector:
     def __init__(self, max_receive_size: int = NetworkReceive.UNLIMITED,
                  connection_max_idle_ms: int = NO_IDLE_TIMEOUT_MS, time: Time = SYSTEM,
                  log_context: str = "", memory_pool: MemoryPool = MemoryPool.NONE, channel_builder=None,
-                 failed_authentication_delay_ms: int = NO_FAILED_AUTHENTICATION_DELAY):
+                 failed_authentication_delay_ms: int = NO_FAILED_AUTHENTICATION_DELAY, write_at_once: bool = False):
         self.nio_selector = NioSelector()
+        # see ``send``: the broker's Processors write a response as it is handed over (kafkalite's, not Kafka's)
+        self.write_at_once = write_at_once
+        self.sends_completed_at_once: list = []   # reported in completed_sends by the next poll
         self.channel_builder = channel_builder if channel_builder is not None else PlaintextChannelBuilder()
         # Kafka: Selector.keysWithBufferedRead -- channels whose transport holds bytes select cannot see
         self.keys_with_buffered_read: set[KafkaChannel] = set()
@@ -181,12 +184,26 @@ class Selector:
 
     # ---------------------------------------------------------------- sending
     # Kafka: Selector.send -- queue a send on its channel; it is written by the next polls.
+    # With ``write_at_once`` (the broker's Processors) the channel first tries to write it here, and only what
+    # the socket does not take waits for OP_WRITE. Kafka always waits: the next select reports the idle socket
+    # writable at once, so the bytes leave at the same moment, but in Python that round costs two epoll_ctl
+    # (OP_WRITE on, off) and a pass through poll_selection_keys per response (session 10, docs/benchmarks.md
+    # "Per-request turnaround"). A send written whole is reported in completed_sends by the next poll, as if
+    # that poll had written it, and that poll does not wait.
     def send(self, send) -> None:
         connection_id = send.destination
         channel = self._open_or_closing_channel_or_fail(connection_id)
         if connection_id in self.closing_channels:
             # the peer is gone; report the send as failed so the channel is finally closed
             self.failed_sends.append(connection_id)
+            return
+        if self.write_at_once and channel.send is None and channel.ready():
+            try:
+                if channel.write_at_once(send):
+                    self.sends_completed_at_once.append(send)
+                # else the rest waits for OP_WRITE, as after set_send
+            except Exception:   # noqa: BLE001 -- the send waits for OP_WRITE; that poll's write meets the error
+                channel.set_send(send)
             return
         try:
             channel.set_send(send)
@@ -203,8 +220,12 @@ class Selector:
             raise ValueError("timeout should be >= 0")
         made_read_progress_last_call = self.made_read_progress_last_poll
         self.clear()
+        if self.sends_completed_at_once:   # written by send() since the last poll: this poll's, and no wait
+            self.completed_sends.extend(self.sends_completed_at_once)
+            self.sends_completed_at_once.clear()
+            timeout_ms = 0
         data_in_buffers = bool(self.keys_with_buffered_read)
-        if self.has_staged_receives() or self.immediately_connected_keys or \
+        if (self.staged_receives and self.has_staged_receives()) or self.immediately_connected_keys or \
                 (made_read_progress_last_call and data_in_buffers) or \
                 (data_in_buffers and any(not ch.is_muted() for ch in self.keys_with_buffered_read)):
             timeout_ms = 0
@@ -334,9 +355,11 @@ class Selector:
             self.made_read_progress_last_poll = True
             self.add_to_staged_receives(channel, receive)
 
+    # one recv empties the pair (wakeup writes one byte per select); Kafka (Java) leaves this to EPollSelectorImpl,
+    # which reads its pipe in 128-byte gulps until a short read -- the same single read here
     def _drain_wakeup(self) -> None:
         try:
-            while self._wakeup_r.recv(4096):
+            while len(self._wakeup_r.recv(4096)) == 4096:
                 pass
         except (BlockingIOError, InterruptedError):
             pass

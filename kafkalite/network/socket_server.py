@@ -36,6 +36,8 @@ import attrs
 
 from kafkalite.common.memory.memory_pool import MemoryPool, SimpleMemoryPool
 from kafkalite.network.kafka_channel import ChannelMuteEvent
+
+REQUEST_RECEIVED = ChannelMuteEvent.REQUEST_RECEIVED
 from kafkalite.network.request_channel import (CloseConnectionAction, EndThrottlingAction, NoOpAction, Request,
                                                RequestChannel, RequestContext, SendAction, StartThrottlingAction,
                                                request_logger)
@@ -540,7 +542,8 @@ class Processor(AbstractServerThread):
         self.selector = Selector(max_request_size, connections_max_idle_ms, time,
                                  log_context=self.log_ident, memory_pool=memory_pool,
                                  channel_builder=channel_builder,
-                                 failed_authentication_delay_ms=failed_authentication_delay_ms)
+                                 failed_authentication_delay_ms=failed_authentication_delay_ms,
+                                 write_at_once=True)
         self._next_connection_index = 0
         self.accept_trace: dict = {}   # the request trace's "accepted" hop, until the connection's first request
         self.started_nanos = time.nanoseconds()
@@ -548,8 +551,9 @@ class Processor(AbstractServerThread):
     # Kafka: Processor.run -- the six phases of S3, in Kafka's order, forever.
     def run(self) -> None:
         self.startup_complete()
+        running = self._alive.is_set   # Kafka: isRunning
         try:
-            while self.is_running:
+            while running():
                 try:
                     self.configure_new_connections()
                     self.process_new_responses()
@@ -598,10 +602,11 @@ class Processor(AbstractServerThread):
 
     # Kafka: Processor.processNewResponses (S14)
     def process_new_responses(self) -> None:
-        while True:
+        queue = self.response_queue
+        while queue:   # most turns find it empty: no IndexError raised and caught for nothing
             try:
-                response = self.response_queue.popleft()
-            except IndexError:
+                response = queue.popleft()
+            except IndexError:   # cleared meanwhile (RequestChannel.clear at shutdown)
                 return
             connection_id = response.request.context.connection_id
             response.request.response_dequeue_time_nanos = self.time.nanoseconds()
@@ -666,19 +671,21 @@ class Processor(AbstractServerThread):
                 channel = self.open_or_closing_channel(connection_id)
                 if channel is None:
                     raise RuntimeError(f"Channel {connection_id} removed from selector before processing completed receive")
-                # Kafka: a SaslHandshake on an authenticated SASL connection may begin re-authentication (KIP-368)
-                if receive.payload()[:2] == b"\x00\x11" and \
-                        channel.maybe_begin_server_reauthentication(bytes(receive.payload()), self.time.nanoseconds()):
-                    self.trace(f"Began re-authentication: {channel}")
-                    receive.release()
-                    continue
-                # Kafka: a SASL session past connections.max.reauth.ms (KIP-368) is closed at its next request
-                if channel.server_authentication_session_expired(self.time.nanoseconds()):
-                    self.debug(f"Disconnecting expired channel: {channel}")
-                    receive.release()
-                    self.close(connection_id)
-                    continue
                 payload = receive.payload()
+                # (both KIP-368 checks need an authenticator: a PLAINTEXT or SSL channel without SASL skips them)
+                if channel.authenticator is not None:
+                    # Kafka: a SaslHandshake on an authenticated SASL connection may begin re-authentication
+                    if payload[:2] == b"\x00\x11" and \
+                            channel.maybe_begin_server_reauthentication(bytes(payload), self.time.nanoseconds()):
+                        self.trace(f"Began re-authentication: {channel}")
+                        receive.release()
+                        continue
+                    # Kafka: a SASL session past connections.max.reauth.ms is closed at its next request
+                    if channel.server_authentication_session_expired(self.time.nanoseconds()):
+                        self.debug(f"Disconnecting expired channel: {channel}")
+                        receive.release()
+                        self.close(connection_id)
+                        continue
                 header, body_offset = self.parse_request_header(payload)
                 context = RequestContext(header, connection_id, remote_host_of(connection_id),
                                          self.listener_name, self.security_protocol,
@@ -692,7 +699,7 @@ class Processor(AbstractServerThread):
                     request.trace.hop("read", f"Processor {self.id}", at_nanos=request.start_time_nanos)
                 self.request_channel.send_request(request)
                 self.selector.mute(connection_id)
-                self.handle_channel_mute_event(connection_id, ChannelMuteEvent.REQUEST_RECEIVED)
+                channel.handle_channel_mute_event(REQUEST_RECEIVED)   # Kafka: handleChannelMuteEvent(connectionId, ...)
             except Exception as e:  # noqa: BLE001 -- an unparseable request closes this connection only (S17)
                 receive.release()
                 self.process_channel_exception(connection_id, f"Exception while processing request from {connection_id}", e)
@@ -725,6 +732,8 @@ class Processor(AbstractServerThread):
 
     # Kafka: Processor.processDisconnected
     def process_disconnected(self) -> None:
+        if not self.selector.disconnected:
+            return
         for connection_id in list(self.selector.disconnected):
             try:
                 remote_host = ConnectionId.from_string(connection_id).remote_host

@@ -200,6 +200,61 @@ def test_send_completes_into_completed_sends_and_drops_op_write(h):
     assert h.selector.completed_sends == []     # cleared by the next poll
 
 
+def test_write_at_once_sends_without_op_write_and_the_next_poll_reports_it_without_waiting(server):
+    """Session 10: the broker's Processors write a response as they hand it over; it never asks for OP_WRITE,
+    and the next poll reports it in completed_sends at once (a poll that waited would delay the unmute)."""
+    h = Harness(server, max_receive_size=1000, write_at_once=True)
+    try:
+        peer = h.accept("c1")
+        ch = h.channel("c1")
+        seen = []
+        apply = ch.transport_layer._apply
+        ch.transport_layer._apply = lambda: (seen.append(ch.transport_layer.interest_ops), apply())[1]
+        send = NetworkSend("c1", [b"response-", b"bytes"])
+        h.selector.send(send)
+        assert not ch.has_send() and seen == []     # written already: no interest-set change at all
+        peer.settimeout(DEADLINE_S)
+        assert peer.recv(100) == frame(b"response-bytes")
+        t0 = time.monotonic()
+        h.selector.poll(5_000)
+        assert time.monotonic() - t0 < 2.0, "the poll waited although a send had completed"
+        assert h.selector.completed_sends == [send]
+        h.selector.poll(0)
+        assert h.selector.completed_sends == []
+    finally:
+        h.close()
+
+
+def test_write_at_once_leaves_what_the_socket_does_not_take_to_op_write(server):
+    h = Harness(server, max_receive_size=1000, write_at_once=True)
+    try:
+        peer = h.accept("c1")
+        ch = h.channel("c1")
+        ch.transport_layer.socket_channel.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        big = b"x" * (4 << 20)
+        send = NetworkSend("c1", [big])
+        h.selector.send(send)
+        assert ch.has_send() and ch.transport_layer.interest_ops & OP_WRITE
+        got = bytearray()
+        peer.setblocking(False)   # this thread both writes (poll) and reads (peer)
+        deadline = time.monotonic() + DEADLINE_S
+        while not h.selector.completed_sends:
+            assert time.monotonic() < deadline, "send never completed"
+            h.selector.poll(1)
+            try:
+                got += peer.recv(1 << 20)
+            except BlockingIOError:
+                pass
+        assert h.selector.completed_sends == [send]
+        assert ch.transport_layer.interest_ops & OP_WRITE == 0
+        peer.settimeout(DEADLINE_S)
+        while len(got) < len(big) + 4:
+            got += peer.recv(1 << 20)
+        assert bytes(got) == frame(big)
+    finally:
+        h.close()
+
+
 def test_second_send_while_one_is_in_progress_fails_the_connection(h):
     peer = h.accept("c1")
     h.selector.send(NetworkSend("c1", [b"one"]))

@@ -486,3 +486,13 @@ def test_startup_without_processing_requests(make_broker):
     assert b.handler.next_request().header.correlation_id == 1
     assert read_response(sock)[0] == 1
     assert "data-plane-kafka-network-thread-0-PLAINTEXT-PLAINTEXT-0" in thread_names()
+
+
+def test_processors_write_a_response_as_they_hand_it_over(make_broker):
+    """Session 10 (docs/benchmarks.md "Per-request turnaround"): a Processor's Selector writes a response as
+    Processor.sendResponse hands it over, instead of waiting a select round for OP_WRITE."""
+    b = make_broker()
+    assert all(p.selector.write_at_once for p in b.server.all_processors())
+    sock = b.connect()
+    for cid in range(3):
+        b.round_trip(sock, cid)
