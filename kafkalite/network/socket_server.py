@@ -36,8 +36,6 @@ import attrs
 
 from kafkalite.common.memory.memory_pool import MemoryPool, SimpleMemoryPool
 from kafkalite.network.kafka_channel import ChannelMuteEvent
-
-REQUEST_RECEIVED = ChannelMuteEvent.REQUEST_RECEIVED
 from kafkalite.network.request_channel import (CloseConnectionAction, EndThrottlingAction, NoOpAction, Request,
                                                RequestChannel, RequestContext, SendAction, StartThrottlingAction,
                                                request_logger)
@@ -699,7 +697,7 @@ class Processor(AbstractServerThread):
                     request.trace.hop("read", f"Processor {self.id}", at_nanos=request.start_time_nanos)
                 self.request_channel.send_request(request)
                 self.selector.mute(connection_id)
-                channel.handle_channel_mute_event(REQUEST_RECEIVED)   # Kafka: handleChannelMuteEvent(connectionId, ...)
+                channel.handle_channel_mute_event(ChannelMuteEvent.REQUEST_RECEIVED)   # Kafka: Processor.handleChannelMuteEvent
             except Exception as e:  # noqa: BLE001 -- an unparseable request closes this connection only (S17)
                 receive.release()
                 self.process_channel_exception(connection_id, f"Exception while processing request from {connection_id}", e)
