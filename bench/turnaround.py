@@ -102,7 +102,20 @@ def start_network_only(repo: str, workdir: str, overrides: list[str], switch_int
     cmd = [sys.executable, "-c", prelude + "exec(" + repr(NETWORK_ONLY_PRELUDE) + ")", "--handler-us", str(handler_us)]
     for o in overrides:
         cmd += ["--override", o]
+
+    def port_printed(log_path: str) -> int | None:
+        with open(log_path) as f:
+            m = re.search(r"^PORT (\d+)", f.read(), re.M)
+        return int(m.group(1)) if m else None
+    proc, port, log_path = _spawn(cmd, repo, workdir, port_printed, "server")
+    return proc, port, None, log_path
+
+
+def _spawn(cmd: list[str], repo: str, workdir: str, ready, what: str):
+    """Start ``cmd`` on ``repo``'s code, logging to workdir/broker.log; wait (60 s at most) until ``ready(log
+    path)`` gives a value: (process, that value, log path)."""
     env = dict(os.environ, PYTHONPATH=repo)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     log_path = os.path.join(workdir, "broker.log")
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=workdir,
@@ -110,14 +123,13 @@ def start_network_only(repo: str, workdir: str, overrides: list[str], switch_int
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}; see {log_path}")
-        with open(log_path) as f:
-            m = re.search(r"^PORT (\d+)", f.read(), re.M)
-        if m:
-            return proc, int(m.group(1)), None, log_path
+            raise RuntimeError(f"{what} exited with {proc.returncode}; see {log_path}")
+        found = ready(log_path)
+        if found is not None:
+            return proc, found, log_path
         time.sleep(0.01)
     proc.kill()
-    raise RuntimeError(f"server did not start; see {log_path}")
+    raise RuntimeError(f"{what} did not start; see {log_path}")
 
 
 def start_broker(repo: str, workdir: str, overrides: list[str], switch_interval: float | None):
@@ -132,21 +144,8 @@ def start_broker(repo: str, workdir: str, overrides: list[str], switch_interval:
            "--override", f"kafkalite.metrics.port={metrics_port}"]
     for o in overrides:
         cmd += ["--override", o]
-    env = dict(os.environ, PYTHONPATH=repo)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    log_path = os.path.join(workdir, "broker.log")
-    with open(log_path, "ab") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=workdir,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"broker exited with {proc.returncode}; see {log_path}")
-        if metadata_ok(port, 0.5):
-            return proc, port, metrics_port, log_path
-        time.sleep(0.01)
-    proc.kill()
-    raise RuntimeError(f"broker did not start; see {log_path}")
+    proc, _, log_path = _spawn(cmd, repo, workdir, lambda _: True if metadata_ok(port, 0.5) else None, "broker")
+    return proc, port, metrics_port, log_path
 
 
 def scrape(metrics_port: int | None) -> dict:
