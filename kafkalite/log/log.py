@@ -256,7 +256,8 @@ class Log(Logging):
 
     def _check_log_dir_online(self) -> None:
         channel = self.log_dir_failure_channel
-        if channel is not None and channel.has_offline_log_dir(self.parent_dir):
+        # (a broker with every dir online asks nothing more: no path worked out per append)
+        if channel is not None and channel.any_offline_log_dir() and channel.has_offline_log_dir(self.parent_dir):
             raise Errors.KAFKA_STORAGE_ERROR.exception(
                 f"The log dir {self.parent_dir} is offline due to a previous IO exception.")
 

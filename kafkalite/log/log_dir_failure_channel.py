@@ -54,6 +54,10 @@ class LogDirFailureChannel(Logging):
     def has_offline_log_dir(self, log_dir: str) -> bool:
         return log_dir in self._offline_log_dirs
 
+    # No Kafka counterpart: whether any dir is offline (the produce path asks this before working out its dir)
+    def any_offline_log_dir(self) -> bool:
+        return bool(self._offline_log_dirs)
+
     # Kafka: LogDirFailureChannel.maybeAddOfflineLogDir
     def maybe_add_offline_log_dir(self, log_dir: str, msg: str, e: BaseException | None = None) -> None:
         if is_out_of_descriptors(e):   # see "Deviation" above

@@ -89,13 +89,13 @@ from kafkalite.log.producer_state_manager import AppendOrigin
 from kafkalite.record.compression_type import CompressionType
 from kafkalite.record.control_record_type import ControlRecordType
 from kafkalite.record.end_transaction_marker import EndTransactionMarker
-from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET
+from kafkalite.record.default_record_batch import ATTRIBUTES_OFFSET, MAGIC_OFFSET, TRANSACTIONAL_FLAG_MASK
 from kafkalite.protocol.fetch_metadata import FetchMetadata
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.record.abstract_legacy_record_batch import is_legacy
 from kafkalite.server.fetch_down_conversion import MIN_ZSTD_FETCH_VERSION, maybe_convert_fetched_data
 from kafkalite.server.fetch_session import FetchManager, FetchSessionCache, build_fetch_response
-from kafkalite.server.replica_manager import FetchPartitionData
+from kafkalite.server.replica_manager import FetchPartitionData, PartitionResponse
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.server.acl_apis import AclApis
 from kafkalite.server.auth_helper import AuthHelper
@@ -152,13 +152,11 @@ def _has_idempotent_records(records: MemoryRecords) -> bool:
 
 
 def _has_transactional_records(records: MemoryRecords) -> bool:
-    """Whether the first batch is transactional (a malformed buffer is left for the log to refuse)."""
-    try:
-        first = records.first_batch()
-    except Exception:  # noqa: BLE001
-        return False
-    return first is not None and len(first.buffer) >= ATTRIBUTES_OFFSET + 2 and first.magic >= 2 and \
-        first.is_transactional   # magic 0/1 (Produce v0-2) has no transactions
+    """Whether the first batch is transactional, read from its header's bytes in place (a malformed buffer is
+    left for the log to refuse; magic 0/1, Produce v0-2, has no transactions)."""
+    buf = records.buffer
+    return len(buf) >= ATTRIBUTES_OFFSET + 2 and buf[MAGIC_OFFSET] >= 2 and \
+        bool(buf[ATTRIBUTES_OFFSET + 1] & TRANSACTIONAL_FLAG_MASK)   # the flag sits in the low byte
 
 
 # Kafka: ProduceRequest.validateRecords -- from v3 on, a partition's records are exactly one batch of magic 2,
@@ -890,7 +888,6 @@ class KafkaApis(Logging):
         internal_topics_allowed = request.header.client_id == "__admin_client"
         entries: dict[TopicPartition, MemoryRecords] = {}
         errors: dict[TopicPartition, object] = {}
-        from kafkalite.server.replica_manager import PartitionResponse
         # Kafka: ProduceRequest.hasTransactionalRecords -- transactional batches need WRITE on the producer's
         # transactional id (which implies the producer id); other idempotent batches IDEMPOTENT_WRITE on the cluster
         records = {TopicPartition(t.name, p.index): MemoryRecords(p.records)
@@ -1018,7 +1015,6 @@ class KafkaApis(Logging):
 
     # Kafka: ProduceRequest.getErrorResponse -- every partition gets the error, with no message
     def send_produce_errors(self, request, error: Errors) -> None:
-        from kafkalite.server.replica_manager import PartitionResponse
         statuses = {TopicPartition(t.name, p.index): PartitionResponse(error)
                     for t in request.body.topic_data for p in t.partition_data}
         if request.body.acks == 0:

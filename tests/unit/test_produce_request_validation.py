@@ -80,3 +80,18 @@ def test_a_storage_error_is_not_leader_to_a_producer_that_does_not_know_it(versi
                 TopicPartition("t", 1): PartitionResponse(Errors.NONE, base_offset=7)}
     [topic] = KafkaApis.produce_response(body, statuses, version).responses
     assert [(p.index, p.error_code) for p in topic.partition_responses] == [(0, code.code), (1, 0)]
+
+
+def test_transactional_records_are_seen_from_the_first_batchs_header():
+    # Kafka: ProduceRequest.hasTransactionalRecords -- transactional batches need WRITE on the transactional id
+    from kafkalite.server.kafka_apis import _has_transactional_records
+    txn = MemoryRecords.with_records(SimpleRecord(1000, b"k", b"v"), producer_id=7, producer_epoch=0,
+                                     base_sequence=0, is_transactional=True)
+    idempotent = MemoryRecords.with_records(SimpleRecord(1000, b"k", b"v"), producer_id=7, producer_epoch=0,
+                                            base_sequence=0)
+    legacy = bytearray(txn.buffer)
+    legacy[16] = 1
+    assert _has_transactional_records(txn)
+    assert not _has_transactional_records(idempotent) and not _has_transactional_records(MemoryRecords(batch()))
+    assert not _has_transactional_records(MemoryRecords(bytes(legacy)))
+    assert not _has_transactional_records(MemoryRecords(txn.buffer[:20]))
