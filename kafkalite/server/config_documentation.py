@@ -246,6 +246,8 @@ BROKER_CONFIG_DOCS = {
     "quota.window.size.seconds": "Length of each client quota sample.",
     "replication.quota.window.num": "Number of samples kept for replication quotas.",
     "replication.quota.window.size.seconds": "Length of each replication quota sample.",
+    "alter.log.dirs.replication.quota.window.num": "Number of samples kept for alter log dirs replication quotas.",
+    "alter.log.dirs.replication.quota.window.size.seconds": "Length of each alter log dirs replication quota sample.",
     "client.quota.callback.class": "Class that decides client quotas instead of the built-in rules.",
     # ---- SSL
     "ssl.protocol": "TLS protocol used to build the SSL context.",
