@@ -144,10 +144,10 @@ class ReplicationQuotaManager(ReplicaQuota, Logging):
     def remove_throttle(self, topic: str) -> None:
         self.throttled_partitions.pop(topic, None)
 
-    # Kafka: ReplicationQuotaManager.upperBound
+    # Kafka: ReplicationQuotaManager.upperBound -- the double bound as a long (Java's toLong saturates)
     def upper_bound(self) -> int:
         with self.lock:
-            return int(self.quota.bound) if self.quota is not None else LONG_MAX
+            return min(int(self.quota.bound), LONG_MAX) if self.quota is not None else LONG_MAX
 
     # Kafka: ReplicationQuotaManager.getQuotaMetricConfig
     def get_quota_metric_config(self, quota: Quota | None) -> MetricConfig:
