@@ -82,6 +82,12 @@ def test_a_throttled_new_replica_stays_behind_until_the_throttle_is_removed(clus
     assert topic_configs == {"leader.replication.throttled.replicas": "0:0",
                              "follower.replication.throttled.replicas": "0:1"}
 
+    for broker in ("0", "1"):    # DescribeConfigs shows the dynamic-only rates, as Kafka's allConfigs does
+        resource = ConfigResource(ConfigResourceType.BROKER, broker)
+        rates = {e.name: (e.value, e.source.name) for e in admin.describe_configs([resource])[resource]
+                 if e.name in (LEADER_RATE, FOLLOWER_RATE)}
+        assert rates == {LEADER_RATE: ("1", "DYNAMIC_BROKER_CONFIG"), FOLLOWER_RATE: ("1", "DYNAMIC_BROKER_CONFIG")}
+
     tp = TopicPartition(TOPIC, 0)
     wait_until(lambda: cluster.partition_dir(1, TOPIC, 0).exists() and cluster.log_end_offset(1, TOPIC, 0) > 0,
                20, "the new replica's first fetch")
