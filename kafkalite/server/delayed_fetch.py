@@ -12,9 +12,10 @@ reading anything. Enough bytes, a partition that
 moved or failed, or the timeout complete it; ``on_complete`` then reads the logs again.
 Cases of Kafka's tryComplete: A not leader, B unknown partition, C the log was truncated below
 the fetch offset, D storage error, E fenced epoch, F the fetch offset is on an older segment,
-G enough bytes accumulated (a leader-throttled partition's bytes do not count, and its case F does not complete
-the fetch: ReplicaManager.should_leader_throttle), H a follower has not yet been sent the current high watermark (so the
-followers learn a new high watermark within one fetch round-trip, not after replica.fetch.wait.max.ms).
+G enough bytes accumulated (a leader-throttled partition's bytes do not count, and its case F does not
+complete the fetch: ReplicaManager.should_leader_throttle), H a follower has not yet been sent the current
+high watermark (so the followers learn a new high watermark within one fetch round-trip, not after
+replica.fetch.wait.max.ms).
 """
 from __future__ import annotations
 

@@ -28,8 +28,9 @@ Era notes: Kafka 2.4's tool wrote the plan to ZooKeeper (``--zookeeper``, ``/adm
 kafkalite's default broker has no ZooKeeper to point at, so this is 2.6's tool (KIP-455 through the admin
 client), flags and messages included. ``--replica-alter-log-dirs-throttle`` sets
 ``replica.alter.log.dirs.io.max.bytes.per.second`` on the brokers of the plan's log dir moves, which kafkalite's
-tool does not make (below): so, as Kafka's tool with no such move, it sets nothing. Left out: log dir moves (``log_dirs`` other than
-"any": use ``kafka-log-dirs``' AlterReplicaLogDirs), ``--zookeeper``, ``--disable-rack-aware`` (no racks).
+tool does not make (below): so, as Kafka's tool with no such move, it sets nothing. Left out: log dir moves
+(``log_dirs`` other than "any": use ``kafka-log-dirs``' AlterReplicaLogDirs), ``--zookeeper``,
+``--disable-rack-aware`` (no racks).
 """
 from __future__ import annotations
 

@@ -5,9 +5,9 @@ and ``bin/kafka-reassign-partitions``:
 - a topic on broker 0 holds ~200 KB; ``kafka-reassign-partitions --execute --throttle 1`` adds broker 1: it sets
   ``leader.replication.throttled.rate`` / ``follower.replication.throttled.rate`` to 1 byte/s on both brokers and
   the topic's ``leader.replication.throttled.replicas`` / ``follower.replication.throttled.replicas`` ("0:0" the
-  current replica, "0:1" the new one), then starts the reassignment. With ``replica.fetch.max.bytes`` at 10 KiB the first fetch goes through
-  (nothing recorded yet), then the rate is over the bound for the whole sample window: the new replica stays
-  far behind and out of the ISR;
+  current replica, "0:1" the new one), then starts the reassignment. With ``replica.fetch.max.bytes`` at
+  10 KiB the first fetch goes through (nothing recorded yet), then the rate is over the bound for the whole
+  sample window: the new replica stays far behind and out of the ISR;
 - the broker rates removed (IncrementalAlterConfigs), the new replica catches up and joins the ISR, the
   reassignment completes, and ``--verify`` clears the rates and the topic's lists;
 - a negative rate is refused ("Value must be at least 0") and a malformed throttled-replica list too.
@@ -106,7 +106,8 @@ def test_a_throttled_new_replica_stays_behind_until_the_throttle_is_removed(clus
     out = run_tool("kafka-reassign-partitions", "--bootstrap-server", cluster.bootstrap, "--verify",
                    "--reassignment-json-file", plan).stdout.splitlines()
     assert out == ["Status of partition reassignment:", f"Reassignment of partition {TOPIC}-0 is complete.",
-                   "Clearing broker-level throttles on brokers 0,1", f"Clearing topic-level throttles on topic {TOPIC}"]
+                   "Clearing broker-level throttles on brokers 0,1",
+                   f"Clearing topic-level throttles on topic {TOPIC}"]
     described = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, TOPIC)])
     assert {e.name: e.value for e in next(iter(described.values())) if e.name.endswith("throttled.replicas")} == {
         "leader.replication.throttled.replicas": "", "follower.replication.throttled.replicas": ""}
