@@ -8,11 +8,16 @@ A topic's effective config is the broker's defaults (``log.*`` keys of server.pr
 mapped to topic keys through ``SERVER_DEFAULT_CONFIG_NAMES``) overlaid with the topic's
 overrides (stored in ZooKeeper under /config/topics/<topic>).
 
+The throttled-replica lists (``leader.replication.throttled.replicas`` /
+``follower.replication.throttled.replicas``: ``*`` or ``partition:broker,...``) are checked as Kafka's
+ThrottledReplicaListValidator does; TopicConfigHandler hands them to the replication quota managers.
+
 Era notes: ``max.message.bytes`` defaults to 1048588 (1 MiB + 12, today's default); Kafka 2.4
-used 1000012. Left out: throttled-replica lists are accepted but unused; message format
-versions other than 2.x.
+used 1000012. Left out: message format versions other than 2.x.
 """
 from __future__ import annotations
+
+import re
 
 import attrs
 
@@ -72,6 +77,20 @@ SERVER_DEFAULT_CONFIG_NAMES = {
 }
 
 
+THROTTLED_REPLICAS_PROPS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+_THROTTLED_REPLICA = re.compile(r"([0-9]+:[0-9]+)?")
+
+
+# Kafka: ThrottledReplicaListValidator.ensureValid -- every entry "partition:broker" (or empty), or the first
+# one the literal "*"; Kafka's ConfigException prints the parsed list as Java does, "[0:1, x]"
+def ensure_valid_throttled_replica_list(name: str, items: list) -> None:
+    entries = [str(v).strip() for v in items]
+    if not (all(_THROTTLED_REPLICA.fullmatch(v) for v in entries) or (entries and entries[0] == "*")):
+        raise InvalidConfigurationException(
+            f"Invalid value [{', '.join(entries)}] for configuration {name}: {name} must be the literal '*' or a list "
+            f"of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
+
+
 def _fail(key, value, allowed: str):
     raise InvalidConfigurationException(f"Invalid value {value!r} for configuration {key}: {allowed}")
 
@@ -99,7 +118,10 @@ def _parse(key: str, value):
         else:
             _fail(key, value, "expected true or false")
     elif typ == "list":
-        items = value if isinstance(value, (list, tuple)) else [v.strip() for v in str(value).split(",")]
+        items = value if isinstance(value, (list, tuple)) else \
+            [v.strip() for v in str(value).split(",")] if str(value).strip() else []
+        if key in THROTTLED_REPLICAS_PROPS:
+            ensure_valid_throttled_replica_list(key, items)
         parsed = [v for v in items if v]
         if isinstance(check, tuple) and check and isinstance(check[0], str):
             for v in parsed:

@@ -33,7 +33,7 @@ from kafkalite.protocol.messages import describe_configs
 from kafkalite.server.delayed_operation import DelayedOperation, DelayedOperationPurgatory
 from kafkalite.server.delayed_operation_key import TopicKey
 from kafkalite.server.dynamic_broker_config import (ALL_DYNAMIC_CONFIGS, BROKER_CONFIG_SYNONYMS, DEFAULT_ENTITY,
-                                                    dynamic_config_of)
+                                                    DYNAMIC_CONFIG_BROKER_PROPS, dynamic_config_of)
 from kafkalite.server.kafka_config import CONFIG_DEF, ConfigException
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.admin_zk_client import AdminZkClient, assign_replicas_to_brokers
@@ -323,6 +323,13 @@ class AdminManager(Logging):
                 sensitive = type_name is not None and type_of(type_name).is_sensitive()   # KafkaConfig.maybeSensitive
                 rows.append((key, config_text(value), source, key not in ALL_DYNAMIC_CONFIGS, sensitive, synonyms,
                              type_name, broker_documentation(key) if include_documentation else None))
+            # Kafka: allConfigs(config) holds the originals, so the dynamic-only keys (DynamicConfig.Broker: the
+            # replication rates) show once set, here or as the cluster default
+            for key in sorted(DYNAMIC_CONFIG_BROKER_PROPS):
+                synonyms = self.broker_synonyms(key, dynamic)
+                if synonyms:
+                    rows.append((key, synonyms[0][1], synonyms[0][2], False, False, synonyms, "LONG",
+                                 broker_documentation(key) if include_documentation else None))
         else:
             raise Errors.INVALID_REQUEST.exception(f"Unsupported resource type {resource_type}")
         return [describe_configs.DescribeConfigsResourceResult(

@@ -42,11 +42,15 @@ INACTIVE_SENSOR_EXPIRATION_TIME_SECONDS = 3600   # Kafka: ClientQuotaManagerConf
 
 
 class QuotaType(enum.Enum):
-    """Kafka: QuotaType (the client ones)."""
+    """Kafka: QuotaType -- the client quotas' three and the replication quotas' three
+    (ReplicationQuotaManager)."""
 
     Fetch = "Fetch"
     Produce = "Produce"
     Request = "Request"
+    LeaderReplication = "LeaderReplication"
+    FollowerReplication = "FollowerReplication"
+    AlterLogDirsReplication = "AlterLogDirsReplication"
 
     def __str__(self) -> str:
         return self.value

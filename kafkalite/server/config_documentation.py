@@ -246,6 +246,16 @@ BROKER_CONFIG_DOCS = {
     "quota.window.size.seconds": "Length of each client quota sample.",
     "replication.quota.window.num": "Number of samples kept for replication quotas.",
     "replication.quota.window.size.seconds": "Length of each replication quota sample.",
+    "alter.log.dirs.replication.quota.window.num": "Number of samples kept for alter log dirs replication quotas.",
+    "alter.log.dirs.replication.quota.window.size.seconds": "Length of each alter log dirs replication quota sample.",
+    # Kafka: DynamicConfig.Broker -- only ever dynamic
+    "leader.replication.throttled.rate": "Upper bound (bytes/sec) on the replication traffic of the leaders named in "
+                                         "each topic's leader.replication.throttled.replicas. Dynamic only.",
+    "follower.replication.throttled.rate": "Upper bound (bytes/sec) on the replication traffic of the followers "
+                                           "named in each topic's follower.replication.throttled.replicas. "
+                                           "Dynamic only.",
+    "replica.alter.log.dirs.io.max.bytes.per.second": "Upper bound (bytes/sec) on the disk IO of moving replicas "
+                                                      "between log directories of this broker. Dynamic only.",
     "client.quota.callback.class": "Class that decides client quotas instead of the built-in rules.",
     # ---- SSL
     "ssl.protocol": "TLS protocol used to build the SSL context.",

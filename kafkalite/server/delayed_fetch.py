@@ -12,8 +12,10 @@ reading anything. Enough bytes, a partition that
 moved or failed, or the timeout complete it; ``on_complete`` then reads the logs again.
 Cases of Kafka's tryComplete: A not leader, B unknown partition, C the log was truncated below
 the fetch offset, D storage error, E fenced epoch, F the fetch offset is on an older segment,
-G enough bytes accumulated, H a follower has not yet been sent the current high watermark (so the
-followers learn a new high watermark within one fetch round-trip, not after replica.fetch.wait.max.ms).
+G enough bytes accumulated (a leader-throttled partition's bytes do not count, and its case F does not
+complete the fetch: ReplicaManager.should_leader_throttle), H a follower has not yet been sent the current
+high watermark (so the followers learn a new high watermark within one fetch round-trip, not after
+replica.fetch.wait.max.ms).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from kafkalite.log.fetch_data_info import FetchIsolation
 from kafkalite.log.log_offset_metadata import OffsetOrderingException
 from kafkalite.protocol.errors import ApiException
 from kafkalite.server.delayed_operation import DelayedOperation
+from kafkalite.server.replication_quota_manager import UnboundedQuota
 
 
 @attrs.define
@@ -53,9 +56,11 @@ class FetchMetadata:
 class DelayedFetch(DelayedOperation):
     """Kafka: DelayedFetch(delayMs, fetchMetadata, replicaManager, quota, clientMetadata, responseCallback)."""
 
-    def __init__(self, delay_ms: int, fetch_metadata: FetchMetadata, replica_manager, response_callback):
+    def __init__(self, delay_ms: int, fetch_metadata: FetchMetadata, replica_manager, response_callback,
+                 quota=UnboundedQuota):
         super().__init__(delay_ms)
         self.fetch_metadata = fetch_metadata
+        self.quota = quota
         self.replica_manager = replica_manager
         self.response_callback = response_callback
         self.completed_by = None   # "append" or "expiry": lets tests and the request trace see why
@@ -82,9 +87,11 @@ class DelayedFetch(DelayedOperation):
                     if end.on_older_segment(fetch_offset):                 # case C
                         return self.force_complete()
                     if fetch_offset.on_older_segment(end):                 # case F
-                        return self.force_complete()
-                    if fetch_offset.message_offset < end.message_offset:  # count what is readable now
-                        accumulated += min(end.position_diff(fetch_offset), status.fetch_info.partition_max_bytes)
+                        if not self._should_leader_throttle(tp):
+                            return self.force_complete()
+                    elif fetch_offset.message_offset < end.message_offset:  # count what is readable now
+                        if not self._should_leader_throttle(tp):
+                            accumulated += min(end.position_diff(fetch_offset), status.fetch_info.partition_max_bytes)
                 if md.is_from_follower:                                   # case H: a follower lacks the HW
                     replica = partition.get_replica(md.replica_id)
                     if replica is not None and snapshot.high_watermark.message_offset > replica.last_sent_high_watermark:
@@ -94,6 +101,10 @@ class DelayedFetch(DelayedOperation):
         if accumulated >= md.fetch_min_bytes:                           # case G
             return self.force_complete()
         return False
+
+    def _should_leader_throttle(self, tp) -> bool:
+        return self.quota is not UnboundedQuota and \
+            self.replica_manager.should_leader_throttle(self.quota, tp, self.fetch_metadata.replica_id)
 
     def force_complete(self) -> bool:
         if self.completed_by is None:
@@ -115,5 +126,5 @@ class DelayedFetch(DelayedOperation):
         md = self.fetch_metadata
         results = self.replica_manager.read_from_local_log(
             md.replica_id, md.fetch_only_leader, md.fetch_isolation, md.fetch_max_bytes, md.hard_max_bytes_limit,
-            md.fetch_infos)
+            md.fetch_infos, self.quota)
         self.response_callback(self.replica_manager.to_fetch_partition_data(results))

@@ -14,7 +14,11 @@ keys changed -- for the connection quotas that is ``SocketServer.reconfigure`` â
 Dynamic keys kafkalite supports: ``max.connections``, ``max.connections.per.ip``,
 ``max.connections.per.ip.overrides`` (SocketServer.ReconfigurableConfigs) and the broker-wide log
 defaults of DynamicLogConfig (``log.segment.bytes``, ``log.retention.ms``, ...), which become the new
-defaults of every log without a topic override.
+defaults of every log without a topic override; and DynamicConfig.Broker's keys, which exist only as
+dynamic configs: the replication quotas' rates ``leader.replication.throttled.rate``,
+``follower.replication.throttled.rate`` and ``replica.alter.log.dirs.io.max.bytes.per.second`` (longs, at
+least 0; BrokerConfigHandler hands a broker's own values to its ReplicationQuotaManagers -- as in Kafka 2.4,
+a value in ``/config/brokers/<default>`` is accepted and stored but sets no rate).
 Left out: listener and SSL/SASL reconfiguration, thread-pool resizing, password encryption,
 per-listener prefixed keys, the "dynamic config is not valid on this broker" warnings.
 """
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import threading
 
-from kafkalite.server.kafka_config import ConfigException, KafkaConfig
+from kafkalite.server.kafka_config import LONG, ConfigException, KafkaConfig, _int_range, parse_type
 from kafkalite.utils.logging import Logging
 
 DEFAULT_ENTITY = "<default>"   # Kafka: ConfigEntityName.Default
@@ -37,7 +41,21 @@ LOG_RECONFIGURABLE_CONFIGS = frozenset({
     "log.flush.interval.messages", "log.flush.interval.ms", "log.segment.delete.delay.ms", "log.cleanup.policy",
     "log.message.timestamp.type", "log.message.timestamp.difference.max.ms", "log.preallocate",
     "message.max.bytes", "min.insync.replicas", "compression.type", "unclean.leader.election.enable"})
-ALL_DYNAMIC_CONFIGS = SOCKET_SERVER_RECONFIGURABLE_CONFIGS | LOG_RECONFIGURABLE_CONFIGS
+# Kafka: DynamicConfig.Broker -- the keys that are only ever dynamic (no KafkaConfig counterpart)
+LEADER_REPLICATION_THROTTLED_RATE_PROP = "leader.replication.throttled.rate"
+FOLLOWER_REPLICATION_THROTTLED_RATE_PROP = "follower.replication.throttled.rate"
+REPLICA_ALTER_LOG_DIRS_IO_MAX_BYTES_PER_SECOND_PROP = "replica.alter.log.dirs.io.max.bytes.per.second"
+DEFAULT_REPLICATION_THROTTLED_RATE = 2 ** 63 - 1   # Kafka: ReplicationQuotaManagerConfig.QuotaBytesPerSecondDefault
+DYNAMIC_CONFIG_BROKER_PROPS = frozenset({
+    LEADER_REPLICATION_THROTTLED_RATE_PROP, FOLLOWER_REPLICATION_THROTTLED_RATE_PROP,
+    REPLICA_ALTER_LOG_DIRS_IO_MAX_BYTES_PER_SECOND_PROP})
+ALL_DYNAMIC_CONFIGS = SOCKET_SERVER_RECONFIGURABLE_CONFIGS | LOG_RECONFIGURABLE_CONFIGS | DYNAMIC_CONFIG_BROKER_PROPS
+
+
+# Kafka: DynamicConfig.Broker.validate -- its keys are LONGs, atLeast(0) ("Value must be at least 0")
+def validate_dynamic_config_broker(props: dict) -> None:
+    for key in sorted(DYNAMIC_CONFIG_BROKER_PROPS & set(props)):
+        _int_range(0)(key, parse_type(key, props[key], LONG))
 
 
 class BrokerReconfigurable:
@@ -112,6 +130,7 @@ class DynamicBrokerConfig(Logging):
         not_dynamic = sorted(set(props) - ALL_DYNAMIC_CONFIGS)
         if not_dynamic:
             raise ConfigException(f"Cannot update these configs dynamically: {set(not_dynamic)}")
+        validate_dynamic_config_broker(props)   # Kafka: validateConfigTypes
         with self._lock:
             default = dict(self.dynamic_default_configs) if per_broker_config else dict(props)
             broker = dict(props) if per_broker_config else dict(self.dynamic_broker_configs)

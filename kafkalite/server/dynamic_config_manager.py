@@ -10,11 +10,16 @@ Whoever changes an entity's config in ZooKeeper (``/config/topics/<t>``, ``/conf
 holding ``{"version":2,"entity_path":"topics/<t>"}``. Every broker watches ``/config/changes``; on a
 change its event thread ("/config/changes-event-process-thread") reads the notifications newer than
 the last one it processed, reads the entity's whole config and hands it to the handler of the
-entity type: TopicConfigHandler → ``LogManager.update_topic_config``; BrokerConfigHandler →
-``DynamicBrokerConfig.update_broker_config`` / ``update_default_config``; UserConfigHandler → the SCRAM
+entity type: TopicConfigHandler → ``LogManager.update_topic_config`` and the topic's throttled replicas
+(``leader.replication.throttled.replicas`` / ``follower.replication.throttled.replicas``, this broker's
+entries) into the leader / follower ReplicationQuotaManagers; BrokerConfigHandler →
+``DynamicBrokerConfig.update_broker_config`` / ``update_default_config``, and for this broker's own entity
+the replication rates into the three ReplicationQuotaManagers; UserConfigHandler → the SCRAM
 credentials of ``/config/users/<user>`` into the CredentialCache (every user's at startup, too), and with
 ClientIdConfigHandler the client quotas of ``/config/users/<user>[/clients/<client-id>]`` and
 ``/config/clients/<client-id>`` into the QuotaManagers (QuotaConfigHandler; all of them at startup too).
+At startup every stored entity config of every type goes through its handler once (Kafka's
+``fetchAllEntityConfigs``), so the rates and throttled replicas hold from the start.
 
 Left out: purging notifications older than 15 minutes, version-1
 notifications.
@@ -24,7 +29,13 @@ from __future__ import annotations
 import queue
 import threading
 
-from kafkalite.server.dynamic_broker_config import DEFAULT_ENTITY
+from kafkalite.common.metrics.metrics import Quota
+from kafkalite.log.log_config import ensure_valid_throttled_replica_list
+from kafkalite.server.dynamic_broker_config import (
+    DEFAULT_ENTITY, DEFAULT_REPLICATION_THROTTLED_RATE, FOLLOWER_REPLICATION_THROTTLED_RATE_PROP,
+    LEADER_REPLICATION_THROTTLED_RATE_PROP, REPLICA_ALTER_LOG_DIRS_IO_MAX_BYTES_PER_SECOND_PROP,
+)
+from kafkalite.server.replication_quota_manager import ALL_REPLICAS
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.zk_data import ConfigEntityChangeNotificationSequenceZNode, ConfigEntityChangeNotificationZNode
 from kafkalite.zookeeper.zoo_keeper_client import ZNodeChildChangeHandler
@@ -42,33 +53,87 @@ class ConfigHandler:
 class TopicConfigHandler(ConfigHandler, Logging):
     """Kafka: TopicConfigHandler(logManager, kafkaConfig, quotas, kafkaController)."""
 
-    def __init__(self, log_manager, kafka_controller=None):
+    def __init__(self, log_manager, kafka_controller=None, kafka_config=None, quotas=None):
         self.log_manager = log_manager
         self.kafka_controller = kafka_controller
+        self.kafka_config = kafka_config
+        self.quotas = quotas
 
-    # Kafka: TopicConfigHandler.processConfigChanges -- an override of unclean.leader.election.enable=true also
-    # asks the (active) controller to retry the topic's offline partitions
+    # Kafka: TopicConfigHandler.processConfigChanges -- the new log config, the throttled replicas; an override
+    # of unclean.leader.election.enable=true also asks the (active) controller to retry the topic's offline
+    # partitions
     def process_config_changes(self, topic: str, topic_config: dict) -> None:
         self.info(f"Processing override for entityPath: topics/{topic} with config: {topic_config}")
         self.log_manager.update_topic_config(topic, topic_config)
+        self.update_throttled_lists(topic, topic_config)
         if self.kafka_controller is not None and \
                 str(topic_config.get("unclean.leader.election.enable", "")).strip().lower() == "true":
             self.kafka_controller.enable_topic_unclean_leader_election(topic)
+
+    # Kafka: TopicConfigHandler.processConfigChanges (its two updateThrottledList calls)
+    def update_throttled_lists(self, topic: str, topic_config: dict) -> None:
+        if self.quotas is not None:
+            self.update_throttled_list(topic, topic_config, "leader.replication.throttled.replicas",
+                                       self.quotas.leader)
+            self.update_throttled_list(topic, topic_config, "follower.replication.throttled.replicas",
+                                       self.quotas.follower)
+
+    # Kafka: TopicConfigHandler.updateThrottledList -- a non-empty list marks this broker's replicas of the
+    # topic throttled, no list (or an empty one) removes the topic's throttle
+    def update_throttled_list(self, topic: str, topic_config: dict, prop: str, quota_manager) -> None:
+        if str(topic_config.get(prop, "")):
+            partitions = self.parse_throttled_partitions(topic_config, self.kafka_config.broker_id, prop)
+            quota_manager.mark_throttled(topic, partitions)
+            self.debug(f"Setting {prop} on broker {self.kafka_config.broker_id} for topic: {topic} and partitions "
+                       f"{partitions}")
+        else:
+            quota_manager.remove_throttle(topic)
+            self.debug(f"Removing {prop} from broker {self.kafka_config.broker_id} for topic {topic}")
+
+    # Kafka: TopicConfigHandler.parseThrottledPartitions -- "*" is every replica; else the partition ids of the
+    # "partition:broker" entries naming this broker (an entry that is not one, e.g. empty, is skipped where
+    # Kafka's parse would fail)
+    @staticmethod
+    def parse_throttled_partitions(topic_config: dict, broker_id: int, prop: str):
+        config_value = str(topic_config[prop]).strip()
+        ensure_valid_throttled_replica_list(prop, [v.strip() for v in config_value.split(",")])
+        if config_value == "":
+            return ()
+        if config_value == "*":
+            return ALL_REPLICAS
+        partitions = []
+        for entry in config_value.split(","):
+            parts = entry.strip().split(":")
+            if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit() and int(parts[1]) == broker_id:
+                partitions.append(int(parts[0]))
+        return tuple(partitions)
 
 
 class BrokerConfigHandler(ConfigHandler, Logging):
     """Kafka: BrokerConfigHandler(brokerConfig, quotaManagers)."""
 
-    def __init__(self, broker_config, dynamic_config):
+    def __init__(self, broker_config, dynamic_config, quota_managers=None):
         self.broker_config = broker_config
         self.dynamic_config = dynamic_config
+        self.quota_managers = quota_managers
 
-    # Kafka: BrokerConfigHandler.processConfigChanges -- the default entity, or this broker's own
+    # Kafka: BrokerConfigHandler.processConfigChanges -- the default entity, or this broker's own; only the
+    # broker's own entity sets the replication rates (a missing one: unlimited), as in Kafka 2.4
     def process_config_changes(self, broker_id: str, properties: dict) -> None:
+        def get_or_default(prop: str) -> int:
+            return int(properties[prop]) if prop in properties else DEFAULT_REPLICATION_THROTTLED_RATE
+
         if broker_id == DEFAULT_ENTITY:
             self.dynamic_config.update_default_config(properties)
         elif broker_id.strip() == str(self.broker_config.broker_id):
             self.dynamic_config.update_broker_config(self.broker_config.broker_id, properties)
+            if self.quota_managers is not None:
+                self.quota_managers.leader.update_quota(
+                    Quota.upper_bound(get_or_default(LEADER_REPLICATION_THROTTLED_RATE_PROP)))
+                self.quota_managers.follower.update_quota(
+                    Quota.upper_bound(get_or_default(FOLLOWER_REPLICATION_THROTTLED_RATE_PROP)))
+                self.quota_managers.alter_log_dirs.update_quota(
+                    Quota.upper_bound(get_or_default(REPLICA_ALTER_LOG_DIRS_IO_MAX_BYTES_PER_SECOND_PROP)))
 
 
 class QuotaConfigHandler:
@@ -80,7 +145,6 @@ class QuotaConfigHandler:
 
     # Kafka: QuotaConfigHandler.updateQuotaConfig
     def update_quota_config(self, sanitized_user: str | None, sanitized_client_id: str | None, config: dict) -> None:
-        from kafkalite.common.metrics.metrics import Quota
         from kafkalite.server.user_scram_credentials_manager import desanitize
         if self.quota_managers is None:
             return
@@ -161,6 +225,17 @@ class DynamicConfigManager(Logging):
                 for client in self.zk_client.get_all_entities_with_config(f"users/{user}/clients"):
                     path = f"{user}/clients/{client}"
                     user_handler.process_config_changes(path, self.zk_client.get_entity_configs("users", path))
+        # Kafka: fetchAllEntityConfigs(Broker) -- this broker's replication rates
+        broker_handler = self.config_handlers.get("brokers")
+        if broker_handler is not None:
+            for broker in self.zk_client.get_all_entities_with_config("brokers"):
+                broker_handler.process_config_changes(broker, self.zk_client.get_entity_configs("brokers", broker))
+        # Kafka: fetchAllEntityConfigs(Topic) -- the LogManager was given every topic's overrides at start-up
+        # (KafkaServer.topic_configs) and its logs hold them already, so only the throttled replicas are new here
+        topic_handler = self.config_handlers.get("topics")
+        if topic_handler is not None:
+            for topic, topic_config in list(topic_handler.log_manager.topic_configs.items()):
+                topic_handler.update_throttled_lists(topic, topic_config)
         client_handler = self.config_handlers.get("clients")
         if client_handler is not None:
             for client in self.zk_client.get_all_entities_with_config("clients"):

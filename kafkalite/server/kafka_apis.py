@@ -94,7 +94,9 @@ from kafkalite.protocol.fetch_metadata import FetchMetadata
 from kafkalite.record.memory_records import MemoryRecords
 from kafkalite.record.abstract_legacy_record_batch import is_legacy
 from kafkalite.server.fetch_down_conversion import MIN_ZSTD_FETCH_VERSION, maybe_convert_fetched_data
-from kafkalite.server.fetch_session import FetchManager, FetchSessionCache, build_fetch_response
+from kafkalite.server.fetch_session import (_PARTITION_OVERHEAD, FetchManager, FetchSessionCache, build_fetch_response,
+                                            records_size)
+from kafkalite.server.replication_quota_manager import UnboundedQuota
 from kafkalite.server.replica_manager import FetchPartitionData, PartitionResponse
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.server.acl_apis import AclApis
@@ -968,6 +970,8 @@ class KafkaApis(Logging):
                                            is_from_follower: bool) -> None:
         if self.quotas is None or is_from_follower:   # no quotas configured; followers are never throttled
             error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
+            if is_from_follower and self.quotas is not None:   # the bytes of leader-throttled partitions
+                self.quotas.leader.record(self.size_of_throttled_partitions(to_send, self.quotas.leader))
             response = build_fetch_response(error, session_id, to_send, is_from_follower)
             if self.quotas is None:
                 self.send_response(request, response)
@@ -1074,8 +1078,23 @@ class KafkaApis(Logging):
         callback = request.trace.purgatory_callback("Fetch", process_response_callback)
         self.replica_manager.fetch_messages(body.max_wait_ms, body.replica_id, body.min_bytes, fetch_max_bytes,
                                             version <= 2, fetch_infos, callback, body.isolation_level,
-                                            client_metadata=version >= 11)
+                                            client_metadata=version >= 11, quota=self.replication_quota(body))
         request.trace.returned_from_purgatory_call()
+
+    # Kafka: KafkaApis.sizeOfThrottledPartitions -- the bytes the answer gives the throttled partitions, in-sync
+    # followers' included ("to ensure total replication traffic doesn't exceed quota"); Kafka measures the
+    # response those partitions alone would make (FetchResponse.sizeOf), here their records plus the same
+    # per-partition estimate as FetchContext.get_response_size
+    @staticmethod
+    def size_of_throttled_partitions(partitions: dict, quota) -> int:
+        return sum(records_size(data.records) + _PARTITION_OVERHEAD for tp, data in partitions.items()
+                   if quota.is_throttled(tp))
+
+    # Kafka: KafkaApis.replicationQuota -- a follower's fetch is read under the leader's replication quota
+    def replication_quota(self, fetch_request):
+        if fetch_request.replica_id >= 0 and self.quotas is not None:
+            return self.quotas.leader
+        return UnboundedQuota
 
     # ------------------------------------------------------------------ ListOffsets
     # Kafka: KafkaApis.handleListOffsetRequest (handleListOffsetRequestV1AndAbove)

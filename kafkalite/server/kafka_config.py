@@ -334,6 +334,12 @@ CONFIG_DEF: dict[str, tuple] = {
     "quota.consumer.default": (LONG, 2 ** 63 - 1, _int_range(1)),
     "quota.window.num": (INT, 11, _int_range(1)),
     "quota.window.size.seconds": (INT, 1, _int_range(1)),
+    # Replication quotas (Kafka: KafkaConfig's quota section): the windows of the leader / follower and the
+    # alter-log-dirs byte-rate sensors; the rates themselves are dynamic broker configs (DynamicConfig.Broker)
+    "replication.quota.window.num": (INT, 11, _int_range(1)),
+    "replication.quota.window.size.seconds": (INT, 1, _int_range(1)),
+    "alter.log.dirs.replication.quota.window.num": (INT, 11, _int_range(1)),
+    "alter.log.dirs.replication.quota.window.size.seconds": (INT, 1, _int_range(1)),
     # kafkalite's own: the Prometheus metrics endpoint (0 = off)
     "kafkalite.metrics.port": (INT, _D.MetricsPort, _int_range(0, 65535)),
     # kafkalite's own: log every request's trip through the threads (sets kafka.request.logger to DEBUG)

@@ -148,10 +148,14 @@ class KafkaServer(Logging):
         self.socket_server = SocketServer(cfg, self.time, self.credential_provider,
                                           api_versions_response=KafkaApis.api_versions_response)
         self.socket_server.startup(start_processing_requests=False)
+        # Kafka: quotaManagers = QuotaFactory.instantiate(config, metrics, time, threadNamePrefix) -- client quotas
+        # and the replication quotas the ReplicaManager's fetch paths use, so made before it
+        self.quota_managers = quota_factory.instantiate(cfg, Metrics(clock=self.time.milliseconds), self.time)
         # 6. replica manager
         self.replica_manager = ReplicaManager(cfg, self.time, self.zk_client, self.kafka_scheduler, self.log_manager,
                                               self.metadata_cache, self.log_config_for,
-                                              log_dir_failure_channel=self.log_dir_failure_channel)
+                                              log_dir_failure_channel=self.log_dir_failure_channel,
+                                              quota_managers=self.quota_managers)
         self.replica_manager.startup()
         # 7. register this broker: its epoch is the czxid of the ephemeral znode
         self.broker_epoch = self.zk_client.register_broker(self.create_broker_info())
@@ -178,8 +182,6 @@ class KafkaServer(Logging):
         # Kafka: fetchManager = new FetchManager(Time.SYSTEM, new FetchSessionCache(...)) -- both planes share it
         self.fetch_manager = FetchManager(self.time, FetchSessionCache(
             cfg.get("max.incremental.fetch.session.cache.slots"), MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS))
-        # Kafka: quotaManagers = QuotaFactory.instantiate(config, metrics, time, threadNamePrefix) -- client quotas
-        self.quota_managers = quota_factory.instantiate(cfg, Metrics(clock=self.time.milliseconds), self.time)
         # 10.-11. request processing: KafkaApis + handler pools per plane
         self.data_plane_request_processor = self.create_apis(self.socket_server.data_plane_request_channel)
         self.data_plane_request_handler_pool = KafkaRequestHandlerPool(
@@ -196,7 +198,8 @@ class KafkaServer(Logging):
         dynamic.add_reconfigurable(DynamicLogConfig(self.log_manager, self))
         dynamic.add_reconfigurable(self.socket_server)
         self.dynamic_config_manager = DynamicConfigManager(self.zk_client, {
-            "topics": TopicConfigHandler(self.log_manager, self.kafka_controller), "brokers": BrokerConfigHandler(cfg, dynamic),
+            "topics": TopicConfigHandler(self.log_manager, self.kafka_controller, cfg, self.quota_managers),
+            "brokers": BrokerConfigHandler(cfg, dynamic, self.quota_managers),
             "users": UserConfigHandler(self.quota_managers, self.credential_provider),
             "clients": ClientIdConfigHandler(self.quota_managers)})
         self.dynamic_config_manager.startup()

@@ -18,7 +18,8 @@ destination dir:
   (``Partition.last_offset_for_leader_epoch``), so a future log that missed a truncation of the current one
   (it was offline, the broker restarted) cuts itself to their common prefix.
 
-Left out: the alter-log-dirs replication quota (``replica.alter.log.dirs.io.max.bytes.per.second``).
+The alter-log-dirs replication quota (``replica.alter.log.dirs.io.max.bytes.per.second``): every byte
+copied is recorded in it, and while its rate is over the bound the thread fetches nothing.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages.fetch import FetchPartition, PartitionData
 from kafkalite.record.file_records import FileRecords
 from kafkalite.record.memory_records import MemoryRecords
+from kafkalite.server.replication_quota_manager import UnboundedQuota
 from kafkalite.server.abstract_fetcher_thread import (
     UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, AbstractFetcherThread, EpochEndOffset, OffsetAndEpoch,
     ResultWithPartitions,
@@ -38,7 +40,7 @@ class ReplicaAlterLogDirsThread(AbstractFetcherThread):
     """Kafka: ReplicaAlterLogDirsThread(name, sourceBroker, brokerConfig, failedPartitions, replicaMgr, quota,
     brokerTopicStats)."""
 
-    def __init__(self, name: str, source_broker, broker_config, failed_partitions, replica_mgr, time):
+    def __init__(self, name: str, source_broker, broker_config, failed_partitions, replica_mgr, time, quota=None):
         super().__init__(name, name, source_broker, failed_partitions, broker_config.get("replica.fetch.backoff.ms"),
                          time, is_interruptible=False)
         self.replica_id = broker_config.broker_id
@@ -46,6 +48,7 @@ class ReplicaAlterLogDirsThread(AbstractFetcherThread):
         self.max_bytes = broker_config.get("replica.fetch.response.max.bytes")
         self.fetch_size = broker_config.get("replica.fetch.max.bytes")
         self.in_progress_partition = None
+        self.quota = UnboundedQuota if quota is None else quota
 
     # ---- the future log (the "follower")
     # Kafka: ReplicaAlterLogDirsThread.latestEpoch
@@ -76,6 +79,7 @@ class ReplicaAlterLogDirsThread(AbstractFetcherThread):
         future_log.maybe_increment_log_start_offset(partition_data.log_start_offset)
         if partition.maybe_replace_current_with_future_replica():
             self.remove_partitions({topic_partition})
+        self.quota.record(records.size_in_bytes())
         return log_append_info
 
     # Kafka: AbstractFetcherThread.toMemoryRecords -- the local read hands out a slice of the current log's file
@@ -187,8 +191,11 @@ class ReplicaAlterLogDirsThread(AbstractFetcherThread):
                                        partition_max_bytes=self.fetch_size))]
         return ResultWithPartitions(request, frozenset())
 
-    # Kafka: ReplicaAlterLogDirsThread.buildFetch -- the "request" is the list of (partition, fetch data) to read
+    # Kafka: ReplicaAlterLogDirsThread.buildFetch -- the "request" is the list of (partition, fetch data) to read;
+    # nothing while the alter-log-dirs quota is exceeded
     def build_fetch(self, partition_map: dict) -> ResultWithPartitions:
+        if self.quota.is_quota_exceeded():
+            return ResultWithPartitions(None, frozenset())
         selected = self.select_partition_to_fetch(partition_map)
         if selected is None:
             return ResultWithPartitions(None, frozenset())

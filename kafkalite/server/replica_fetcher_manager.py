@@ -17,13 +17,15 @@ __all__ = ["InitialFetchState", "ReplicaFetcherManager"]
 class ReplicaFetcherManager(AbstractFetcherManager):
     """Kafka: ReplicaFetcherManager(brokerConfig, replicaManager, metrics, time, threadNamePrefix, quotaManager)."""
 
-    def __init__(self, broker_config, replica_manager, time, thread_name_prefix: str | None = None):
+    def __init__(self, broker_config, replica_manager, time, thread_name_prefix: str | None = None,
+                 quota_manager=None):
         super().__init__(f"ReplicaFetcherManager on broker {broker_config.broker_id}", "Replica",
                          broker_config.get("num.replica.fetchers"))
         self.broker_config = broker_config
         self.replica_manager = replica_manager
         self.time = time
         self.thread_name_prefix = thread_name_prefix
+        self.quota_manager = quota_manager   # the follower ReplicationQuotaManager (None: unbounded)
 
     # Kafka: ReplicaFetcherManager.createFetcherThread -- named ReplicaFetcherThread-<fetcherId>-<leaderId>
     def create_fetcher_thread(self, fetcher_id: int, source_broker) -> ReplicaFetcherThread:
@@ -31,7 +33,8 @@ class ReplicaFetcherManager(AbstractFetcherManager):
         prefix = f"{self.thread_name_prefix}:" if self.thread_name_prefix else ""
         thread_name = f"{prefix}ReplicaFetcherThread-{fetcher_id}-{source_broker.id}"
         return ReplicaFetcherThread(thread_name, fetcher_id, source_broker, self.broker_config,
-                                    self.failed_partitions, self.replica_manager, self.time)
+                                    self.failed_partitions, self.replica_manager, self.time,
+                                    quota=self.quota_manager)
 
     # Kafka: ReplicaFetcherManager.shutdown
     def shutdown(self) -> None:

@@ -14,6 +14,9 @@ local replicas through the ReplicaManager and Partition.
 - ``process_partition_data`` appends the leader's batches as they are (offsets and leader epochs
   assigned by the leader), then takes the leader's high watermark (bounded by its own log end) and log
   start offset: a follower's high watermark trails the leader's by one fetch.
+- Replication quotas: a partition of the follower ReplicationQuotaManager's throttled replicas that is not in
+  the ISR is left out of the fetch while the follower's rate is over ``follower.replication.throttled.rate``
+  (``should_follower_throttle``); the bytes fetched for throttled partitions are recorded in that rate.
 - Truncation goes through ``Partition.truncate_to``; OffsetsForLeaderEpoch and ListOffsets carry
   ``replica_id`` too.
 """
@@ -35,6 +38,7 @@ from kafkalite.server.abstract_fetcher_thread import (
     ResultWithPartitions,
 )
 from kafkalite.server.replica_fetcher_blocking_send import ReplicaFetcherBlockingSend
+from kafkalite.server.replication_quota_manager import UnboundedQuota
 
 EARLIEST_TIMESTAMP, LATEST_TIMESTAMP = -2, -1   # Kafka: ListOffsetRequest.EARLIEST_TIMESTAMP / LATEST_TIMESTAMP
 
@@ -44,7 +48,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
     metrics, time, quota, leaderEndpointBlockingSend)."""
 
     def __init__(self, name: str, fetcher_id: int, source_broker, broker_config, failed_partitions, replica_mgr,
-                 time, leader_endpoint_blocking_send=None):
+                 time, leader_endpoint_blocking_send=None, quota=None):
         super().__init__(name, name, source_broker, failed_partitions, broker_config.get("replica.fetch.backoff.ms"),
                          time, is_interruptible=False,
                          disabled_fixes=frozenset(broker_config.get("kafkalite.test.disable.fixes") or ()))
@@ -52,6 +56,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         self.broker_config = broker_config
         self.replica_id = broker_config.broker_id
         self.replica_mgr = replica_mgr
+        self.quota = UnboundedQuota if quota is None else quota
         self.leader_endpoint = leader_endpoint_blocking_send or ReplicaFetcherBlockingSend(
             source_broker, broker_config, time, fetcher_id, f"broker-{broker_config.broker_id}-fetcher-{fetcher_id}")
         self.max_wait = broker_config.get("replica.fetch.wait.max.ms")
@@ -105,6 +110,10 @@ class ReplicaFetcherThread(AbstractFetcherThread):
             self.trace(f"Follower has replica log end offset {log.log_end_offset} for partition {topic_partition}. "
                        f"Received {records.size_in_bytes()} bytes of messages and leader hw "
                        f"{partition_data.high_watermark}; follower high watermark {follower_high_watermark}")
+        # Kafka: "Traffic from both in-sync and out of sync replicas are accounted for in replication quota to
+        # ensure total replication traffic doesn't exceed quota."
+        if self.quota.is_throttled(topic_partition):
+            self.quota.record(records.size_in_bytes())
         BROKER_TOPIC_STATS.update_replication_bytes_in(records.size_in_bytes())
         return log_append_info
 
@@ -140,13 +149,14 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         partition.truncate_fully_and_start_at(offset, is_future=False)
 
     # ---- the leader
-    # Kafka: ReplicaFetcherThread.buildFetch -- the FetchSessionHandler picks what an incremental fetch names
+    # Kafka: ReplicaFetcherThread.buildFetch -- the FetchSessionHandler picks what an incremental fetch names; a
+    # replica that should be throttled is not included
     def build_fetch(self, partition_map: dict) -> ResultWithPartitions:
         with_error = set()
         now = self.time.milliseconds()
         builder = self.fetch_session_handler.new_builder()
         for tp, state in partition_map.items():
-            if not state.is_ready_for_fetch(now):
+            if not state.is_ready_for_fetch(now) or self.should_follower_throttle(self.quota, tp):
                 continue
             try:
                 log_start_offset = self.replica_mgr.local_log_or_exception(tp).log_start_offset
@@ -175,6 +185,12 @@ class ReplicaFetcherThread(AbstractFetcherThread):
                                    forgotten_topics_data=[ForgottenTopic(topic=t, partitions=ps)
                                                           for t, ps in forgotten.items()])
         return ResultWithPartitions(request, frozenset(with_error))
+
+    # Kafka: ReplicaFetcherThread.shouldFollowerThrottle -- the partition is throttled, the quota exceeded and
+    # this replica not in sync (its lag at the last fetch, FetcherLagStats.isReplicaInSync, above 0)
+    def should_follower_throttle(self, quota, topic_partition) -> bool:
+        is_replica_in_sync = self.fetcher_lag_stats.is_replica_in_sync(topic_partition)
+        return not is_replica_in_sync and quota.is_throttled(topic_partition) and quota.is_quota_exceeded()
 
     # Kafka: ReplicaFetcherThread.fetchFromLeader -- a session error or a bad response yields no partitions
     def fetch_from_leader(self, fetch_request) -> list:

@@ -24,7 +24,9 @@ the group coordinator's offsets and WriteTxnMarkers' control batches; 2.4 passes
 which is still accepted). A read_committed consumer fetch (isolation level 1) reads with
 FetchIsolation.FETCH_TXN_COMMITTED: up to the last stable offset, with the aborted transactions.
 ``active_producer_state`` (KIP-664, Kafka 3.0) serves DescribeProducers.
-Omitted: quotas.
+Replication quotas: a follower's fetch carries the leader's ReplicationQuotaManager (KafkaApis.replication_quota);
+a throttled partition of a follower not in the ISR is read as no records while the leader's rate is over its
+bound (``should_leader_throttle``); the fetcher threads are given the follower / alter-log-dirs managers.
 """
 from __future__ import annotations
 
@@ -57,6 +59,7 @@ from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.cluster.broker_end_point import BrokerEndPoint
 from kafkalite.server.replica_alter_log_dirs_manager import ReplicaAlterLogDirsManager
 from kafkalite.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
+from kafkalite.server.replication_quota_manager import UnboundedQuota
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.shutdownable_thread import ShutdownableThread
 
@@ -141,8 +144,9 @@ class ReplicaManager(Logging):
     brokerTopicStats, metadataCache, logDirFailureChannel, ...)."""
 
     def __init__(self, config, time, zk_client, scheduler, log_manager, metadata_cache, log_config_fn,
-                 log_dir_failure_channel=None):
+                 log_dir_failure_channel=None, quota_managers=None):
         self.config = config
+        self.quota_managers = quota_managers   # None (tests): replication is never throttled
         self.time = time
         self.zk_client = zk_client
         self.scheduler = scheduler
@@ -191,11 +195,13 @@ class ReplicaManager(Logging):
 
     # Kafka: ReplicaManager.createReplicaFetcherManager
     def create_replica_fetcher_manager(self) -> ReplicaFetcherManager:
-        return ReplicaFetcherManager(self.config, self, self.time)
+        quota = UnboundedQuota if self.quota_managers is None else self.quota_managers.follower
+        return ReplicaFetcherManager(self.config, self, self.time, quota_manager=quota)
 
     # Kafka: ReplicaManager.createReplicaAlterLogDirsManager
     def create_replica_alter_log_dirs_manager(self) -> ReplicaAlterLogDirsManager:
-        return ReplicaAlterLogDirsManager(self.config, self, self.time)
+        quota = UnboundedQuota if self.quota_managers is None else self.quota_managers.alter_log_dirs
+        return ReplicaAlterLogDirsManager(self.config, self, self.time, quota_manager=quota)
 
     # Kafka: ReplicaManager.shutdownIdleReplicaAlterLogDirsThread -- a thread whose partitions all moved stays up
     # until this task stops it
@@ -823,9 +829,10 @@ class ReplicaManager(Logging):
     # Kafka: ReplicaManager.fetchMessages
     def fetch_messages(self, timeout_ms: int, replica_id: int, fetch_min_bytes: int, fetch_max_bytes: int,
                        hard_max_bytes_limit: bool, fetch_infos: list, response_callback,
-                       isolation_level: int = 0, client_metadata: bool = False) -> None:
+                       isolation_level: int = 0, client_metadata: bool = False, quota=UnboundedQuota) -> None:
         """``fetch_infos``: [(TopicPartition, FetchPartition)] in request order. ``client_metadata``: the request
-        carries a client's rack (Fetch v11+, KIP-392)."""
+        carries a client's rack (Fetch v11+, KIP-392). ``quota``: the leader's replication quota for a follower's
+        fetch, UnboundedQuota otherwise."""
         from kafkalite.server.replica_alter_log_dirs_thread import FUTURE_LOCAL_REPLICA_ID  # loaded by the first fetch
         is_from_follower = replica_id >= 0
         is_from_consumer = not (is_from_follower or replica_id == FUTURE_LOCAL_REPLICA_ID)
@@ -841,7 +848,7 @@ class ReplicaManager(Logging):
         else:
             fetch_isolation = FetchIsolation.FETCH_HIGH_WATERMARK
         results = self.read_from_local_log(replica_id, fetch_only_from_leader, fetch_isolation, fetch_max_bytes,
-                                           hard_max_bytes_limit, fetch_infos)
+                                           hard_max_bytes_limit, fetch_infos, quota)
         if is_from_follower:
             results = self.update_follower_fetch_state(replica_id, results)
         bytes_readable = sum(r.records_size() for _, r in results)
@@ -856,20 +863,21 @@ class ReplicaManager(Logging):
                   for (tp, info), (_, r) in zip(fetch_infos, results)]
         metadata = FetchMetadata(fetch_min_bytes, fetch_max_bytes, hard_max_bytes_limit, fetch_only_from_leader,
                                  fetch_isolation, is_from_follower, replica_id, status, fetch_infos)
-        delayed = DelayedFetch(timeout_ms, metadata, self, response_callback)
+        delayed = DelayedFetch(timeout_ms, metadata, self, response_callback, quota)
         keys = [TopicPartitionOperationKey.from_topic_partition(tp) for tp, _ in status]
         self.delayed_fetch_purgatory.try_complete_else_watch(delayed, keys)
 
     # Kafka: ReplicaManager.readFromLocalLog -- fetch.max.bytes shared across partitions in order;
     # the first batch is returned whole even if larger (min_one_message), unless the client asked for a hard limit.
     def read_from_local_log(self, replica_id: int, fetch_only_from_leader: bool, fetch_isolation: FetchIsolation,
-                            fetch_max_bytes: int, hard_max_bytes_limit: bool, fetch_infos: list) -> list:
+                            fetch_max_bytes: int, hard_max_bytes_limit: bool, fetch_infos: list,
+                            quota=UnboundedQuota) -> list:
         limit_bytes = fetch_max_bytes
         min_one_message = not hard_max_bytes_limit
         results = []
         for tp, info in fetch_infos:
             r = self._read(replica_id, tp, info, limit_bytes, min_one_message, fetch_only_from_leader, fetch_isolation,
-                           hard_max_bytes_limit)
+                           hard_max_bytes_limit, quota)
             size = r.records_size()
             if size > 0:
                 min_one_message = False
@@ -878,7 +886,7 @@ class ReplicaManager(Logging):
         return results
 
     def _read(self, replica_id, tp, info, limit_bytes, min_one_message, fetch_only_from_leader,
-              fetch_isolation, hard_max_bytes_limit: bool) -> LogReadResult:
+              fetch_isolation, hard_max_bytes_limit: bool, quota) -> LogReadResult:
         adjusted_max_bytes = min(info.partition_max_bytes, limit_bytes)
         try:
             partition = self.get_partition_or_exception(tp, expect_leader=fetch_only_from_leader)
@@ -889,10 +897,13 @@ class ReplicaManager(Logging):
             replica = partition.get_replica(replica_id)
             follower_needs_hw_update = replica is not None and replica.last_sent_high_watermark < read.high_watermark
             fetched = read.fetched_data
-            if not hard_max_bytes_limit and fetched.first_entry_incomplete:
+            if quota is not UnboundedQuota and self.should_leader_throttle(quota, tp, replica_id):
+                # a throttled partition, read for an out-of-sync follower while the leader's rate is over: no records
+                fetched = FetchDataInfo(fetched.fetch_offset_metadata, MemoryRecords.EMPTY)
+            elif not hard_max_bytes_limit and fetched.first_entry_incomplete:
                 # Fetch v3+: a partition whose first batch does not fit in what is left of the response's bytes
                 # answers no records rather than a cut batch -- the consumer asks again, with room for it, and
-                # needs no RecordTooLargeException (Kafka's comment); left out: a leader-throttled partition
+                # needs no RecordTooLargeException (Kafka's comment)
                 fetched = FetchDataInfo(fetched.fetch_offset_metadata, MemoryRecords.EMPTY)
             return LogReadResult(fetched, read.high_watermark, read.log_start_offset, read.log_end_offset,
                                  read.last_stable_offset, follower_log_start_offset=getattr(info, "log_start_offset", -1),
@@ -904,6 +915,13 @@ class ReplicaManager(Logging):
                        exc_info=True)
             return LogReadResult(FetchDataInfo(LogOffsetMetadata(-1), MemoryRecords.EMPTY),
                                  error=Errors.UNKNOWN_SERVER_ERROR)
+
+    # Kafka: ReplicaManager.shouldLeaderThrottle -- the partition is throttled, the quota exceeded and the replica
+    # not in sync (an in-sync follower is never held back: that would hold back acks=-1 produces)
+    def should_leader_throttle(self, quota, topic_partition: TopicPartition, replica_id: int) -> bool:
+        partition = self.non_offline_partition(topic_partition)
+        is_replica_in_sync = partition is not None and replica_id in partition.in_sync_replica_ids
+        return not is_replica_in_sync and quota.is_throttled(topic_partition) and quota.is_quota_exceeded()
 
     # Kafka: ReplicaManager.updateFollowerFetchState -- the leader records where each follower is; a follower
     # that is not a replica of the partition gets no records (the offsets stay consistent with them)

@@ -6,11 +6,16 @@ Classes: PartitionReassignmentState, ReassignmentFailure and the click command -
 
     --generate --topics-to-move-json-file topics.json --broker-list 1,2
         Current partition replica assignment / Proposed partition reassignment configuration (JSON, version 1)
-    --execute --reassignment-json-file plan.json
+    --execute --reassignment-json-file plan.json [--throttle <B/s>] [--replica-alter-log-dirs-throttle <B/s>]
         the current assignment of the partitions in the plan (to roll back with), then
-        "Successfully started partition reassignment for t-0"
-    --verify --reassignment-json-file plan.json
-        "Status of partition reassignment:" and, per partition, "... is complete." / "... is still in progress."
+        "Successfully started partition reassignment for t-0"; with --throttle, first the replication
+        quotas: the topic configs leader.replication.throttled.replicas (each moving partition's current
+        replicas, "p:b") and follower.replication.throttled.replicas (its new replicas), and the rates
+        leader.replication.throttled.rate / follower.replication.throttled.rate on every broker involved
+    --verify --reassignment-json-file plan.json [--preserve-throttles]
+        "Status of partition reassignment:" and, per partition, "... is complete." / "... is still in progress.";
+        once nothing is in progress, "Clearing broker-level throttles on brokers 0,1,2" and "Clearing
+        topic-level throttles on topic t" (the rates deleted on every broker, the lists on the plan's topics)
     --list      "Current partition reassignments:" and "t-0: replicas: 1,2,0. adding: 2. removing: 0."
     --cancel --reassignment-json-file plan.json
         "Successfully cancelled partition reassignment for: t-0"
@@ -21,9 +26,11 @@ the tool only asks (AlterPartitionReassignments) and reads (ListPartitionReassig
 
 Era notes: Kafka 2.4's tool wrote the plan to ZooKeeper (``--zookeeper``, ``/admin/reassign_partitions``);
 kafkalite's default broker has no ZooKeeper to point at, so this is 2.6's tool (KIP-455 through the admin
-client), flags and messages included. Left out: ``--throttle`` / ``--replica-alter-log-dirs-throttle``
-(replication quotas are not built yet: refused with a message), log dir moves (``log_dirs`` other than
-"any": use ``kafka-log-dirs``' AlterReplicaLogDirs), ``--zookeeper``, ``--disable-rack-aware`` (no racks).
+client), flags and messages included. ``--replica-alter-log-dirs-throttle`` sets
+``replica.alter.log.dirs.io.max.bytes.per.second`` on the brokers of the plan's log dir moves, which kafkalite's
+tool does not make (below): so, as Kafka's tool with no such move, it sets nothing. Left out: log dir moves
+(``log_dirs`` other than "any": use ``kafka-log-dirs``' AlterReplicaLogDirs), ``--zookeeper``,
+``--disable-rack-aware`` (no racks).
 """
 from __future__ import annotations
 
@@ -34,6 +41,7 @@ import attrs
 import click
 
 from kafkalite.clients.admin.admin_client import KafkaAdminClient
+from kafkalite.clients.admin.admin_types import AlterConfigOp, ConfigResource, ConfigResourceType, OpType
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.zk.admin_zk_client import assign_replicas_to_brokers
 
@@ -41,6 +49,18 @@ ANY_LOG_DIR = "any"   # Kafka: ReassignPartitionsCommand.AnyLogDir
 CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE = (
     "Cannot execute because there is an existing partition assignment.  Use --additional to override this and "
     "create a new partition assignment in addition to the existing one.")
+
+
+# Kafka 2.6: ReassignPartitionsCommand.brokerLevelThrottles / topicLevelThrottles
+BROKER_LEVEL_LEADER_THROTTLE = "leader.replication.throttled.rate"
+BROKER_LEVEL_FOLLOWER_THROTTLE = "follower.replication.throttled.rate"
+BROKER_LEVEL_LOG_DIR_THROTTLE = "replica.alter.log.dirs.io.max.bytes.per.second"
+BROKER_LEVEL_THROTTLES = (BROKER_LEVEL_LEADER_THROTTLE, BROKER_LEVEL_FOLLOWER_THROTTLE, BROKER_LEVEL_LOG_DIR_THROTTLE)
+TOPIC_LEVEL_LEADER_THROTTLE = "leader.replication.throttled.replicas"
+TOPIC_LEVEL_FOLLOWER_THROTTLE = "follower.replication.throttled.replicas"
+TOPIC_LEVEL_THROTTLES = (TOPIC_LEVEL_LEADER_THROTTLE, TOPIC_LEVEL_FOLLOWER_THROTTLE)
+YOU_MUST_RUN_VERIFY_PERIODICALLY_MESSAGE = ("Warning: You must run --verify periodically, until the reassignment "
+                                            "completes, to ensure the throttle is removed.")
 
 
 class ReassignmentFailure(Exception):
@@ -157,10 +177,96 @@ def generate_assignment(admin: KafkaAdminClient, topics_json: str, broker_list: 
     return proposed, current
 
 
+@attrs.define
+class PartitionMove:
+    """Kafka 2.6: PartitionMove(sources, destinations) -- where a partition's data is and where it goes."""
+    sources: set
+    destinations: set
+
+
+# Kafka 2.6: ReassignPartitionsCommand.calculateMoveMap -- topic -> partition -> PartitionMove: the moves in
+# progress and the proposed ones (which replace them), sources the current replicas, destinations the new ones
+def calculate_move_map(current_reassignments: dict, proposed: dict, current_parts: dict) -> dict:
+    move_map: dict[str, dict[int, PartitionMove]] = {}
+    for tp, r in current_reassignments.items():
+        move = PartitionMove(set(r.replicas), (set(r.replicas) | set(r.adding_replicas)) - set(r.removing_replicas))
+        move_map.setdefault(tp.topic, {})[tp.partition] = move
+    for tp, replicas in proposed.items():
+        move_map.setdefault(tp.topic, {})[tp.partition] = PartitionMove(set(), set(replicas))
+    for topic, moves in move_map.items():
+        for partition, move in moves.items():
+            move.sources |= set(current_parts.get(TopicPartition(topic, partition), ()))
+            move.destinations -= move.sources   # a source already has the data: no follower throttle for it
+    return move_map
+
+
+# Kafka 2.6: ReassignPartitionsCommand.calculateLeaderThrottles -- "p:b" for every source, sorted as strings
+def calculate_leader_throttles(move_map: dict) -> dict[str, str]:
+    return {topic: ",".join(sorted({f"{p}:{b}" for p, move in moves.items() for b in move.sources}))
+            for topic, moves in move_map.items()}
+
+
+# Kafka 2.6: ReassignPartitionsCommand.calculateFollowerThrottles -- "p:b" for every destination
+def calculate_follower_throttles(move_map: dict) -> dict[str, str]:
+    return {topic: ",".join(sorted({f"{p}:{b}" for p, move in moves.items() for b in move.destinations
+                                    if b not in move.sources}))
+            for topic, moves in move_map.items()}
+
+
+# Kafka 2.6: ReassignPartitionsCommand.calculateReassigningBrokers
+def calculate_reassigning_brokers(move_map: dict) -> set[int]:
+    return {b for moves in move_map.values() for move in moves.values() for b in move.sources | move.destinations}
+
+
+# Kafka 2.6: ReassignPartitionsCommand.modifyTopicThrottles
+def modify_topic_throttles(admin: KafkaAdminClient, leader_throttles: dict, follower_throttles: dict) -> None:
+    configs = {}
+    for topic in sorted(set(leader_throttles) | set(follower_throttles)):
+        ops = [AlterConfigOp(name, throttles[topic], OpType.SET)
+               for name, throttles in ((TOPIC_LEVEL_LEADER_THROTTLE, leader_throttles),
+                                       (TOPIC_LEVEL_FOLLOWER_THROTTLE, follower_throttles)) if topic in throttles]
+        if ops:
+            configs[ConfigResource(ConfigResourceType.TOPIC, topic)] = ops
+    admin.incremental_alter_configs(configs)
+
+
+# Kafka 2.6: ReassignPartitionsCommand.modifyBrokerThrottles -- the inter-broker rate (leader and follower) on
+# the reassigning brokers, the log dir rate on the brokers moving replicas between their dirs
+def modify_broker_throttles(admin: KafkaAdminClient, reassigning_brokers: set, inter_broker_throttle: int,
+                            moving_brokers: set, log_dir_throttle: int) -> None:
+    configs = {}
+    for broker_id in sorted(reassigning_brokers | moving_brokers):
+        ops = []
+        if inter_broker_throttle >= 0 and broker_id in reassigning_brokers:
+            ops += [AlterConfigOp(BROKER_LEVEL_LEADER_THROTTLE, str(inter_broker_throttle), OpType.SET),
+                    AlterConfigOp(BROKER_LEVEL_FOLLOWER_THROTTLE, str(inter_broker_throttle), OpType.SET)]
+        if log_dir_throttle >= 0 and broker_id in moving_brokers:
+            ops.append(AlterConfigOp(BROKER_LEVEL_LOG_DIR_THROTTLE, str(log_dir_throttle), OpType.SET))
+        if ops:
+            configs[ConfigResource(ConfigResourceType.BROKER, str(broker_id))] = ops
+    admin.incremental_alter_configs(configs)
+
+
+# Kafka 2.6: ReassignPartitionsCommand.clearAllThrottles -- every live broker's rates and the plan's brokers',
+# the plan's topics' throttled-replica lists
+def clear_all_throttles(admin: KafkaAdminClient, target_parts: list) -> None:
+    brokers = {n.id for n in admin.describe_cluster().nodes} | {b for _, replicas in target_parts for b in replicas}
+    click.echo(f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
+               f"{','.join(map(str, sorted(brokers)))}")
+    admin.incremental_alter_configs({ConfigResource(ConfigResourceType.BROKER, str(b)): [
+        AlterConfigOp(name, None, OpType.DELETE) for name in BROKER_LEVEL_THROTTLES] for b in sorted(brokers)})
+    topics = sorted({tp.topic for tp, _ in target_parts})
+    click.echo(f"Clearing topic-level throttles on topic{'' if len(topics) == 1 else 's'} {','.join(topics)}")
+    admin.incremental_alter_configs({ConfigResource(ConfigResourceType.TOPIC, t): [
+        AlterConfigOp(name, None, OpType.DELETE) for name in TOPIC_LEVEL_THROTTLES] for t in topics})
+
+
 # Kafka: ReassignPartitionsCommand.executeAssignment
-def execute_assignment(admin: KafkaAdminClient, additional: bool, plan_json: str) -> None:
+def execute_assignment(admin: KafkaAdminClient, additional: bool, plan_json: str, inter_broker_throttle: int = -1,
+                       log_dir_throttle: int = -1) -> None:
     proposed = parse_execute_assignment_args(plan_json)
-    if not additional and admin.list_partition_reassignments():
+    current_reassignments = admin.list_partition_reassignments()
+    if not additional and current_reassignments:
         raise ReassignmentFailure(CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE)
     known = {n.id for n in admin.describe_cluster().nodes}
     unknown = next((b for replicas in proposed.values() for b in replicas if b not in known), None)
@@ -169,6 +275,17 @@ def execute_assignment(admin: KafkaAdminClient, additional: bool, plan_json: str
     current = {tp: r for tp, r in current_replicas(admin, {tp.topic for tp in proposed}).items() if tp in proposed}
     click.echo(f"Current partition replica assignment\n\n{format_as_reassignment_json(current)}\n\n"
                f"Save this to use as the --reassignment-json-file option during rollback")
+    if inter_broker_throttle >= 0 or log_dir_throttle >= 0:
+        click.echo(YOU_MUST_RUN_VERIFY_PERIODICALLY_MESSAGE)
+        move_map = calculate_move_map(current_reassignments, proposed, current)
+        modify_topic_throttles(admin, calculate_leader_throttles(move_map), calculate_follower_throttles(move_map))
+        # no log dir moves in kafkalite's tool (Kafka: calculateMovingBrokers of the plan's log_dirs)
+        modify_broker_throttles(admin, calculate_reassigning_brokers(move_map), inter_broker_throttle, set(),
+                                log_dir_throttle)
+        if inter_broker_throttle >= 0:
+            click.echo(f"The inter-broker throttle limit was set to {inter_broker_throttle} B/s")
+        if log_dir_throttle >= 0:
+            click.echo(f"The replica-alter-dir throttle limit was set to {log_dir_throttle} B/s")
     errors = {tp: e for tp, e in admin.alter_partition_reassignments(proposed).items() if e is not None}
     if errors:
         raise ReassignmentFailure("Error reassigning partition(s):\n" + "\n".join(
@@ -207,10 +324,15 @@ def partition_reassignment_states_to_string(states: dict[TopicPartition, Partiti
     return "\n".join(lines)
 
 
-# Kafka: ReassignPartitionsCommand.verifyAssignment
-def verify_assignment(admin: KafkaAdminClient, plan_json: str) -> tuple[dict, bool]:
-    states, ongoing = find_partition_reassignment_states(admin, parse_partition_reassignment_data(plan_json))
+# Kafka: ReassignPartitionsCommand.verifyAssignment -- once nothing is in progress, the throttles go (Kafka's
+# comment: all of them, "because we don't have enough information to know what to clear")
+def verify_assignment(admin: KafkaAdminClient, plan_json: str, preserve_throttles: bool = False
+                      ) -> tuple[dict, bool]:
+    target_parts = parse_partition_reassignment_data(plan_json)
+    states, ongoing = find_partition_reassignment_states(admin, target_parts)
     click.echo(partition_reassignment_states_to_string(states))
+    if not ongoing and not preserve_throttles:
+        clear_all_throttles(admin, target_parts)
     return states, ongoing
 
 
@@ -268,9 +390,11 @@ def _read(path: str | None, flag: str) -> str:
                                     "in the form \"0,1,2\".")
 @click.option("--additional", is_flag=True, help="Execute this reassignment in addition to any other ongoing ones.")
 @click.option("--preserve-throttles", is_flag=True, help="Do not modify broker or topic throttles.")
-@click.option("--throttle", type=int, default=-1, help="Not supported by kafkalite yet (no replication quotas).")
+@click.option("--throttle", type=int, default=-1,
+              help="The movement of partitions between brokers will be throttled to this value (bytes/sec).")
 @click.option("--replica-alter-log-dirs-throttle", type=int, default=-1,
-              help="Not supported by kafkalite yet (no replication quotas).")
+              help="The movement of replicas between log directories on the same broker will be throttled to this "
+                   "value (bytes/sec).")
 @click.option("--timeout", type=int, default=10000, help="Accepted for compatibility (log dir moves).")
 def main(bootstrap_server, command_config, generate, execute, verify, cancel, list_, reassignment_json_file,
          topics_to_move_json_file, broker_list, additional, preserve_throttles, throttle,
@@ -279,9 +403,6 @@ def main(bootstrap_server, command_config, generate, execute, verify, cancel, li
     if sum([generate, execute, verify, cancel, list_]) != 1:
         raise click.UsageError("Command must include exactly one action: --generate, --execute, --verify, "
                                "--cancel, --list")
-    if throttle >= 0 or replica_alter_log_dirs_throttle >= 0:
-        raise click.UsageError("--throttle and --replica-alter-log-dirs-throttle need replication quotas, which "
-                               "kafkalite does not have yet")
     admin = KafkaAdminClient({"bootstrap.servers": bootstrap_server, "client.id": "reassign-partitions-tool",
                               "default.api.timeout.ms": 30000})
     exit_code = 0
@@ -291,9 +412,10 @@ def main(bootstrap_server, command_config, generate, execute, verify, cancel, li
                 raise click.UsageError("Missing required argument \"[broker-list]\"")
             generate_assignment(admin, _read(topics_to_move_json_file, "topics-to-move-json-file"), broker_list)
         elif execute:
-            execute_assignment(admin, additional, _read(reassignment_json_file, "reassignment-json-file"))
+            execute_assignment(admin, additional, _read(reassignment_json_file, "reassignment-json-file"),
+                               throttle, replica_alter_log_dirs_throttle)
         elif verify:
-            verify_assignment(admin, _read(reassignment_json_file, "reassignment-json-file"))
+            verify_assignment(admin, _read(reassignment_json_file, "reassignment-json-file"), preserve_throttles)
         elif cancel:
             cancel_assignment(admin, _read(reassignment_json_file, "reassignment-json-file"))
         else:

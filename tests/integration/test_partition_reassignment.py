@@ -233,8 +233,9 @@ def test_kafka_reassign_partitions_tool(cluster, admin, tmp_path):
     finally:
         cluster.resume(x)
     wait_until(lambda: run_tool("kafka-reassign-partitions", *bootstrap, "--verify", "--reassignment-json-file",
-                                plan).stdout.splitlines()[1:] == [f"Reassignment of partition {topic}-0 is complete."],
-               30, "--verify to report the reassignment complete")
+                                plan).stdout.splitlines()[1:] == [
+        f"Reassignment of partition {topic}-0 is complete.", "Clearing broker-level throttles on brokers 0,1,2",
+        f"Clearing topic-level throttles on topic {topic}"], 30, "--verify to report the reassignment complete")
     assert run_tool("kafka-reassign-partitions", *bootstrap, "--list").stdout.strip() == \
         "No partition reassignments found."
     assert run_tool("kafka-reassign-partitions", *bootstrap, "--cancel", "--reassignment-json-file",

@@ -61,7 +61,7 @@ class ReplicaManager:
         return None
 
     def fetch_messages(self, max_wait, replica_id, min_bytes, max_bytes, hard_limit, fetch_infos, callback,
-                       isolation_level, client_metadata=False):
+                       isolation_level, client_metadata=False, quota=None):
         self.asked.append([(tp, info.fetch_offset) for tp, info in fetch_infos])
         callback([(tp, FetchPartitionData(Errors.NONE, self.high_watermarks[tp], 0, self.high_watermarks[tp],
                                           self.records.get(tp, b""), [] if isolation_level == 1 else None))

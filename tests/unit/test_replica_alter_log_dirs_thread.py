@@ -309,3 +309,31 @@ def test_a_truncation_of_the_current_log_reaches_the_future_log(broker):
         rounds += 1
     assert partition.log.parent_dir == target and [o for o, _ in values(partition.log)] == list(range(10))
     broker.rm.replica_alter_log_dirs_manager.fetcher_thread_map.clear()
+
+
+def test_the_copy_waits_while_the_alter_log_dirs_quota_is_exceeded(broker):
+    # Kafka: ReplicaAlterLogDirsThread.buildFetch (nothing while quota.isQuotaExceeded) and processPartitionData
+    # (every byte copied recorded), with a real AlterLogDirsReplication ReplicationQuotaManager at 1 byte/s
+    from kafkalite.common.metrics.metrics import Metrics, Quota
+    from kafkalite.server.client_quota_manager import QuotaType
+    from kafkalite.server.replication_quota_manager import ReplicationQuotaManager, ReplicationQuotaManagerConfig
+    from kafkalite.utils.time import MockTime
+    time = MockTime()
+    quota = ReplicationQuotaManager(ReplicationQuotaManagerConfig(), Metrics(clock=time.milliseconds,
+                                                                             yammer_registry=None),
+                                    QuotaType.AlterLogDirsReplication, time)
+    quota.update_quota(Quota.upper_bound(1))
+    partition = broker.lead()
+    broker.produce(40)
+    state = start_move(broker, broker.dirs[1]).added[TP]
+    thread = ReplicaAlterLogDirsThread("ReplicaAlterLogDirsThread-0", BrokerEndPoint(0, "localhost", -1),
+                                       KafkaConfig({**broker.props, "replica.fetch.max.bytes": "2048"}),
+                                       FailedPartitions(), broker.rm, SYSTEM, quota=quota)
+    thread.add_partitions({TP: OffsetAndEpoch(state.init_offset, state.current_leader_epoch)})
+    thread.do_work()                                   # one round: its bytes take the rate over 1 byte/s
+    copied = partition.future_log.log_end_offset
+    assert 0 < copied < partition.log.log_end_offset
+    assert quota.is_quota_exceeded()
+    assert thread.build_fetch(thread.partition_states.partition_state_map()).result is None
+    quota.update_quota(Quota.upper_bound(2 ** 63 - 1))   # the throttle removed: the copy goes on
+    assert thread.build_fetch(thread.partition_states.partition_state_map()).result is not None

@@ -270,6 +270,58 @@ def test_process_partition_data_appends_and_takes_the_leader_offsets(tmp_path):
     assert log.log_end_offset == 7
 
 
+class FollowerQuota:
+    """A follower replication quota stand-in: which partitions are throttled, whether the rate is over."""
+
+    def __init__(self, throttled=(), exceeded=False):
+        self.throttled = set(throttled)
+        self.exceeded = exceeded
+        self.recorded: list[int] = []
+
+    def record(self, value):
+        self.recorded.append(value)
+
+    def is_throttled(self, tp):
+        return tp in self.throttled
+
+    def is_quota_exceeded(self):
+        return self.exceeded
+
+
+def test_throttled_partitions_not_in_sync_are_left_out_of_the_fetch_while_the_quota_is_exceeded(tmp_path):
+    # Kafka: ReplicaFetcherThread.buildFetch / shouldFollowerThrottle (FetcherLagStats.isReplicaInSync)
+    thread, partition, _ = fetcher_with_recorded_leader(tmp_path)
+    other = TopicPartition(TOPIC, 1)
+    thread.replica_mgr.local_log_or_exception = lambda tp: partition.log
+    thread.quota = quota = FollowerQuota(throttled={TP}, exceeded=True)
+    states = {TP: PartitionFetchState(0, 5, ReplicaState.FETCHING), other: PartitionFetchState(0, 5,
+                                                                                               ReplicaState.FETCHING)}
+
+    def fetched():
+        request = thread.build_fetch(states).result
+        return sorted((t.topic, p.partition) for t in (request.topics if request else []) for p in t.partitions)
+    assert fetched() == [(TOPIC, 1)]                # the throttled partition, not in sync, is left out
+    thread.fetcher_lag_stats.get_and_maybe_put(TP).lag = 0
+    assert fetched() == [(TOPIC, 0), (TOPIC, 1)]    # in sync (no lag at the last fetch): fetched all the same
+    thread.fetcher_lag_stats.get_and_maybe_put(TP).lag = 3
+    quota.exceeded = False
+    thread.fetch_session_handler = type(thread.fetch_session_handler)(0)   # a full fetch again: names all
+    assert fetched() == [(TOPIC, 0), (TOPIC, 1)]    # under the quota: fetched
+
+
+def test_process_partition_data_records_the_bytes_of_throttled_partitions(tmp_path):
+    # Kafka: ReplicaFetcherThread.processPartitionData -- quota.record(records.sizeInBytes) if throttled
+    thread, partition, _ = fetcher_with_recorded_leader(tmp_path)
+    data = attrs.make_class("PartitionData", ["error_code", "high_watermark", "log_start_offset", "records"])
+    thread.quota = quota = FollowerQuota()
+    thread.process_partition_data(TP, 0, data(0, 2, 0, batches(0, 0, 2)))
+    assert quota.recorded == []
+    quota.throttled.add(TP)
+    records = batches(0, 2, 3)
+    thread.process_partition_data(TP, 2, data(0, 5, 0, records))
+    assert quota.recorded == [len(records)]
+
+
 def test_shutdown_closes_the_connection(tmp_path):
     thread, _, send = fetcher_with_recorded_leader(tmp_path)
     thread.start()

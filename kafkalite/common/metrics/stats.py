@@ -1,14 +1,15 @@
 """Mirrors Kafka 2.4: clients/src/main/java/org/apache/kafka/common/metrics/stats/SampledStat.java
-(with stats/Rate.java, stats/Avg.java, stats/CumulativeSum.java and stats/WindowedSum.java)
+(with stats/Rate.java, stats/Avg.java, stats/SimpleRate.java, stats/CumulativeSum.java and stats/WindowedSum.java)
 
-Classes: Sample, SampledStat, WindowedSum, Avg, Rate, CumulativeSum.
+Classes: Sample, SampledStat, WindowedSum, Avg, Rate, SimpleRate, CumulativeSum.
 
 A SampledStat keeps ``MetricConfig.samples`` samples of ``time_window_ms`` each; a record goes into the
 current sample, a new sample starts once the current one is a window old (the oldest is reused when all
 are taken), and a measurement first resets samples older than ``samples * time_window_ms``. ``Rate``
 divides a WindowedSum by ``Rate.window_size``: the time from the oldest sample's start to now, but at
-least ``samples - 1`` whole windows, so one burst on a fresh sensor is not read as an enormous rate.
-Left out: event-count windows (``MetricConfig.eventWindow``), time units other than seconds, SimpleRate,
+least ``samples - 1`` whole windows, so one burst on a fresh sensor is not read as an enormous rate;
+``SimpleRate`` (the replication quotas') waits at least one window only.
+Left out: event-count windows (``MetricConfig.eventWindow``), time units other than seconds,
 percentiles and the other stats.
 """
 from __future__ import annotations
@@ -144,6 +145,17 @@ class Rate:
         if num_full_windows < min_full_windows:
             total_elapsed_time_ms += (min_full_windows - num_full_windows) * config.time_window_ms
         return total_elapsed_time_ms
+
+
+class SimpleRate(Rate):
+    """Kafka: SimpleRate -- a Rate over the time since the oldest sample, at least one window (not
+    samples-1 windows): the replication quotas' rate, which must react to a burst at once."""
+
+    # Kafka: SimpleRate.windowSize
+    def window_size(self, config, now: int) -> int:
+        self.stat.purge_obsolete_samples(config, now)
+        elapsed = now - self.stat.oldest(now).last_window_ms
+        return config.time_window_ms if elapsed < config.time_window_ms else elapsed
 
 
 class CumulativeSum:
