@@ -65,22 +65,24 @@ class NetworkSend(Send):
         written = 0
         if self._pending and self._index >= len(self._parts):
             transport.write([])   # every byte taken: only flush what the transport still holds
-        while self._index < len(self._parts):
-            part, n = self._parts[self._index]
-            if isinstance(part, _BYTES):
-                views = []
-                j = self._index
-                while j < len(self._parts) and isinstance(self._parts[j][0], _BYTES):
-                    views.append(memoryview(self._parts[j][0])[self._offset if j == self._index else 0:])
-                    j += 1
-                w = transport.write(views)
-            else:
-                w = transport.transfer_from(part, self._offset, n - self._offset)
-            if w <= 0:
-                break
-            written += w
-            self._advance(w)
-        self._remaining -= written
+        try:
+            while self._index < len(self._parts):
+                part, n = self._parts[self._index]
+                if isinstance(part, _BYTES):
+                    views = []
+                    j = self._index
+                    while j < len(self._parts) and isinstance(self._parts[j][0], _BYTES):
+                        views.append(memoryview(self._parts[j][0])[self._offset if j == self._index else 0:])
+                        j += 1
+                    w = transport.write(views)
+                else:
+                    w = transport.transfer_from(part, self._offset, n - self._offset)
+                if w <= 0:
+                    break
+                written += w
+                self._advance(w)
+        finally:   # what went out before an error counts (the send's own accounting stays true)
+            self._remaining -= written
         self._pending = transport.has_pending_writes()
         return written
 

@@ -198,20 +198,33 @@ class Selector:
             self.failed_sends.append(connection_id)
             return
         if self.write_at_once and channel.send is None and channel.ready():
+            if any(done.destination == connection_id for done in self.sends_completed_at_once):
+                # a second send before the poll has reported the first: as set_send refuses a send in progress
+                self._fail_send(channel, connection_id)
+                raise RuntimeError(f"Attempt to begin a send operation with prior send operation still in "
+                                   f"progress, connection id is {connection_id}")
+            self._update_idle(connection_id)   # Kafka: the poll that writes it counts as activity
             try:
                 if channel.write_at_once(send):
                     self.sends_completed_at_once.append(send)
                 # else the rest waits for OP_WRITE, as after set_send
-            except Exception:   # noqa: BLE001 -- the send waits for OP_WRITE; that poll's write meets the error
-                channel.set_send(send)
+            except Exception as e:  # noqa: BLE001 -- Kafka: a failed write closes the channel (sendFailed)
+                log.debug("%sConnection with %s disconnected while writing a response: %r", self.log_context,
+                          connection_id, e)
+                self._fail_send(channel, connection_id)
             return
         try:
             channel.set_send(send)
         except Exception:
-            channel.state = ChannelState.FAILED_SEND
-            self.failed_sends.append(connection_id)
-            self._close(channel, CloseMode.DISCARD_NO_NOTIFY)
+            self._fail_send(channel, connection_id)
             raise
+
+    # Kafka: Selector.send's failure path -- the channel is discarded now and reported disconnected (FAILED_SEND)
+    # by the next poll
+    def _fail_send(self, channel: KafkaChannel, connection_id: str) -> None:
+        channel.state = ChannelState.FAILED_SEND
+        self.failed_sends.append(connection_id)
+        self._close(channel, CloseMode.DISCARD_NO_NOTIFY)
 
     # ---------------------------------------------------------------- polling
     # Kafka: Selector.poll

@@ -670,7 +670,8 @@ class Processor(AbstractServerThread):
                 if channel is None:
                     raise RuntimeError(f"Channel {connection_id} removed from selector before processing completed receive")
                 payload = receive.payload()
-                # (both KIP-368 checks need an authenticator: a PLAINTEXT or SSL channel without SASL skips them)
+                # (both KIP-368 checks need an authenticator; every broker channel has one, a trivial one
+                # without SASL, so this guards channels built by hand in tests)
                 if channel.authenticator is not None:
                     # Kafka: a SaslHandshake on an authenticated SASL connection may begin re-authentication
                     if payload[:2] == b"\x00\x11" and \

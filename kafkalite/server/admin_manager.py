@@ -323,8 +323,9 @@ class AdminManager(Logging):
                 sensitive = type_name is not None and type_of(type_name).is_sensitive()   # KafkaConfig.maybeSensitive
                 rows.append((key, config_text(value), source, key not in ALL_DYNAMIC_CONFIGS, sensitive, synonyms,
                              type_name, broker_documentation(key) if include_documentation else None))
-            # Kafka: allConfigs(config) holds the originals, so the dynamic-only keys (DynamicConfig.Broker: the
-            # replication rates) show once set, here or as the cluster default
+            # Kafka 2.6 (KAFKA-9625): allConfigs(config) holds the originals, so the dynamic-only keys
+            # (DynamicConfig.Broker: the replication rates) show once set, here or as the cluster default; 2.4
+            # described them as sensitive and read-only, with no value
             for key in sorted(DYNAMIC_CONFIG_BROKER_PROPS):
                 synonyms = self.broker_synonyms(key, dynamic)
                 if synonyms:

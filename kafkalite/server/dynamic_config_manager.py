@@ -270,7 +270,13 @@ class DynamicConfigManager(Logging):
                 continue
             data, _ = self.zk_client.get_data_and_version(f"{self.handler.path}/{child}")
             if data is not None:
-                self.process_entity_config_change(ConfigEntityChangeNotificationSequenceZNode.decode(data))
+                # Kafka: ZkNodeChangeNotificationListener.processNotification -- a change that fails is logged
+                # and passed over, so one bad value does not hold back every later change
+                try:
+                    self.process_entity_config_change(ConfigEntityChangeNotificationSequenceZNode.decode(data))
+                except Exception as e:  # noqa: BLE001 -- Kafka: Try(...) match { case Failure(e) => error }
+                    self.error(f"error processing change notification {data!r} from {self.handler.path}/{child}: "
+                               f"{e!r}", exc_info=True)
             self.last_executed_change = seq
 
     # Kafka: ConfigChangedNotificationHandler.processEntityConfigChangeVersion2

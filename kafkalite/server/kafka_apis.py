@@ -970,7 +970,9 @@ class KafkaApis(Logging):
                                            is_from_follower: bool) -> None:
         if self.quotas is None or is_from_follower:   # no quotas configured; followers are never throttled
             error, session_id, to_send = fetch_context.update_and_generate_response_data(partitions)
-            if is_from_follower and self.quotas is not None:   # the bytes of leader-throttled partitions
+            if is_from_follower and self.quotas is not None and self.quotas.leader.throttled_partitions:
+                # the bytes of leader-throttled partitions (Kafka records the bare response size even when none
+                # is throttled; kafkalite neither scans nor records then)
                 self.quotas.leader.record(self.size_of_throttled_partitions(to_send, self.quotas.leader))
             response = build_fetch_response(error, session_id, to_send, is_from_follower)
             if self.quotas is None:

@@ -15,7 +15,7 @@ which replicas are throttled comes from the topic configs ``leader.replication.t
 ``remove_throttle``).
 
 The bytes of throttled partitions are recorded in one sensor per manager, a ``SimpleRate`` named
-``byte-rate`` in group ``<QuotaType>`` (``kafka.server:type=LeaderReplication,name=byte-rate``), whose
+``byte-rate`` in group ``<QuotaType>`` (``kafka.server:type=LeaderReplication``, attribute ``byte-rate``), whose
 MetricConfig carries the quota; ``is_quota_exceeded`` asks the sensor whether the rate is over it. A
 recorded value is never refused: the leader answers an out-of-sync follower's fetch of a throttled
 partition with no records while the rate is over (ReplicaManager.should_leader_throttle), the follower
@@ -65,7 +65,7 @@ class ReplicaQuota:
 
 
 class _UnboundedQuota(ReplicaQuota):
-    """Kafka: ReplicaManager's UnboundedQuota -- consumers' fetches and the alter-log-dirs thread's local
+    """Kafka: QuotaFactory.UnboundedQuota -- consumers' fetches and the alter-log-dirs thread's local
     reads: nothing is throttled, nothing recorded."""
 
     def record(self, value: int) -> None:

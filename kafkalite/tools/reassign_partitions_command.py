@@ -348,13 +348,17 @@ def cur_reassignments_to_string(admin: KafkaAdminClient) -> str:
     return "Current partition reassignments:\n" + "\n".join(lines) if lines else "No partition reassignments found."
 
 
-# Kafka 2.6: ReassignPartitionsCommand.cancelAssignment
-def cancel_assignment(admin: KafkaAdminClient, plan_json: str) -> set[TopicPartition]:
-    targets = [tp for tp, _ in parse_partition_reassignment_data(plan_json)]
+# Kafka 2.6: ReassignPartitionsCommand.cancelAssignment -- then the throttles go, as after --verify
+def cancel_assignment(admin: KafkaAdminClient, plan_json: str, preserve_throttles: bool = False
+                      ) -> set[TopicPartition]:
+    target_parts = parse_partition_reassignment_data(plan_json)
+    targets = [tp for tp, _ in target_parts]
     reassigning = {tp for tp, r in admin.list_partition_reassignments(targets).items()
                    if r.adding_replicas or r.removing_replicas}
     if not reassigning:
         click.echo("None of the specified partition reassignments are active.")
+        if not preserve_throttles:
+            clear_all_throttles(admin, target_parts)
         return reassigning
     errors = {tp: e for tp, e in admin.alter_partition_reassignments({tp: None for tp in reassigning}).items()
               if e is not None}
@@ -363,6 +367,8 @@ def cancel_assignment(admin: KafkaAdminClient, plan_json: str) -> set[TopicParti
                                   + "\n".join(f"{tp}: {errors[tp]}" for tp in sorted(errors, key=_tp_key)))
     click.echo(f"Successfully cancelled partition reassignment{'' if len(reassigning) == 1 else 's'} for: "
                f"{','.join(str(tp) for tp in sorted(reassigning, key=_tp_key))}")
+    if not preserve_throttles:
+        clear_all_throttles(admin, target_parts)
     return reassigning
 
 
@@ -417,7 +423,7 @@ def main(bootstrap_server, command_config, generate, execute, verify, cancel, li
         elif verify:
             verify_assignment(admin, _read(reassignment_json_file, "reassignment-json-file"), preserve_throttles)
         elif cancel:
-            cancel_assignment(admin, _read(reassignment_json_file, "reassignment-json-file"))
+            cancel_assignment(admin, _read(reassignment_json_file, "reassignment-json-file"), preserve_throttles)
         else:
             click.echo(cur_reassignments_to_string(admin))
     except click.UsageError:

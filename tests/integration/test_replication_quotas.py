@@ -82,7 +82,7 @@ def test_a_throttled_new_replica_stays_behind_until_the_throttle_is_removed(clus
     assert topic_configs == {"leader.replication.throttled.replicas": "0:0",
                              "follower.replication.throttled.replicas": "0:1"}
 
-    for broker in ("0", "1"):    # DescribeConfigs shows the dynamic-only rates, as Kafka's allConfigs does
+    for broker in ("0", "1"):    # DescribeConfigs shows the dynamic-only rates, as Kafka 2.6 does (KAFKA-9625)
         resource = ConfigResource(ConfigResourceType.BROKER, broker)
         rates = {e.name: (e.value, e.source.name) for e in admin.describe_configs([resource])[resource]
                  if e.name in (LEADER_RATE, FOLLOWER_RATE)}

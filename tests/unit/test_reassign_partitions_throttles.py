@@ -27,3 +27,39 @@ def test_move_map():
     assert calculate_leader_throttles(move_map) == {"foo": "0:1,0:2,0:3,1:4,1:5,1:6", "bar": "0:2,0:3,0:4"}
     assert calculate_follower_throttles(move_map) == {"foo": "0:5,1:7,1:8", "bar": "0:1"}
     assert calculate_reassigning_brokers(move_map) == {1, 2, 3, 4, 5, 6, 7, 8}
+
+
+class RecordingAdmin:
+    """Just what cancel_assignment and clear_all_throttles ask of the admin client; records the config changes."""
+
+    def __init__(self, reassigning: dict):
+        self.reassigning = reassigning
+        self.altered = []
+
+    def list_partition_reassignments(self, partitions=None):
+        return dict(self.reassigning)
+
+    def alter_partition_reassignments(self, reassignments):
+        self.reassigning.clear()
+        return {tp: None for tp in reassignments}
+
+    def describe_cluster(self):
+        return type("Cluster", (), {"nodes": [type("Node", (), {"id": 0})()]})()
+
+    def incremental_alter_configs(self, configs):
+        self.altered.extend(str(resource.name) for resource in configs)
+
+
+PLAN = '{"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[0,1]}]}'
+
+
+def test_cancel_clears_the_throttles_unless_asked_to_keep_them():
+    # Kafka 2.6 ReassignPartitionsCommand.cancelAssignment: "if (!preserveThrottles) clearAllThrottles(...)"
+    from kafkalite.tools.reassign_partitions_command import cancel_assignment
+    moving = {TopicPartition("foo", 0): PartitionReassignment((0, 1), (1,), ())}
+    admin = RecordingAdmin(dict(moving))
+    assert cancel_assignment(admin, PLAN) == {TopicPartition("foo", 0)}
+    assert admin.altered == ["0", "1", "foo"]   # the brokers' rates, then the topic's lists
+    kept = RecordingAdmin(dict(moving))
+    cancel_assignment(kept, PLAN, preserve_throttles=True)
+    assert kept.altered == []

@@ -267,6 +267,66 @@ def test_second_send_while_one_is_in_progress_fails_the_connection(h):
     assert peer.recv(100) == b""                # closed, nothing written
 
 
+@pytest.fixture
+def at_once(server):
+    h = Harness(server, max_receive_size=1000, write_at_once=True, connection_max_idle_ms=1000, time=MockTime())
+    yield h
+    h.close()
+
+
+def test_write_at_once_a_second_send_before_the_poll_fails_the_connection(at_once):
+    # as set_send refuses a send while one is in progress: the peer gets the first response only, then the close
+    peer = at_once.accept("c1")
+    at_once.selector.send(NetworkSend("c1", [b"one"]))
+    with pytest.raises(RuntimeError, match="prior send operation still in progress"):
+        at_once.selector.send(NetworkSend("c1", [b"two"]))
+    at_once.selector.poll(0)
+    assert at_once.selector.disconnected == {"c1": ChannelState.FAILED_SEND}
+    peer.settimeout(DEADLINE_S)
+    assert peer.recv(100) == frame(b"one") and peer.recv(100) == b""
+
+
+class FailsOnce:
+    """A file part whose first transfer fails after the header went out (an ENOBUFS from sendfile, say)."""
+
+    def __init__(self, data: bytes):
+        self.data, self.calls = data, 0
+
+    def size_in_bytes(self) -> int:
+        return len(self.data)
+
+    def write_to(self, sock, offset, length):
+        self.calls += 1
+        if self.calls == 1:
+            raise OSError(105, "No buffer space available")
+        return sock.send(self.data[offset:offset + length])
+
+
+def test_write_at_once_a_failed_write_closes_the_connection(at_once):
+    # Kafka: a send that fails closes its channel (FAILED_SEND); kafkalite retried it on OP_WRITE, and with part of
+    # it written the retry never completed: the Processor spun and the connection stayed muted
+    peer = at_once.accept("c1")
+    send = NetworkSend("c1", [b"header", FailsOnce(b"records")])
+    at_once.selector.send(send)
+    assert at_once.selector.channel("c1") is None
+    at_once.selector.poll(0)
+    assert at_once.selector.disconnected == {"c1": ChannelState.FAILED_SEND}
+    peer.settimeout(DEADLINE_S)
+    got = peer.recv(100)
+    assert got.startswith(struct.pack(">i", send.size() - 4)) and peer.recv(100) == b""
+
+
+def test_write_at_once_counts_as_activity_for_the_idle_timeout(at_once):
+    # Kafka's poll that writes a response refreshes the connection's idle timer (Selector.pollSelectionKeys)
+    at_once.accept("c1")
+    clock = at_once.selector.time
+    clock.sleep(900)
+    at_once.selector.send(NetworkSend("c1", [b"response"]))
+    clock.sleep(200)   # 1,100 ms after the connection's last read, 200 ms after the response
+    at_once.selector.poll(0)
+    assert at_once.selector.channel("c1") is not None, "closed as idle although it answered 200 ms ago"
+
+
 def test_client_connect_and_round_trip(server):
     sel = Selector()
     try:
