@@ -42,7 +42,6 @@ up to one extra delay.
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import fcntl
 import itertools
 import logging
@@ -216,6 +215,7 @@ class LogManager(Logging):
         # runs, then the first failure is raised (Kafka collects a job's IOException for the dir, then
         # rethrows anything else). Loading is mostly Python under the GIL, so more threads gain nothing here
         # (docs/benchmarks.md, "Restart"); the shipped server.properties keeps Kafka's 1.
+        import concurrent.futures   # only for a pool (start-up imports what the broker needs, issue 18)
         pool_id = next(_RECOVERY_POOL_IDS)
         names = itertools.count(1)
         with concurrent.futures.ThreadPoolExecutor(threads, initializer=lambda: setattr(
