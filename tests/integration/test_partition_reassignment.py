@@ -238,8 +238,14 @@ def test_kafka_reassign_partitions_tool(cluster, admin, tmp_path):
         f"Clearing topic-level throttles on topic {topic}"], 30, "--verify to report the reassignment complete")
     assert run_tool("kafka-reassign-partitions", *bootstrap, "--list").stdout.strip() == \
         "No partition reassignments found."
+    # Kafka 2.6's cancelAssignment clears the throttles too, unless --preserve-throttles
     assert run_tool("kafka-reassign-partitions", *bootstrap, "--cancel", "--reassignment-json-file",
-                    plan).stdout.strip() == "None of the specified partition reassignments are active."
+                    plan).stdout.splitlines() == [
+        "None of the specified partition reassignments are active.", "Clearing broker-level throttles on brokers 0,1,2",
+        f"Clearing topic-level throttles on topic {topic}"]
+    assert run_tool("kafka-reassign-partitions", *bootstrap, "--cancel", "--preserve-throttles",
+                    "--reassignment-json-file", plan).stdout.strip() == \
+        "None of the specified partition reassignments are active."
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": 0, "replicas": [b, 9]}]}))
     refused = run_tool("kafka-reassign-partitions", *bootstrap, "--execute", "--reassignment-json-file", bad,
