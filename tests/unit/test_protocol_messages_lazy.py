@@ -72,3 +72,20 @@ def test_threads_racing_to_the_first_use_all_get_the_same_classes():
         print(len(seen), errors, len({(k, id(c)) for k, _, c in seen}))
     """)
     assert out == "16 [] 2"
+
+
+def test_a_message_module_loads_when_the_process_is_out_of_descriptors():
+    # a broker whose logs and connections hold every descriptor must still parse a request of a kind it has not
+    # seen yet: the import uses the descriptor kept in reserve (test_descriptor_limit.py found this in CI)
+    assert run("""
+        import os, resource
+        from kafkalite.protocol.messages import delete_topics
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+        held = []
+        try:
+            while True:
+                held.append(os.open(os.devnull, os.O_RDONLY))
+        except OSError:
+            pass
+        print(delete_topics.DeleteTopicsRequest.__name__)
+    """) == "DeleteTopicsRequest"

@@ -15,13 +15,43 @@ import the module at once, as usual.
 """
 from __future__ import annotations
 
+import errno
 import importlib
 import importlib.util
+import os
 import threading
 import types
 
 _proxies: dict[str, "_LazyMessageModule"] = {}
 _proxies_lock = threading.Lock()
+# A JVM loads a message class from its jar, which is open already; a Python import opens a file. A broker out
+# of file descriptors (every one held by its logs and connections) must still parse a request of a kind it has
+# not seen yet, so one descriptor is kept in reserve for that import (tests/integration/test_descriptor_limit.py)
+_spare_lock = threading.Lock()
+try:
+    _spare_fd: int | None = os.open(os.devnull, os.O_RDONLY)
+except OSError:
+    _spare_fd = None
+
+
+def _import_with_spare_descriptor(name: str) -> types.ModuleType:
+    try:
+        return importlib.import_module(name)
+    except OSError as e:
+        if e.errno != errno.EMFILE:
+            raise
+    global _spare_fd
+    with _spare_lock:
+        if _spare_fd is not None:
+            os.close(_spare_fd)
+            _spare_fd = None
+        try:
+            return importlib.import_module(name)
+        finally:
+            try:
+                _spare_fd = os.open(os.devnull, os.O_RDONLY)
+            except OSError:
+                pass   # taken meanwhile: the next import out of descriptors has no reserve
 
 
 class _LazyMessageModule(types.ModuleType):
@@ -30,7 +60,7 @@ class _LazyMessageModule(types.ModuleType):
     def _load(self) -> dict:
         # Two handler threads may both get here: the import system's per-module lock makes the second wait
         # for the first, and both copy the same names.
-        module = importlib.import_module(self.__name__)
+        module = _import_with_spare_descriptor(self.__name__)
         self.__dict__.update(module.__dict__)
         return module.__dict__
 
