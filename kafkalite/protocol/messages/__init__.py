@@ -26,12 +26,23 @@ _proxies: dict[str, "_LazyMessageModule"] = {}
 _proxies_lock = threading.Lock()
 # A JVM loads a message class from its jar, which is open already; a Python import opens a file. A broker out
 # of file descriptors (every one held by its logs and connections) must still parse a request of a kind it has
-# not seen yet, so one descriptor is kept in reserve for that import (tests/integration/test_descriptor_limit.py)
+# not seen yet, so a few descriptors are kept in reserve for that import and let go just for it. Other threads may
+# take them meanwhile (the acceptor, a log read): a reserve makes the import likely, not certain
+# (tests/integration/test_descriptor_limit.py, tests/unit/test_protocol_messages_lazy.py)
+_RESERVED_DESCRIPTORS = 8
 _spare_lock = threading.Lock()
-try:
-    _spare_fd: int | None = os.open(os.devnull, os.O_RDONLY)
-except OSError:
-    _spare_fd = None
+_spare_fds: list[int] = []
+
+
+def _reserve_descriptors() -> None:
+    try:
+        while len(_spare_fds) < _RESERVED_DESCRIPTORS:
+            _spare_fds.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError:
+        pass   # fewer to spare this time
+
+
+_reserve_descriptors()
 
 
 def _import_with_spare_descriptor(name: str) -> types.ModuleType:
@@ -40,18 +51,13 @@ def _import_with_spare_descriptor(name: str) -> types.ModuleType:
     except OSError as e:
         if e.errno != errno.EMFILE:
             raise
-    global _spare_fd
     with _spare_lock:
-        if _spare_fd is not None:
-            os.close(_spare_fd)
-            _spare_fd = None
+        while _spare_fds:
+            os.close(_spare_fds.pop())
         try:
             return importlib.import_module(name)
         finally:
-            try:
-                _spare_fd = os.open(os.devnull, os.O_RDONLY)
-            except OSError:
-                pass   # taken meanwhile: the next import out of descriptors has no reserve
+            _reserve_descriptors()
 
 
 class _LazyMessageModule(types.ModuleType):
