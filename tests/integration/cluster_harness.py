@@ -47,6 +47,7 @@ class ClusterProcesses:
         self.extra_ports: dict[str, list[int]] = {name: [] for name in self.extra_listeners}
         self.control_ports: list[int] = []
         self._zk = None
+        self.paused: set[int] = set()   # broker indexes stopped with SIGSTOP (pause) and not resumed yet
         self.workdir = Path(workdir)
         self.zookeeper = zk_harness.ZooKeeperServer(str(self.workdir / "zookeeper"))
         os.makedirs(self.zookeeper.work_dir, exist_ok=True)
@@ -168,7 +169,8 @@ class ClusterProcesses:
 
     def create_topic(self, name: str, replicas: list[int], configs: dict | None = None) -> dict:
         """One partition on ``replicas`` (the first is the preferred leader), through kafka-python's admin
-        client (librdkafka refuses an assignment without a replication factor); waits for a full ISR."""
+        client (librdkafka refuses an assignment without a replication factor); waits for a full ISR and for the
+        running brokers' metadata to name its leader."""
         from kafka.admin import KafkaAdminClient, NewTopic
         admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, request_timeout_ms=15000)
         try:
@@ -176,7 +178,34 @@ class ClusterProcesses:
                                           topic_configs={k: str(v) for k, v in (configs or {}).items()})])
         finally:
             admin.close()
-        return self.wait_for_isr(name, 0, replicas)
+        state = self.wait_for_isr(name, 0, replicas)
+        return self.wait_for_metadata(name, 0, state)
+
+    def wait_for_metadata(self, topic: str, partition: int, state: dict, timeout: float = 30) -> dict:
+        """Wait until every running broker's metadata cache names the leader and leader epoch of the state
+        znode ``state`` (Kafka's TestUtils.waitUntilMetadataIsPropagated). The controller writes the znode
+        before it sends LeaderAndIsr, and sends UpdateMetadata after it on each broker's own channel, so a
+        broker that answers with this epoch has also taken its LeaderAndIsr: the leader leads, the followers
+        fetch. Without it a test can produce to a leader that does not lead yet (acks=0 then loses the record
+        with no error)."""
+        from harness import RawConnection
+        from support import wait_until
+        from clients import raw_request
+        from kafkalite.protocol.messages import metadata as MD
+
+        def propagated(b) -> bool:
+            with RawConnection(b.port) as conn:
+                r = raw_request(conn, 3, 7, MD.MetadataRequest(topics=[MD.MetadataRequestTopic(name=topic)],
+                                                               allow_auto_topic_creation=False))
+            parts = [p for t in r.topics if t.name == topic and t.error_code == 0 for p in t.partitions
+                     if p.partition_index == partition]
+            return bool(parts) and parts[0].leader_id == state["leader"] \
+                and parts[0].leader_epoch == state["leader_epoch"]
+        running = [b for i, b in enumerate(self.brokers) if b.running and i not in self.paused]
+        wait_until(lambda: all(propagated(b) for b in running), timeout,
+                   f"every broker's metadata of {topic}-{partition} to name leader {state['leader']} "
+                   f"at epoch {state['leader_epoch']}")
+        return state
 
     def high_watermark(self, topic: str, partition: int) -> int:
         """The leader's high watermark: the latest offset a read-uncommitted ListOffsets returns."""
@@ -203,11 +232,13 @@ class ClusterProcesses:
     def pause(self, i: int) -> None:
         if self.brokers[i].proc is not None:
             self.brokers[i]._signal(signal.SIGSTOP)
+            self.paused.add(i)
 
     def resume(self, i: int) -> None:
         """SIGCONT (nothing if the broker is not running: a test may have stopped it)."""
         if self.brokers[i].proc is not None:
             self.brokers[i]._signal(signal.SIGCONT)
+        self.paused.discard(i)
 
     def stop(self) -> None:
         if self._zk is not None:
