@@ -919,9 +919,13 @@ class ReplicaManager(Logging):
     # Kafka: ReplicaManager.shouldLeaderThrottle -- the partition is throttled, the quota exceeded and the replica
     # not in sync (an in-sync follower is never held back: that would hold back acks=-1 produces)
     def should_leader_throttle(self, quota, topic_partition: TopicPartition, replica_id: int) -> bool:
+        # Kafka looks up the partition's ISR first; the same three conditions are tested here cheapest first,
+        # as this runs for every partition of every follower fetch and almost no partition is throttled
+        if not quota.is_throttled(topic_partition):
+            return False
         partition = self.non_offline_partition(topic_partition)
         is_replica_in_sync = partition is not None and replica_id in partition.in_sync_replica_ids
-        return not is_replica_in_sync and quota.is_throttled(topic_partition) and quota.is_quota_exceeded()
+        return not is_replica_in_sync and quota.is_quota_exceeded()
 
     # Kafka: ReplicaManager.updateFollowerFetchState -- the leader records where each follower is; a follower
     # that is not a replica of the partition gets no records (the offsets stay consistent with them)
