@@ -59,7 +59,8 @@ def _main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
     logging.addLevelName(logging.WARNING, "WARN")     # log4j's level names, as Kafka's log lines show them
     logging.addLevelName(logging.CRITICAL, "FATAL")
-    from kafkalite.server.kafka_config import ConfigException, KafkaConfig
+    from kafkalite.common.config.config_exception import ConfigException
+    from kafkalite.server.kafka_config import KafkaConfig
     try:
         props = get_props_from_args(argv)
         config = KafkaConfig.from_props(props)

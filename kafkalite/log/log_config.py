@@ -21,6 +21,7 @@ import re
 
 import attrs
 
+from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.protocol.errors import InvalidConfigurationException
 
 LONG_MAX = (1 << 63) - 1
@@ -86,13 +87,13 @@ _THROTTLED_REPLICA = re.compile(r"([0-9]+:[0-9]+)?")
 def ensure_valid_throttled_replica_list(name: str, items: list) -> None:
     entries = [str(v).strip() for v in items]
     if not (all(_THROTTLED_REPLICA.fullmatch(v) for v in entries) or (entries and entries[0] == "*")):
-        raise InvalidConfigurationException(
-            f"Invalid value [{', '.join(entries)}] for configuration {name}: {name} must be the literal '*' or a list "
-            f"of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
+        raise ConfigException(name, f"[{', '.join(entries)}]", f"{name} must be the literal '*' or a list of "
+                              "replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
 
 
 def _fail(key, value, allowed: str):
-    raise InvalidConfigurationException(f"Invalid value {value!r} for configuration {key}: {allowed}")
+    """Kafka: ConfigDef's ConfigException, in its words ("Not a number of type LONG", "Value must be at least 1")."""
+    raise ConfigException(key, value, allowed)
 
 
 def _parse(key: str, value):
@@ -102,21 +103,21 @@ def _parse(key: str, value):
         try:
             parsed = int(str(value).strip()) if not isinstance(value, int) or isinstance(value, bool) else value
         except ValueError:
-            _fail(key, value, f"expected an integer ({typ})")
+            _fail(key, value, f"Not a number of type {typ.upper()}")
         if typ == "int" and not -(1 << 31) <= parsed < (1 << 31):
-            _fail(key, value, "value must fit in a 32-bit int")
+            _fail(key, value, "Expected value to be a 32-bit integer")
     elif typ == "double":
         try:
             parsed = float(value)
         except (TypeError, ValueError):
-            _fail(key, value, "expected a number")
+            _fail(key, value, "Not a number of type DOUBLE")
     elif typ == "boolean":
         if isinstance(value, bool):
             parsed = value
         elif str(value).strip().lower() in ("true", "false"):
             parsed = str(value).strip().lower() == "true"
         else:
-            _fail(key, value, "expected true or false")
+            _fail(key, value, "Expected value to be either true or false")
     elif typ == "list":
         items = value if isinstance(value, (list, tuple)) else \
             [v.strip() for v in str(value).split(",")] if str(value).strip() else []
@@ -126,19 +127,19 @@ def _parse(key: str, value):
         if isinstance(check, tuple) and check and isinstance(check[0], str):
             for v in parsed:
                 if v not in check:
-                    _fail(key, value, f"allowed values are {', '.join(check)}")
+                    _fail(key, v, f"String must be one of: {', '.join(check)}")
         return parsed
     else:
         parsed = str(value).strip()
     if isinstance(check, tuple) and check and isinstance(check[0], str):
         if parsed not in check:
-            _fail(key, value, f"allowed values are {', '.join(check)}")
+            _fail(key, value, f"String must be one of: {', '.join(check)}")
     elif isinstance(check, tuple):
         lo, hi = check
         if lo is not None and parsed < lo:
-            _fail(key, value, f"value must be at least {lo}")
+            _fail(key, value, f"Value must be at least {lo}")
         if hi is not None and parsed > hi:
-            _fail(key, value, f"value must be no more than {hi}")
+            _fail(key, value, f"Value must be no more than {hi}")
     return parsed
 
 
@@ -229,7 +230,9 @@ class LogConfig:
     # Kafka: LogConfig.validate
     @staticmethod
     def validate(props: dict) -> None:
-        """Raise InvalidConfigurationException naming the key, the value and what is allowed."""
+        """An unknown name or a conflict between values raises InvalidConfigurationException (an ApiException,
+        INVALID_CONFIG); a value that does not parse or is not allowed raises ConfigException naming the key, the
+        value and what is allowed, as Kafka's ConfigDef.parse -- each request's handler picks the error code."""
         LogConfig.validate_names(props)
         for key, value in props.items():
             _parse(key, value)

@@ -34,7 +34,8 @@ from kafkalite.server.delayed_operation import DelayedOperation, DelayedOperatio
 from kafkalite.server.delayed_operation_key import TopicKey
 from kafkalite.server.dynamic_broker_config import (ALL_DYNAMIC_CONFIGS, BROKER_CONFIG_SYNONYMS, DEFAULT_ENTITY,
                                                     DYNAMIC_CONFIG_BROKER_PROPS, dynamic_config_of)
-from kafkalite.server.kafka_config import CONFIG_DEF, ConfigException
+from kafkalite.common.config.config_exception import ConfigException
+from kafkalite.server.kafka_config import CONFIG_DEF
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.admin_zk_client import AdminZkClient, assign_replicas_to_brokers
 
@@ -197,6 +198,9 @@ class AdminManager(Logging):
             except ApiException as e:
                 self.info(f"Error processing create topic request {name}: {e}")
                 metadata.append(CreatePartitionsMetadata(name, [], e.error, str(e)))
+            except ConfigException as e:   # a value the topic config does not allow: INVALID_CONFIG here
+                self.info(f"Error processing create topic request {name}: {e}")
+                metadata.append(CreatePartitionsMetadata(name, [], Errors.INVALID_CONFIG, str(e)))
             except Exception as e:  # noqa: BLE001
                 self.error(f"Error processing create topic request {name}: {e}", exc_info=True)
                 metadata.append(CreatePartitionsMetadata(name, [], Errors.UNKNOWN_SERVER_ERROR, str(e)))

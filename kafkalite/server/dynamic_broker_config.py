@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import threading
 
-from kafkalite.server.kafka_config import LONG, ConfigException, KafkaConfig, _int_range, parse_type
+from kafkalite.common.config.config_exception import ConfigException
+from kafkalite.server.kafka_config import LONG, KafkaConfig, _int_range, parse_type
 from kafkalite.utils.logging import Logging
 
 DEFAULT_ENTITY = "<default>"   # Kafka: ConfigEntityName.Default

@@ -1,7 +1,7 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/server/KafkaConfig.scala
 (with the parsing rules of clients/src/main/java/org/apache/kafka/common/config/ConfigDef.java)
 
-Classes: Defaults, ConfigDef, ConfigException, KafkaConfig.
+Classes: Defaults, ConfigDef, KafkaConfig (ConfigException is kafkalite/common/config/config_exception.py).
 
 ``server.properties`` becomes a typed, validated KafkaConfig. Every key kafkalite knows is one
 row of ``CONFIG_DEF`` (name, type, default, validator); all defaults live in ``Defaults``, as in
@@ -22,21 +22,10 @@ import logging
 import uuid
 
 from kafkalite.cluster.broker import EndPoint, EndPointParseError
+from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.security.ssl.ssl_configs import SSL_CONFIG_DEF
 
 log = logging.getLogger("kafka.server.KafkaConfig")
-
-
-class ConfigException(Exception):
-    """Kafka: org.apache.kafka.common.config.ConfigException."""
-
-    def __init__(self, name: str, value=None, message: str | None = None):
-        if message is None:
-            super().__init__(name)
-        else:
-            super().__init__(f"Invalid value {value} for configuration {name}: {message}")
-        self.name = name
-        self.value = value
 
 
 class Defaults:

@@ -3,7 +3,8 @@ documentation; the wire ids are DescribeConfigsResponse.ConfigType's."""
 from kafkalite.common.config.config_def import CONFIG_TYPE_NAMES, Type, config_type_of, type_of
 from kafkalite.log.log_config import LogConfigDef
 from kafkalite.server.config_documentation import BROKER_CONFIG_DOCS, TOPIC_CONFIG_DOCS
-from kafkalite.server.kafka_config import CONFIG_DEF, ConfigException, KafkaConfig
+from kafkalite.common.config.config_exception import ConfigException
+from kafkalite.server.kafka_config import CONFIG_DEF, KafkaConfig
 
 
 def test_every_broker_and_topic_key_has_a_type_and_documentation():

@@ -12,7 +12,8 @@ import os
 import pytest
 
 from kafkalite.cluster.broker import EndPoint
-from kafkalite.server.kafka_config import ConfigException, Defaults, KafkaConfig, load_properties
+from kafkalite.common.config.config_exception import ConfigException
+from kafkalite.server.kafka_config import Defaults, KafkaConfig, load_properties
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CP_PROPS = {

@@ -5,14 +5,14 @@ rates (only its own entity's, as in Kafka 2.4) to the three ReplicationQuotaMana
 marks / removes throttled replicas."""
 import pytest
 
+from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.common.metrics.metrics import Metrics
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.log_config import LogConfig
-from kafkalite.protocol.errors import InvalidConfigurationException
 from kafkalite.server import quota_factory
 from kafkalite.server.dynamic_broker_config import DynamicBrokerConfig
 from kafkalite.server.dynamic_config_manager import BrokerConfigHandler, TopicConfigHandler
-from kafkalite.server.kafka_config import ConfigException, KafkaConfig
+from kafkalite.server.kafka_config import KafkaConfig
 from kafkalite.server.replication_quota_manager import ALL_REPLICAS
 from kafkalite.utils.time import MockTime
 
@@ -47,11 +47,11 @@ def test_should_parse_regardless_of_whitespace_around_values():
 def test_a_malformed_throttled_replica_list_is_refused(value):
     # Kafka: ThrottledReplicaListValidator -- each entry [partitionId]:[brokerId], or the first one "*"
     for prop in (LEADER, FOLLOWER):
-        with pytest.raises(InvalidConfigurationException) as e:
+        with pytest.raises(ConfigException) as e:
             LogConfig.validate({prop: value})
         assert str(e.value).endswith(f"{prop} must be the literal '*' or a list of replicas in the following "
                                      f"format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
-        with pytest.raises(InvalidConfigurationException):
+        with pytest.raises(ConfigException):
             parse(value, prop=prop)
 
 

@@ -190,7 +190,8 @@ def test_channel_builder_refuses_unknown_mechanisms_and_missing_jaas():
 
 def test_kafka_config_sasl_keys_listener_overrides_and_one_line_errors():
     """KafkaConfigTest's SASL cases: per-listener values, and a bad SASL setup named by its key."""
-    from kafkalite.server.kafka_config import ConfigException, KafkaConfig
+    from kafkalite.common.config.config_exception import ConfigException
+    from kafkalite.server.kafka_config import KafkaConfig
     base = {"listeners": "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0", "log.dirs": "/tmp/x",
             "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
             "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,

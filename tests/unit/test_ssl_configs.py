@@ -6,7 +6,8 @@ import logging
 import pytest
 
 from kafkalite.security.ssl.ssl_configs import ssl_config_values
-from kafkalite.server.kafka_config import ConfigException, KafkaConfig
+from kafkalite.common.config.config_exception import ConfigException
+from kafkalite.server.kafka_config import KafkaConfig
 from kafkalite.tools import gen_certs
 
 
