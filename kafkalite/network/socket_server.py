@@ -736,11 +736,18 @@ class Processor(AbstractServerThread):
         for connection_id in list(self.selector.disconnected):
             try:
                 remote_host = ConnectionId.from_string(connection_id).remote_host
-                self.inflight_responses.pop(connection_id, None)
+                self._forget_inflight_response(connection_id)
                 self.accept_trace.pop(connection_id, None)
                 self.connection_quotas.dec(self.listener_name, remote_host)
             except Exception as e:  # noqa: BLE001
                 self.process_exception(f"Exception while processing disconnection of {connection_id}", e)
+
+    # Kafka: inflightResponses.remove(connectionId).foreach(updateRequestMetrics) -- a response that was being
+    # sent when its connection went away still counts in the request metrics and the request log
+    def _forget_inflight_response(self, connection_id: str) -> None:
+        response = self.inflight_responses.pop(connection_id, None)
+        if response is not None:
+            response.request.update_request_metrics()
 
     # Kafka: Processor.handleChannelMuteEvent
     def handle_channel_mute_event(self, connection_id: str, event: ChannelMuteEvent) -> None:
@@ -770,7 +777,7 @@ class Processor(AbstractServerThread):
         if self.open_or_closing_channel(connection_id) is not None:
             self.debug(f"Closing selector connection {connection_id}")
             self.selector.close_connection(connection_id)
-            self.inflight_responses.pop(connection_id, None)
+            self._forget_inflight_response(connection_id)
             self.accept_trace.pop(connection_id, None)
             remote_host = ConnectionId.from_string(connection_id).remote_host
             self.connection_quotas.dec(self.listener_name, remote_host)

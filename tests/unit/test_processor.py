@@ -122,3 +122,34 @@ def test_starting_the_processors_twice_starts_them_once():
         assert sum(1 for t in threading.enumerate() if t.name.startswith("data-plane-kafka-network-thread")) == 1
     finally:
         server.shutdown()
+
+
+class _Request:
+    def __init__(self):
+        self.metrics_updates = 0
+
+    def update_request_metrics(self, network_thread_time_nanos: int = 0) -> None:
+        self.metrics_updates += 1
+
+
+class _Response:
+    def __init__(self):
+        self.request = _Request()
+
+
+def test_a_response_in_flight_when_its_connection_goes_still_updates_the_request_metrics():
+    # Kafka: Processor.processDisconnected and close(connectionId) --
+    # inflightResponses.remove(connectionId).foreach(updateRequestMetrics)
+    processor = new_processor()
+    gone, closed = "127.0.0.1:9092-127.0.0.1:50001-0", "127.0.0.1:9092-127.0.0.1:50002-0"
+    for cid in (gone, closed):
+        processor.connection_quotas.inc("PLAINTEXT", "127.0.0.1")
+        processor.inflight_responses[cid] = _Response()
+    by_peer, by_us = processor.inflight_responses[gone], processor.inflight_responses[closed]
+    processor.selector.disconnected[gone] = None
+    processor.process_disconnected()
+    assert by_peer.request.metrics_updates == 1 and gone not in processor.inflight_responses
+    processor.open_or_closing_channel = lambda cid: object()
+    processor.selector.close_connection = lambda cid: None
+    processor.close(closed)
+    assert by_us.request.metrics_updates == 1 and closed not in processor.inflight_responses
