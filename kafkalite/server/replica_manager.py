@@ -590,10 +590,8 @@ class ReplicaManager(Logging):
     # ------------------------------------------------------------------ produce (S31, S33, S34)
     # Kafka: ReplicaManager.appendRecords
     def append_records(self, timeout_ms: int, required_acks: int, internal_topics_allowed: bool, origin,
-                       entries_per_partition: dict, response_callback, delayed_produce_lock=None) -> None:
-        """``origin``: AppendOrigin.CLIENT / COORDINATOR (or 2.4's isFromClient: True = CLIENT, False = COORDINATOR).
-        ``delayed_produce_lock``: the lock the DelayedProduce completes under, when acks=-1 parks it (a group's
-        lock for the group coordinator's writes; the operation's own lock otherwise)."""
+                       entries_per_partition: dict, response_callback) -> None:
+        """``origin``: AppendOrigin.CLIENT / COORDINATOR (or 2.4's isFromClient: True = CLIENT, False = COORDINATOR)."""
         origin = to_append_origin(origin)
         if required_acks not in (-1, 0, 1):
             response_callback({tp: PartitionResponse(Errors.INVALID_REQUIRED_ACKS) for tp in entries_per_partition})
@@ -611,8 +609,7 @@ class ReplicaManager(Logging):
                                   info.log_start_offset if info is not None else result.log_start_offset,
                                   result.record_errors, result.error_message))
         if self.delayed_produce_request_required(required_acks, entries_per_partition, local_produce_results):
-            delayed = DelayedProduce(timeout_ms, required_acks, produce_status, self, response_callback,
-                                     delayed_produce_lock)
+            delayed = DelayedProduce(timeout_ms, required_acks, produce_status, self, response_callback)
             keys = [TopicPartitionOperationKey.from_topic_partition(tp) for tp in entries_per_partition]
             self.delayed_produce_purgatory.try_complete_else_watch(delayed, keys)
         else:

@@ -94,15 +94,13 @@ class FakeReplicaManager:
         self.logs = {TopicPartition("__consumer_offsets", p): MemoryLog() for p in partitions}
         self.fail_with: Errors | None = None
         self.appends = 0
-        self.delayed_produce_locks = []   # the delayed_produce_lock of each append_records call
 
     def get_log(self, tp):
         return self.logs.get(tp)
 
     def append_records(self, timeout_ms, required_acks, internal_topics_allowed, is_from_client,
-                       entries_per_partition, response_callback, delayed_produce_lock=None):
+                       entries_per_partition, response_callback):
         assert internal_topics_allowed and not is_from_client
-        self.delayed_produce_locks.append(delayed_produce_lock)
         result = {}
         for tp, records in entries_per_partition.items():
             if self.fail_with is not None:

@@ -257,15 +257,6 @@ def test_commit_and_fetch_offsets(h):
     assert h.coordinator.handle_fetch_offsets(GROUP, [tp(0)])[1][tp(0)].offset == 42
 
 
-def test_a_groups_writes_complete_under_the_groups_lock(h):
-    # Kafka: GroupMetadataManager.appendForGroup passes delayedProduceLock = Some(group.lock) (KAFKA-6042): an
-    # acks=-1 write parked in the produce purgatory completes under that group's lock, never under a lock of its own
-    a, gen = h.join_stable_single()            # the group's metadata (SyncGroup) is written
-    assert h.commit(a, gen, {tp(0): om(42)}) == {tp(0): Errors.NONE}
-    locks = h.replica_manager.delayed_produce_locks
-    assert len(locks) == 2 and all(lock is h.group().lock for lock in locks)
-
-
 def test_commit_with_generation_minus_one_for_group_without_members(h):
     assert h.commit("", -1, {tp(0): om(7)}, group_id="simple") == {tp(0): Errors.NONE}
     error, data = h.coordinator.handle_fetch_offsets("simple", None)

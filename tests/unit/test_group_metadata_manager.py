@@ -34,8 +34,7 @@ class LogReplicaManager:
     def get_log(self, tp):
         return self.log if tp == OFFSETS_TP else None
 
-    def append_records(self, timeout_ms, required_acks, internal_topics_allowed, is_from_client, entries, callback,
-                       delayed_produce_lock=None):
+    def append_records(self, timeout_ms, required_acks, internal_topics_allowed, is_from_client, entries, callback):
         out = {}
         for tp, records in entries.items():
             info = self.log.append_as_leader(records, leader_epoch=0, is_from_client=is_from_client)

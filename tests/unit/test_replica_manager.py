@@ -123,25 +123,6 @@ class TestAcksAll:
         assert result[TopicPartition("t", 0)].error is Errors.NONE
         assert fetched[0][1].high_watermark == 0   # the answer carries the HW as read, before the move
 
-    def test_a_parked_produce_completes_under_the_lock_it_was_given(self, broker):
-        # Kafka: appendRecords(delayedProduceLock = Some(lock)) -- the DelayedProduce's onComplete (and so the
-        # response callback) runs with that lock held
-        import threading
-        from kafkalite.record.memory_records import MemoryRecords, SimpleRecord
-        rm = broker.server.replica_manager
-        create_topic(broker.server, "t")
-        partition = lead_with_a_lagging_follower(rm, "t")
-        lock, held = threading.RLock(), []
-
-        def callback(result):
-            held.append(lock._is_owned())
-        records = MemoryRecords.with_records(SimpleRecord(1_600_000_000_000, None, b"v"))
-        rm.append_records(30_000, -1, False, True, {TopicPartition("t", 0): records}, callback,
-                          delayed_produce_lock=lock)
-        assert held == []
-        follower_fetch(rm, "t", 1, partition.log.log_end_offset)
-        assert held == [True]
-
     def test_acks_one_answers_at_once(self, broker):
         rm = broker.server.replica_manager
         create_topic(broker.server, "t")

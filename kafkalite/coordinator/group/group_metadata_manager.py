@@ -245,13 +245,11 @@ class GroupMetadataManager(Logging):
         """Stands in for Kafka's ``getMagic(partition).isDefined``: do we hold this partition's log?"""
         return self.replica_manager.get_log(tp) is not None
 
-    # Kafka: GroupMetadataManager.appendForGroup -- the DelayedProduce completes under the group's lock
-    # (delayedProduceLock = Some(group.lock), KAFKA-6042): a thread completing it never waits for a group lock
-    # another thread holds while that thread waits for the operation's lock
+    # Kafka: GroupMetadataManager.appendForGroup
     def append_for_group(self, group: GroupMetadata, records: dict, callback) -> None:
         self.replica_manager.append_records(
             self.config.offset_commit_timeout_ms, self.config.offset_commit_required_acks,
-            True, False, records, callback, delayed_produce_lock=group.lock)
+            True, False, records, callback)
 
     def _build(self, entries: list[tuple[bytes, bytes | None]], producer_id: int = RecordBatch.NO_PRODUCER_ID,
                producer_epoch: int = RecordBatch.NO_PRODUCER_EPOCH):
