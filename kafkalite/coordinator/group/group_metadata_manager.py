@@ -245,7 +245,12 @@ class GroupMetadataManager(Logging):
         """Stands in for Kafka's ``getMagic(partition).isDefined``: do we hold this partition's log?"""
         return self.replica_manager.get_log(tp) is not None
 
-    # Kafka: GroupMetadataManager.appendForGroup
+    # Kafka: GroupMetadataManager.appendForGroup -- Kafka 2.4 also passes delayedProduceLock = Some(group.lock)
+    # (KAFKA-6042), so that a parked acks=-1 write completes under its group's lock. With 2.4's tryLock in
+    # DelayedOperation.maybeTryComplete that loses completions while another thread holds the group lock (the
+    # commit then waits for offsets.commit.timeout.ms: KAFKA-8334, fixed in 2.7 by completing delayed operations
+    # outside group locks). kafkalite keeps the operation's own lock: the callbacks take the group lock
+    # themselves, and no thread that holds a group lock waits for an operation's lock (it only tries it).
     def append_for_group(self, group: GroupMetadata, records: dict, callback) -> None:
         self.replica_manager.append_records(
             self.config.offset_commit_timeout_ms, self.config.offset_commit_required_acks,
