@@ -232,11 +232,13 @@ def idle(port: int, pid: int, conns: int = 1000, hold: float = 2.0) -> dict:
     accept_s = time.perf_counter() - t0
     time.sleep(hold)  # the scenario *is* holding idle connections for a while
     rss1 = proc_rss_kib(pid)
+    fds_held = len(os.listdir(f"/proc/{pid}/fd"))   # while every connection is open, not after the closes
     failed2 = _round_trip_all(socks, 2, 30)
     for s in socks:
         s.close()
     return {"conns": conns, "accept_seconds": accept_s, "rss_before_kib": rss0, "rss_after_kib": rss1,
-            "kib_per_conn": (rss1 - rss0) / conns, "errors": connect_errors + failed1 + failed2}
+            "kib_per_conn": (rss1 - rss0) / conns, "fds_held": fds_held,
+            "errors": connect_errors + failed1 + failed2}
 
 
 def kcat(bootstrap: str, topic: str, records: int, size: int, acks: str = "1", partitions: int = 1,
