@@ -2,7 +2,11 @@
 
 - ``socket_to_file``: a forked sender ``sendall``s length-prefixed 1 MiB frames over loopback; the
   receiver ``recv_into``s each frame into one reused buffer and ``os.write``s it to a fresh file
-  (what a produce path does at best: no protocol, no CRC, no index).
+  (what a produce path does at best: no protocol, no CRC, no index). The file is unlinked after the
+  run, so the next run writes into the page-cache memory this one just freed. With ``keep=True`` the
+  file stays (the caller removes it with ``remove_kept``), as a broker keeps its log: each run then
+  writes into memory the page cache had not used. On this VM the two differ by ~5x (docs/benchmarks.md,
+  "Large batches: where the broker's time goes"), and a broker's log always pays the second.
 - ``sendfile_to_socket``: a forked sender ``os.sendfile``s a page-cached file to a socket; the
   receiver ``recv_into``s and discards (what a fetch path does at best).
 
@@ -51,7 +55,7 @@ def _recv_exact(sock, view) -> bool:
     return True
 
 
-def socket_to_file(workdir: str, total_mb: int = 512) -> tuple[float, float]:
+def socket_to_file(workdir: str, total_mb: int = 512, keep: bool = False) -> tuple[float, float]:
     srv = _pair()
     port = srv.getsockname()[1]
     pid = os.fork()
@@ -66,7 +70,7 @@ def socket_to_file(workdir: str, total_mb: int = 512) -> tuple[float, float]:
             os._exit(0)
     cpu0 = _cpu_self()
     conn, _ = srv.accept()
-    path = os.path.join(workdir, "machine-limit.seg")
+    path = os.path.join(workdir, f"machine-limit-kept-{time.monotonic_ns()}.seg" if keep else "machine-limit.seg")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     size_buf = bytearray(4)
     buf = bytearray(FRAME)
@@ -84,10 +88,18 @@ def socket_to_file(workdir: str, total_mb: int = 512) -> tuple[float, float]:
         dt = time.perf_counter() - t0
     finally:
         os.close(fd)
-        os.unlink(path)
+        if not keep:
+            os.unlink(path)
         conn.close()
         srv.close()
     return _finish(pid, n, dt, cpu0)
+
+
+def remove_kept(workdir: str) -> None:
+    """Unlink the files ``socket_to_file(keep=True)`` left in ``workdir``."""
+    for name in os.listdir(workdir):
+        if name.startswith("machine-limit-kept-"):
+            os.unlink(os.path.join(workdir, name))
 
 
 def sendfile_to_socket(workdir: str, total_mb: int = 256) -> tuple[float, float]:

@@ -101,9 +101,10 @@ def write_markdown(path, rows, machine, limits, meta, profile=None) -> str:
         for lim in limits:
             frac = lim.get("fraction")
             ok = "" if frac is None else (" ✅" if frac >= 0.5 else " ❌")
+            goal = "(reference, not the issue's loop)" if lim.get("reference") else f"≥ 50%{ok}"
             out.append(f"| {lim['loop']} | {_fmt(lim['median'])} ({', '.join(_fmt(v) for v in lim['values'])}) | "
                        f"{_fmt(lim.get('cpu_s_per_gb'))} | {lim['against']} | {_fmt(lim.get('kafkalite'))} | "
-                       f"{'–' if frac is None else f'{frac:.0%}'} | ≥ 50%{ok} | "
+                       f"{'–' if frac is None else f'{frac:.0%}'} | {goal} | "
                        f"{_fmt(lim.get('kafkalite_cpu_s_per_gb'))} |")
     if profile:
         out += ["", "## Profile of the kafkalite broker under load (py-spy, non-idle samples)", ""]
@@ -190,6 +191,8 @@ def write_plot(path, rows, limits) -> bool:
                 labels.append(loop)
                 vals.append(lim["median"] or 0)
                 cols.append(colors["machine"])
+            if lim.get("reference"):   # the kept-file loop: its kafkalite bars are the ones drawn already
+                continue
             labels.append("kafkalite\n" + lim["against"].split(", ")[0])
             vals.append(lim.get("kafkalite") or 0)
             cols.append(colors["kafkalite"])
