@@ -104,8 +104,9 @@ def _parse(key: str, value):
             parsed = int(str(value).strip()) if not isinstance(value, int) or isinstance(value, bool) else value
         except ValueError:
             _fail(key, value, f"Not a number of type {typ.upper()}")
-        if typ == "int" and not -(1 << 31) <= parsed < (1 << 31):
-            _fail(key, value, "Expected value to be a 32-bit integer")
+        bits = 31 if typ == "int" else 63   # Integer.parseInt / Long.parseLong refuse what does not fit
+        if not -(1 << bits) <= parsed < (1 << bits):
+            _fail(key, value, f"Not a number of type {typ.upper()}")
     elif typ == "double":
         try:
             parsed = float(value)
@@ -131,15 +132,16 @@ def _parse(key: str, value):
         return parsed
     else:
         parsed = str(value).strip()
+    # the validators see the parsed value, as Kafka's (a string trimmed, a number as parsed)
     if isinstance(check, tuple) and check and isinstance(check[0], str):
         if parsed not in check:
-            _fail(key, value, f"String must be one of: {', '.join(check)}")
+            _fail(key, parsed, f"String must be one of: {', '.join(check)}")
     elif isinstance(check, tuple):
         lo, hi = check
         if lo is not None and parsed < lo:
-            _fail(key, value, f"Value must be at least {lo}")
+            _fail(key, parsed, f"Value must be at least {lo}")
         if hi is not None and parsed > hi:
-            _fail(key, value, f"Value must be no more than {hi}")
+            _fail(key, parsed, f"Value must be no more than {hi}")
     return parsed
 
 

@@ -149,6 +149,12 @@ class DelayedDeleteTopics(DelayedOperation):
         pass
 
 
+# Kafka: ConfigResource.toString -- how a resource is named in AdminManager's messages
+def config_resource_string(resource_type: int, name: str) -> str:
+    type_name = {2: "TOPIC", 4: "BROKER", 8: "BROKER_LOGGER"}.get(resource_type, "UNKNOWN")
+    return f"ConfigResource(type={type_name}, name='{name}')"
+
+
 class AdminManager(Logging):
     """Kafka: AdminManager(config, metrics, metadataCache, zkClient)."""
 
@@ -292,6 +298,9 @@ class AdminManager(Logging):
                 result.configs = [e for e in entries if keys is None or e.name in keys]
             except ApiException as e:
                 result.error_code, result.error_message = e.error.code, str(e)
+            except Exception as e:  # noqa: BLE001 -- Kafka: ApiError.fromThrowable, for this resource only
+                self.error(f"Error processing describe configs request for resource {res.resource_name}: {e}")
+                result.error_code, result.error_message = Errors.for_exception(e).code, str(e)
             results.append(result)
         return results
 
@@ -419,7 +428,7 @@ class AdminManager(Logging):
         except ApiException as e:
             return e.error, str(e)
         except (ConfigException, ValueError) as e:
-            message = f"Invalid config value for resource {name}: {e}"
+            message = f"Invalid config value for resource {config_resource_string(resource_type, name)}: {e}"
             self.info(message)
             return Errors.INVALID_REQUEST, message
 

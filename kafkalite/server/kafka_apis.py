@@ -461,6 +461,9 @@ class KafkaApis(Logging):
                     error = Errors.LEADER_NOT_AVAILABLE
                 except ApiException as e:
                     error = Errors.LEADER_NOT_AVAILABLE if e.error is Errors.TOPIC_ALREADY_EXISTS else e.error
+                except Exception as e:  # noqa: BLE001 -- Kafka: createTopic's catch-all (Errors.forException)
+                    self.error(f"Auto creation of topic {name} failed: {e}")
+                    error = Errors.for_exception(e)
             result.append(metadata.MetadataResponseTopic(error_code=error.code, name=name, is_internal=Topic.is_internal(name)))
         return result
 
@@ -1559,9 +1562,13 @@ class KafkaApis(Logging):
         else:
             respond(Errors.INVALID_REQUEST)
             return
-        # Kafka: getOrCreateInternalTopic
+        # Kafka: getOrCreateInternalTopic -- whatever the creation gives (createTopic catches everything), the
+        # coordinator is not available yet
         if not self.metadata_cache.contains(topic):
-            self.create_internal_topic(topic)
+            try:
+                self.create_internal_topic(topic)
+            except Exception as e:  # noqa: BLE001
+                self.error(f"Creation of internal topic {topic} failed: {e}")
             respond(Errors.COORDINATOR_NOT_AVAILABLE)
             return
         # (broker id, host, port) of the partition's leader on this listener, or None

@@ -49,30 +49,33 @@ def _existing(admin, name):
     admin.create_topics([NewTopic(name, 1, 1)], request_timeout=15)[name].result(timeout=15)
 
 
-def _retention(admin, name):
+def _config(admin, name, key):
     from confluent_kafka.admin import ConfigResource
     res = ConfigResource("TOPIC", name)
-    return admin.describe_configs([res])[res].result(timeout=15)["retention.ms"].value
+    return admin.describe_configs([res])[res].result(timeout=15)[key].value
 
 
 @pytest.mark.parametrize("key,value,words", BAD_VALUES)
 def test_alter_configs_with_a_bad_value_is_invalid_request(admin, unique_topic, key, value, words):
     from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
     _existing(admin, unique_topic)
-    before = _retention(admin, unique_topic)
+    before = _config(admin, unique_topic, key)
     res = ConfigResource("TOPIC", unique_topic, set_config={key: value})
     err = error_of(admin.alter_configs([res], request_timeout=15)[res])
     assert err.name() == "INVALID_REQUEST"
-    assert f"Invalid value {value} for configuration {key}: {words}" in err.str()
+    # Kafka 2.4's AdminManager.alterConfigs message, the resource as ConfigResource.toString prints it
+    assert err.str() == (f"Invalid config value for resource ConfigResource(type=TOPIC, name='{unique_topic}'): "
+                         f"Invalid value {value} for configuration {key}: {words}")
     inc = ConfigResource("TOPIC", unique_topic, incremental_configs=[
         ConfigEntry(key, value, incremental_operation=AlterConfigOpType.SET)])
     err = error_of(admin.incremental_alter_configs([inc], request_timeout=15)[inc])
     assert err.name() == "INVALID_REQUEST"
-    assert _retention(admin, unique_topic) == before
+    assert f"Invalid value {value} for configuration {key}: {words}" in err.str()
+    assert _config(admin, unique_topic, key) == before
 
 
 def test_an_unknown_config_name_is_invalid_config_for_create_and_alter(admin, unique_topic):
-    from confluent_kafka.admin import ConfigResource, NewTopic
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic
     name = unique_topic
     f = admin.create_topics([NewTopic(name, 1, 1, config={"no.such.config": "1"})], request_timeout=15)[name]
     assert error_of(f).name() == "INVALID_CONFIG"
@@ -80,3 +83,51 @@ def test_an_unknown_config_name_is_invalid_config_for_create_and_alter(admin, un
     res = ConfigResource("TOPIC", name, set_config={"no.such.config": "1"})
     err = error_of(admin.alter_configs([res], request_timeout=15)[res])
     assert err.name() == "INVALID_CONFIG" and "Unknown topic config name: no.such.config" in err.str()
+    inc = ConfigResource("TOPIC", name, incremental_configs=[
+        ConfigEntry("no.such.config", "1", incremental_operation=AlterConfigOpType.SET)])
+    err = error_of(admin.incremental_alter_configs([inc], request_timeout=15)[inc])
+    assert err.name() == "INVALID_CONFIG" and "Unknown topic config name: no.such.config" in err.str()
+
+
+# --- a stored config that does not parse (written past the broker's checks, e.g. by `kafka-configs --zookeeper`)
+
+def test_describe_configs_of_a_topic_whose_stored_override_does_not_parse_fails_that_resource_only(tmp_path):
+    # Kafka: AdminManager.describeConfigs catches every Throwable per resource (ApiError.fromThrowable): the bad
+    # topic gets UNKNOWN_SERVER_ERROR, the others their configs, and the connection stays open
+    from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+    from harness import InProcessBroker
+    b = InProcessBroker(tmp_path / "logs").start()
+    try:
+        admin = AdminClient({"bootstrap.servers": b.bootstrap})
+        for name in ("bad", "good"):
+            admin.create_topics([NewTopic(name, 1, 1)], request_timeout=15)[name].result(timeout=15)
+        b.server.zk_client.set_or_create_entity_configs("topics", "bad", {"min.cleanable.dirty.ratio": "0.5d"})
+        bad, good = ConfigResource("TOPIC", "bad"), ConfigResource("TOPIC", "good")
+        futures = admin.describe_configs([bad, good], request_timeout=15)
+        err = error_of(futures[bad])
+        assert err.code() == -1   # UNKNOWN_SERVER_ERROR (librdkafka names it UNKNOWN)
+        assert "Invalid value 0.5d for configuration min.cleanable.dirty.ratio" in err.str()
+        assert futures[good].result(timeout=15)["cleanup.policy"].value == "delete"
+    finally:
+        b.stop()
+
+
+def test_an_internal_topic_whose_configs_do_not_parse_is_not_created_and_the_requests_are_answered(tmp_path):
+    # offsets.topic.segment.bytes has to be >= 1 for the broker and >= 14 for a topic: Kafka's createTopic
+    # catches everything, Metadata answers the topic with Errors.forException, FindCoordinator with
+    # COORDINATOR_NOT_AVAILABLE; neither closes the connection
+    from harness import InProcessBroker, RawConnection
+    from clients import raw_request
+    from kafkalite.protocol.messages import find_coordinator as FC, metadata as MD
+    b = InProcessBroker(tmp_path / "logs", {"offsets.topic.segment.bytes": "10"}).start()
+    try:
+        with RawConnection(b.port) as conn:
+            r = raw_request(conn, 10, 2, FC.FindCoordinatorRequest(key="g", key_type=0), correlation_id=1)
+            assert r.error_code == 15   # COORDINATOR_NOT_AVAILABLE
+            r = raw_request(conn, 3, 7, MD.MetadataRequest(topics=[MD.MetadataRequestTopic(name="__consumer_offsets")],
+                                                           allow_auto_topic_creation=True), correlation_id=2)
+            [topic] = r.topics
+            assert topic.error_code == -1 and topic.is_internal   # UNKNOWN_SERVER_ERROR
+        assert not b.server.zk_client.topic_exists("__consumer_offsets")
+    finally:
+        b.stop()
