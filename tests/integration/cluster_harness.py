@@ -37,6 +37,15 @@ def zookeeper_available() -> bool:
     return zk_harness.zookeeper_jar() is not None
 
 
+def _stopped(pid: int) -> bool:
+    """Is the process stopped by a signal (state T in /proc/<pid>/stat)? A paused broker answers nothing."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+    except (OSError, IndexError):
+        return False
+
+
 class ClusterProcesses:
     def __init__(self, workdir: Path, num_brokers: int = 3, overrides: dict | None = None,
                  broker_overrides=lambda i: {}, control_plane: bool = False,
@@ -47,7 +56,6 @@ class ClusterProcesses:
         self.extra_ports: dict[str, list[int]] = {name: [] for name in self.extra_listeners}
         self.control_ports: list[int] = []
         self._zk = None
-        self.paused: set[int] = set()   # broker indexes stopped with SIGSTOP (pause) and not resumed yet
         self.workdir = Path(workdir)
         self.zookeeper = zk_harness.ZooKeeperServer(str(self.workdir / "zookeeper"))
         os.makedirs(self.zookeeper.work_dir, exist_ok=True)
@@ -182,30 +190,33 @@ class ClusterProcesses:
         return self.wait_for_metadata(name, 0, state)
 
     def wait_for_metadata(self, topic: str, partition: int, state: dict, timeout: float = 30) -> dict:
-        """Wait until every running broker's metadata cache names the leader and leader epoch of the state
-        znode ``state`` (Kafka's TestUtils.waitUntilMetadataIsPropagated). The controller writes the znode
-        before it sends LeaderAndIsr, and sends UpdateMetadata after it on each broker's own channel, so a
-        broker that answers with this epoch has also taken its LeaderAndIsr: the leader leads, the followers
-        fetch. Without it a test can produce to a leader that does not lead yet (acks=0 then loses the record
-        with no error)."""
+        """Wait until every running broker's metadata cache names the leader and leader epoch the state znode
+        names (Kafka's TestUtils.waitUntilMetadataIsPropagated; here also the epoch, and the znode read again
+        each round in case the leadership moved on). The controller writes the znode before it sends
+        LeaderAndIsr, and sends UpdateMetadata after it on each broker's own channel, so a broker that answers
+        with this epoch has also taken its LeaderAndIsr: the leader leads, the followers fetch. Without it a
+        test can produce to a leader that does not lead yet (acks=0 then loses the record with no error).
+        Brokers stopped with SIGSTOP are left out: they answer nothing. Returns the state it agreed on."""
         from harness import RawConnection
         from support import wait_until
         from clients import raw_request
         from kafkalite.protocol.messages import metadata as MD
 
-        def propagated(b) -> bool:
+        def answered(b) -> tuple[int, int] | None:
             with RawConnection(b.port) as conn:
                 r = raw_request(conn, 3, 7, MD.MetadataRequest(topics=[MD.MetadataRequestTopic(name=topic)],
                                                                allow_auto_topic_creation=False))
             parts = [p for t in r.topics if t.name == topic and t.error_code == 0 for p in t.partitions
                      if p.partition_index == partition]
-            return bool(parts) and parts[0].leader_id == state["leader"] \
-                and parts[0].leader_epoch == state["leader_epoch"]
-        running = [b for i, b in enumerate(self.brokers) if b.running and i not in self.paused]
-        wait_until(lambda: all(propagated(b) for b in running), timeout,
-                   f"every broker's metadata of {topic}-{partition} to name leader {state['leader']} "
-                   f"at epoch {state['leader_epoch']}")
-        return state
+            return (parts[0].leader_id, parts[0].leader_epoch) if parts else None
+
+        def propagated():
+            current = self.partition_state(topic, partition)
+            want = (current["leader"], current["leader_epoch"])
+            running = [b for b in self.brokers if b.running and not _stopped(b.proc.pid)]
+            return current if all(answered(b) == want for b in running) else None
+        return wait_until(propagated, timeout, f"every running broker's metadata of {topic}-{partition} to name "
+                          f"the leader and epoch of its state znode (first read: {state})", interval=0.1)
 
     def high_watermark(self, topic: str, partition: int) -> int:
         """The leader's high watermark: the latest offset a read-uncommitted ListOffsets returns."""
@@ -232,13 +243,11 @@ class ClusterProcesses:
     def pause(self, i: int) -> None:
         if self.brokers[i].proc is not None:
             self.brokers[i]._signal(signal.SIGSTOP)
-            self.paused.add(i)
 
     def resume(self, i: int) -> None:
         """SIGCONT (nothing if the broker is not running: a test may have stopped it)."""
         if self.brokers[i].proc is not None:
             self.brokers[i]._signal(signal.SIGCONT)
-        self.paused.discard(i)
 
     def stop(self) -> None:
         if self._zk is not None:
