@@ -27,6 +27,7 @@ import attrs
 
 from kafkalite.common import topic as Topic
 from kafkalite.common.config.config_def import config_type_of, type_of
+from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.log.log_config import SERVER_DEFAULT_CONFIG_NAMES, LogConfig, LogConfigDef
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.protocol.messages import describe_configs
@@ -34,7 +35,6 @@ from kafkalite.server.delayed_operation import DelayedOperation, DelayedOperatio
 from kafkalite.server.delayed_operation_key import TopicKey
 from kafkalite.server.dynamic_broker_config import (ALL_DYNAMIC_CONFIGS, BROKER_CONFIG_SYNONYMS, DEFAULT_ENTITY,
                                                     DYNAMIC_CONFIG_BROKER_PROPS, dynamic_config_of)
-from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.server.kafka_config import CONFIG_DEF
 from kafkalite.utils.logging import Logging
 from kafkalite.zk.admin_zk_client import AdminZkClient, assign_replicas_to_brokers
@@ -183,11 +183,12 @@ class AdminManager(Logging):
         metadata: list[CreatePartitionsMetadata] = []
         for name, topic in to_create.items():
             try:
+                configs = {c.name: c.value for c in topic.configs if c.value is not None}
+                LogConfig.validate(configs)   # Kafka validates the configs first, before anything else
                 if topic.assignments and (topic.num_partitions != -1 or topic.replication_factor != -1):
                     raise Errors.INVALID_REQUEST.exception(
                         "Both numPartitions or replicationFactor and replicasAssignments were set. "
                         "Both cannot be used at the same time.")
-                configs = {c.name: c.value for c in topic.configs if c.value is not None}
                 if topic.assignments:
                     assignment = {a.partition_index: list(a.broker_ids) for a in topic.assignments}
                 else:

@@ -44,6 +44,14 @@ def test_create_topics_with_a_bad_value_is_invalid_config(admin, unique_topic, k
     assert unique_topic not in topics(admin)
 
 
+def test_create_topics_checks_the_configs_before_the_replication_factor(admin, unique_topic):
+    # Kafka 2.4's AdminManager.createTopics: LogConfig.validate(configs) comes first
+    from confluent_kafka.admin import NewTopic
+    f = admin.create_topics([NewTopic(unique_topic, 1, 3, config={"retention.ms": "abc"})],
+                            request_timeout=15)[unique_topic]
+    assert error_of(f).name() == "INVALID_CONFIG"
+
+
 def _existing(admin, name):
     from confluent_kafka.admin import NewTopic
     admin.create_topics([NewTopic(name, 1, 1)], request_timeout=15)[name].result(timeout=15)
