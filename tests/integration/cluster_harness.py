@@ -38,10 +38,14 @@ def zookeeper_available() -> bool:
 
 
 def _stopped(pid: int) -> bool:
-    """Is the process stopped by a signal (state T in /proc/<pid>/stat)? A paused broker answers nothing."""
+    """Is every thread of the process stopped by a signal (state T in /proc/<pid>/task/*/stat)? A paused broker
+    answers nothing; a SIGSTOP reaches each thread on its own, so the main thread alone does not tell."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] not in ("T", "t"):
+                    return False
+        return True
     except (OSError, IndexError):
         return False
 
@@ -241,8 +245,15 @@ class ClusterProcesses:
         return batches[-1][1] + 1 if batches else 0
 
     def pause(self, i: int) -> None:
+        """SIGSTOP, and wait until the process is stopped: the signal is delivered asynchronously, and a test
+        that looks at the broker's sockets right after kill() could see a state its threads then change (a
+        follower reading the answer it had and sending the next fetch before it stops)."""
         if self.brokers[i].proc is not None:
+            from support import wait_until
             self.brokers[i]._signal(signal.SIGSTOP)
+            pid = self.brokers[i].proc.pid
+            wait_until(lambda: _stopped(pid) or self.brokers[i].proc.poll() is not None, 5,
+                       f"broker {i} (pid {pid}) to stop on SIGSTOP", interval=0.001)
 
     def resume(self, i: int) -> None:
         """SIGCONT (nothing if the broker is not running: a test may have stopped it)."""
