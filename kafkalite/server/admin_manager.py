@@ -183,8 +183,10 @@ class AdminManager(Logging):
         metadata: list[CreatePartitionsMetadata] = []
         for name, topic in to_create.items():
             try:
+                if self.metadata_cache.contains(name):
+                    raise Errors.TOPIC_ALREADY_EXISTS.exception(f"Topic '{name}' already exists.")
                 configs = {c.name: c.value for c in topic.configs if c.value is not None}
-                LogConfig.validate(configs)   # Kafka validates the configs first, before anything else
+                LogConfig.validate(configs)   # Kafka validates the configs next, before the assignment
                 if topic.assignments and (topic.num_partitions != -1 or topic.replication_factor != -1):
                     raise Errors.INVALID_REQUEST.exception(
                         "Both numPartitions or replicationFactor and replicasAssignments were set. "
@@ -297,10 +299,13 @@ class AdminManager(Logging):
                                                          include_documentation)
                 keys = res.configuration_keys
                 result.configs = [e for e in entries if keys is None or e.name in keys]
-            except ApiException as e:
+            except ApiException as e:   # Kafka: client errors at info, anything else at error with its trace
+                self.info(f"Error processing describe configs request for resource "
+                          f"{config_resource_string(res.resource_type, res.resource_name)}: {e}")
                 result.error_code, result.error_message = e.error.code, str(e)
             except Exception as e:  # noqa: BLE001 -- Kafka: ApiError.fromThrowable, for this resource only
-                self.error(f"Error processing describe configs request for resource {res.resource_name}: {e}")
+                self.error(f"Error processing describe configs request for resource "
+                           f"{config_resource_string(res.resource_type, res.resource_name)}", exc_info=True)
                 result.error_code, result.error_message = Errors.for_exception(e).code, str(e)
             results.append(result)
         return results

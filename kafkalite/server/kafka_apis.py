@@ -443,12 +443,14 @@ class KafkaApis(Logging):
             controller_id=controller_id if controller_id is not None else -1, topics=topic_metadata,
             cluster_authorized_operations=cluster_authorized_operations))
 
-    # Kafka: KafkaApis.getTopicMetadata (the unknown-topics half) and createTopic
+    # Kafka: KafkaApis.getTopicMetadata (the unknown-topics half) and createTopic -- an internal topic is created
+    # whatever allowAutoTopicCreation and auto.create.topics.enable say (its coordinator needs it); others only
+    # when both allow it
     def get_topic_metadata_for_unknown(self, topics, auto_create: bool):
         result = []
         for name in topics:
             error = Errors.UNKNOWN_TOPIC_OR_PARTITION
-            if auto_create:
+            if auto_create or Topic.is_internal(name):
                 try:
                     Topic.validate(name)
                     if Topic.is_internal(name):
@@ -461,8 +463,8 @@ class KafkaApis(Logging):
                     error = Errors.LEADER_NOT_AVAILABLE
                 except ApiException as e:
                     error = Errors.LEADER_NOT_AVAILABLE if e.error is Errors.TOPIC_ALREADY_EXISTS else e.error
-                except Exception as e:  # noqa: BLE001 -- Kafka: createTopic's catch-all (Errors.forException)
-                    self.error(f"Auto creation of topic {name} failed: {e}")
+                except Exception as e:  # noqa: BLE001 -- Kafka: createTopic's catch-all (Errors.forException,
+                    self.debug(f"Auto creation of topic {name} failed: {e}")   # logged nowhere in Kafka)
                     error = Errors.for_exception(e)
             result.append(metadata.MetadataResponseTopic(error_code=error.code, name=name, is_internal=Topic.is_internal(name)))
         return result
@@ -1567,8 +1569,8 @@ class KafkaApis(Logging):
         if not self.metadata_cache.contains(topic):
             try:
                 self.create_internal_topic(topic)
-            except Exception as e:  # noqa: BLE001
-                self.error(f"Creation of internal topic {topic} failed: {e}")
+            except Exception as e:  # noqa: BLE001 -- not logged by Kafka's createTopic; clients retry often
+                self.debug(f"Creation of internal topic {topic} failed: {e}")
             respond(Errors.COORDINATOR_NOT_AVAILABLE)
             return
         # (broker id, host, port) of the partition's leader on this listener, or None

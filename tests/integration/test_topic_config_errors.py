@@ -44,6 +44,16 @@ def test_create_topics_with_a_bad_value_is_invalid_config(admin, unique_topic, k
     assert unique_topic not in topics(admin)
 
 
+def test_an_existing_topic_is_topic_already_exists_whatever_its_configs(admin, unique_topic):
+    # Kafka 2.4's AdminManager.createTopics: metadataCache.contains(topic) comes before LogConfig.validate, so
+    # "create if it does not exist" tools see TOPIC_ALREADY_EXISTS
+    from confluent_kafka.admin import NewTopic
+    _existing(admin, unique_topic)
+    for config in ({"retention.ms": "abc"}, {"no.such.config": "1"}):
+        f = admin.create_topics([NewTopic(unique_topic, 1, 1, config=config)], request_timeout=15)[unique_topic]
+        assert error_of(f).name() == "TOPIC_ALREADY_EXISTS"
+
+
 def test_create_topics_checks_the_configs_before_the_replication_factor(admin, unique_topic):
     # Kafka 2.4's AdminManager.createTopics: LogConfig.validate(configs) comes first
     from confluent_kafka.admin import NewTopic
@@ -109,12 +119,12 @@ def test_describe_configs_of_a_topic_whose_stored_override_does_not_parse_fails_
         admin = AdminClient({"bootstrap.servers": b.bootstrap})
         for name in ("bad", "good"):
             admin.create_topics([NewTopic(name, 1, 1)], request_timeout=15)[name].result(timeout=15)
-        b.server.zk_client.set_or_create_entity_configs("topics", "bad", {"min.cleanable.dirty.ratio": "0.5d"})
+        b.server.zk_client.set_or_create_entity_configs("topics", "bad", {"min.cleanable.dirty.ratio": "0,5"})
         bad, good = ConfigResource("TOPIC", "bad"), ConfigResource("TOPIC", "good")
         futures = admin.describe_configs([bad, good], request_timeout=15)
         err = error_of(futures[bad])
         assert err.code() == -1   # UNKNOWN_SERVER_ERROR (librdkafka names it UNKNOWN)
-        assert "Invalid value 0.5d for configuration min.cleanable.dirty.ratio" in err.str()
+        assert "Invalid value 0,5 for configuration min.cleanable.dirty.ratio" in err.str()
         assert futures[good].result(timeout=15)["cleanup.policy"].value == "delete"
     finally:
         b.stop()
