@@ -96,21 +96,31 @@ def _fail(key, value, allowed: str):
     raise ConfigException(key, value, allowed)
 
 
+_JAVA_TRIM = "".join(map(chr, range(33)))   # String.trim: every character up to U+0020, no other space
+_JAVA_INT = re.compile(r"[+-]?[0-9]+")      # Integer.parseInt / Long.parseLong: no underscores, no spaces
+_JAVA_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)")
+
+
 def _parse(key: str, value):
-    """Kafka: ConfigDef.parseType + validators -- one value to its Python type, or raise."""
+    """Kafka: ConfigDef.parseType + validators -- one value to its Python type, or raise. Numbers are read as
+    Java reads them (Double.parseDouble's hexadecimal form is left out)."""
     typ, _default, check = LogConfigDef[key]
     if typ in ("int", "long"):
-        try:
-            parsed = int(str(value).strip()) if not isinstance(value, int) or isinstance(value, bool) else value
-        except ValueError:
+        if isinstance(value, int) and not isinstance(value, bool):
+            parsed = value
+        elif _JAVA_INT.fullmatch(str(value).strip(_JAVA_TRIM)):
+            parsed = int(str(value).strip(_JAVA_TRIM))
+        else:
             _fail(key, value, f"Not a number of type {typ.upper()}")
         bits = 31 if typ == "int" else 63   # Integer.parseInt / Long.parseLong refuse what does not fit
         if not -(1 << bits) <= parsed < (1 << bits):
             _fail(key, value, f"Not a number of type {typ.upper()}")
     elif typ == "double":
-        try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
             parsed = float(value)
-        except (TypeError, ValueError):
+        elif _JAVA_DOUBLE.fullmatch(text := str(value).strip(_JAVA_TRIM)):
+            parsed = float(text.rstrip("fFdD") if text[-1] in "fFdD" else text)
+        else:
             _fail(key, value, "Not a number of type DOUBLE")
     elif typ == "boolean":
         if isinstance(value, bool):
@@ -121,15 +131,14 @@ def _parse(key: str, value):
             _fail(key, value, "Expected value to be either true or false")
     elif typ == "list":
         items = value if isinstance(value, (list, tuple)) else \
-            [v.strip() for v in str(value).split(",")] if str(value).strip() else []
+            [v.strip(_JAVA_TRIM) for v in str(value).split(",")] if str(value).strip(_JAVA_TRIM) else []
         if key in THROTTLED_REPLICAS_PROPS:
             ensure_valid_throttled_replica_list(key, items)
-        parsed = [v for v in items if v]
         if isinstance(check, tuple) and check and isinstance(check[0], str):
-            for v in parsed:
+            for v in items:   # Kafka's ValidList sees the empty items too ("compact," is refused)
                 if v not in check:
                     _fail(key, v, f"String must be one of: {', '.join(check)}")
-        return parsed
+        return [v for v in items if v]
     else:
         parsed = str(value).strip()
     # the validators see the parsed value, as Kafka's (a string trimmed, a number as parsed)

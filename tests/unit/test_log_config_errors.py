@@ -27,12 +27,29 @@ from kafkalite.protocol.errors import InvalidConfigurationException
                                           "String must be one of: compact, delete"),
     ("message.timestamp.type", " Later ", "Invalid value Later for configuration message.timestamp.type: "
                                           "String must be one of: CreateTime, LogAppendTime"),
+    # read as Java reads them: no underscores (Long.parseLong), no "inf" (Double.parseDouble), empty list items
+    # go to ValidList (Kafka splits with limit -1), only characters up to U+0020 are trimmed (String.trim)
+    ("retention.ms", "1_000", "Invalid value 1_000 for configuration retention.ms: Not a number of type LONG"),
+    ("retention.ms", "\u00a0100", "Invalid value \u00a0100 for configuration retention.ms: Not a number of type LONG"),
+    ("min.cleanable.dirty.ratio", "inf", "Invalid value inf for configuration min.cleanable.dirty.ratio: "
+                                         "Not a number of type DOUBLE"),
+    ("cleanup.policy", "compact,", "Invalid value  for configuration cleanup.policy: "
+                                   "String must be one of: compact, delete"),
 ])
 def test_a_value_that_does_not_parse_or_is_not_allowed_is_a_config_exception(key, value, message):
     with pytest.raises(ConfigException) as e:
         LogConfig.validate({key: value})
     assert str(e.value) == message
     assert not isinstance(e.value, InvalidConfigurationException)
+
+
+@pytest.mark.parametrize("key,value", [("retention.ms", " +100 "), ("min.cleanable.dirty.ratio", "0.5d"),
+                                       ("min.cleanable.dirty.ratio", ".5"), ("min.cleanable.dirty.ratio", "1e-1"),
+                                       ("cleanup.policy", "compact, delete"), ("cleanup.policy", "")])
+def test_what_java_parses_is_accepted(key, value):
+    LogConfig.validate({key: value})
+
+
 
 
 def test_an_unknown_name_and_a_conflict_are_invalid_configuration():
