@@ -252,8 +252,12 @@ class ClusterProcesses:
             from support import wait_until
             self.brokers[i]._signal(signal.SIGSTOP)
             pid = self.brokers[i].proc.pid
-            wait_until(lambda: _stopped(pid) or self.brokers[i].proc.poll() is not None, 5,
-                       f"broker {i} (pid {pid}) to stop on SIGSTOP", interval=0.001)
+            try:
+                wait_until(lambda: _stopped(pid) or self.brokers[i].proc.poll() is not None, 5,
+                           f"broker {i} (pid {pid}) to stop on SIGSTOP", interval=0.001)
+            except AssertionError:   # not stopped in time: do not leave it half stopped for the next test
+                self.brokers[i]._signal(signal.SIGCONT)
+                raise
 
     def resume(self, i: int) -> None:
         """SIGCONT (nothing if the broker is not running: a test may have stopped it)."""
@@ -266,5 +270,7 @@ class ClusterProcesses:
             self._zk.close()
             self._zk = None
         for broker in reversed(self.brokers):
+            if broker.running and _stopped(broker.proc.pid):   # a SIGTERM waits while the process is stopped
+                broker._signal(signal.SIGCONT)
             broker.stop()
         self.zookeeper.stop()
