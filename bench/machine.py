@@ -5,8 +5,10 @@
   (what a produce path does at best: no protocol, no CRC, no index). The file is unlinked after the
   run, so the next run writes into the page-cache memory this one just freed. With ``keep=True`` the
   file stays (the caller removes it with ``remove_kept``), as a broker keeps its log: each run then
-  writes into memory the page cache had not used. On this VM the two differ by ~5x (docs/benchmarks.md,
-  "Large batches: where the broker's time goes"), and a broker's log always pays the second.
+  writes into memory the page cache had not used. On this VM the two differed by up to ~5x in session 11
+  (docs/benchmarks.md, "Large batches: where the broker's time goes"); how much depends on how recently the
+  guest used its free memory (a review's 1-rep run saw 2,338 against 2,934 MB/s). Five kept runs of 512 MiB
+  reach vm.dirty_background_ratio here, so the last of them overlaps background writeback.
 - ``sendfile_to_socket``: a forked sender ``os.sendfile``s a page-cached file to a socket; the
   receiver ``recv_into``s and discards (what a fetch path does at best).
 
