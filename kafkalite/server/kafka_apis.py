@@ -443,54 +443,55 @@ class KafkaApis(Logging):
             controller_id=controller_id if controller_id is not None else -1, topics=topic_metadata,
             cluster_authorized_operations=cluster_authorized_operations))
 
-    # Kafka: KafkaApis.getTopicMetadata (the unknown-topics half) and createTopic -- an internal topic is created
-    # whatever allowAutoTopicCreation and auto.create.topics.enable say (its coordinator needs it); others only
-    # when both allow it
+    # Kafka: KafkaApis.getTopicMetadata (the unknown-topics half) -- an internal topic is created whatever
+    # allowAutoTopicCreation and auto.create.topics.enable say (its coordinator needs it); others only when both
+    # allow it
     def get_topic_metadata_for_unknown(self, topics, auto_create: bool):
         result = []
         for name in topics:
-            error = Errors.UNKNOWN_TOPIC_OR_PARTITION
-            if auto_create or Topic.is_internal(name):
-                try:
-                    Topic.validate(name)
-                    if Topic.is_internal(name):
-                        self.create_internal_topic(name)
-                    else:
-                        self.admin_manager.admin_zk_client.create_topic(
-                            name, self.config.num_partitions, self.config.default_replication_factor)
-                        self.info(f"Auto creation of topic {name} with {self.config.num_partitions} partitions "
-                                  f"and replication factor {self.config.default_replication_factor} is successful")
-                    error = Errors.LEADER_NOT_AVAILABLE
-                except ApiException as e:
-                    error = Errors.LEADER_NOT_AVAILABLE if e.error is Errors.TOPIC_ALREADY_EXISTS else e.error
-                except Exception as e:  # noqa: BLE001 -- Kafka: createTopic's catch-all (Errors.forException,
-                    self.debug(f"Auto creation of topic {name} failed: {e}")   # logged nowhere in Kafka)
-                    error = Errors.for_exception(e)
+            if Topic.is_internal(name):
+                error = self.create_internal_topic(name)
+            elif auto_create:
+                error = self.create_topic(name, self.config.num_partitions, self.config.default_replication_factor)
+            else:
+                error = Errors.UNKNOWN_TOPIC_OR_PARTITION
             result.append(metadata.MetadataResponseTopic(error_code=error.code, name=name, is_internal=Topic.is_internal(name)))
         return result
 
-    # Kafka: KafkaApis.createInternalTopic -- __consumer_offsets with its own partitions and configs.
-    def create_internal_topic(self, topic: str) -> None:
+    # Kafka: KafkaApis.createTopic -- LEADER_NOT_AVAILABLE once created (or created by someone else meanwhile),
+    # otherwise the error of whatever went wrong: it catches everything and logs nothing of a failure
+    def create_topic(self, topic: str, partitions: int, replication_factor: int, configs: dict | None = None) -> Errors:
+        try:
+            Topic.validate(topic)
+            self.admin_manager.admin_zk_client.create_topic(topic, partitions, replication_factor, configs or {})
+            self.info(f"Auto creation of topic {topic} with {partitions} partitions and replication factor "
+                      f"{replication_factor} is successful")
+        except ApiException as e:
+            if e.error is not Errors.TOPIC_ALREADY_EXISTS:   # possibly another broker created this topic
+                return e.error
+        except Exception as e:  # noqa: BLE001
+            self.debug(f"Auto creation of topic {topic} failed: {e}")
+            return Errors.for_exception(e)
+        return Errors.LEADER_NOT_AVAILABLE
+
+    # Kafka: KafkaApis.createInternalTopic -- __consumer_offsets and __transaction_state with their own partitions
+    # and configs (kafkalite clamps the replication factor to the live brokers, where Kafka answers
+    # COORDINATOR_NOT_AVAILABLE until enough are up)
+    def create_internal_topic(self, topic: str) -> Errors:
+        brokers = len(self.zk_client.get_sorted_broker_list())
         if topic == Topic.GROUP_METADATA_TOPIC_NAME:
-            brokers = len(self.zk_client.get_sorted_broker_list())
             rf = min(self.config.get("offsets.topic.replication.factor"), max(1, brokers))
             partitions = self.config.get("offsets.topic.num.partitions")
             configs = {"cleanup.policy": "compact", "compression.type": "producer",
                        "segment.bytes": str(self.config.get("offsets.topic.segment.bytes"))}
         else:
-            brokers = len(self.zk_client.get_sorted_broker_list())
             rf = min(self.config.get("transaction.state.log.replication.factor"), max(1, brokers))
             partitions = self.config.get("transaction.state.log.num.partitions")
             # Kafka: txnCoordinator.transactionTopicConfigs; min.isr is clamped to the (clamped) replication
             # factor, as the replication factor itself is, so that one broker can run transactions
             configs = self.txn_coordinator.transaction_topic_configs()
             configs["min.insync.replicas"] = str(min(int(configs["min.insync.replicas"]), rf))
-        try:
-            self.admin_manager.admin_zk_client.create_topic(topic, partitions, rf, configs)
-            self.info(f"Created internal topic {topic} with {partitions} partitions and replication factor {rf}")
-        except ApiException as e:
-            if e.error is not Errors.TOPIC_ALREADY_EXISTS:
-                raise
+        return self.create_topic(topic, partitions, rf, configs)
 
     # Kafka 2.8: KafkaApis.handleDescribeCluster -- KIP-430's cluster operations when asked and DESCRIBE is allowed;
     # Kafka 3.7 (KIP-919, AuthHelper.computeDescribeClusterResponse): a broker answers only endpoint type 1 (brokers)
@@ -1564,13 +1565,9 @@ class KafkaApis(Logging):
         else:
             respond(Errors.INVALID_REQUEST)
             return
-        # Kafka: getOrCreateInternalTopic -- whatever the creation gives (createTopic catches everything), the
-        # coordinator is not available yet
+        # Kafka: getOrCreateInternalTopic -- whatever the creation gives, the coordinator is not available yet
         if not self.metadata_cache.contains(topic):
-            try:
-                self.create_internal_topic(topic)
-            except Exception as e:  # noqa: BLE001 -- not logged by Kafka's createTopic; clients retry often
-                self.debug(f"Creation of internal topic {topic} failed: {e}")
+            self.create_internal_topic(topic)
             respond(Errors.COORDINATOR_NOT_AVAILABLE)
             return
         # (broker id, host, port) of the partition's leader on this listener, or None
