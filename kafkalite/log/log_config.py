@@ -21,6 +21,7 @@ import re
 
 import attrs
 
+from kafkalite.common.config.config_def import java_trim, parse_java_double, parse_java_integer
 from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.protocol.errors import InvalidConfigurationException
 
@@ -96,31 +97,21 @@ def _fail(key, value, allowed: str):
     raise ConfigException(key, value, allowed)
 
 
-_JAVA_TRIM = "".join(map(chr, range(33)))   # String.trim: every character up to U+0020, no other space
-_JAVA_INT = re.compile(r"[+-]?[0-9]+")      # Integer.parseInt / Long.parseLong: no underscores, no spaces
-_JAVA_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)")
-
-
 def _parse(key: str, value):
-    """Kafka: ConfigDef.parseType + validators -- one value to its Python type, or raise. Numbers are read as
-    Java reads them (Double.parseDouble's hexadecimal form is left out)."""
+    """Kafka: ConfigDef.parseType + validators -- one value to its Python type, or raise; numbers read as Java
+    reads them (config_def.parse_java_integer / parse_java_double)."""
     typ, _default, check = LogConfigDef[key]
     if typ in ("int", "long"):
-        if isinstance(value, int) and not isinstance(value, bool):
-            parsed = value
-        elif _JAVA_INT.fullmatch(str(value).strip(_JAVA_TRIM)):
-            parsed = int(str(value).strip(_JAVA_TRIM))
-        else:
+        parsed = value if isinstance(value, int) and not isinstance(value, bool) else parse_java_integer(str(value))
+        if parsed is None:
             _fail(key, value, f"Not a number of type {typ.upper()}")
         bits = 31 if typ == "int" else 63   # Integer.parseInt / Long.parseLong refuse what does not fit
         if not -(1 << bits) <= parsed < (1 << bits):
             _fail(key, value, f"Not a number of type {typ.upper()}")
     elif typ == "double":
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            parsed = float(value)
-        elif _JAVA_DOUBLE.fullmatch(text := str(value).strip(_JAVA_TRIM)):
-            parsed = float(text.rstrip("fFdD") if text[-1] in "fFdD" else text)
-        else:
+        parsed = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            else parse_java_double(str(value))
+        if parsed is None:
             _fail(key, value, "Not a number of type DOUBLE")
     elif typ == "boolean":
         if isinstance(value, bool):
@@ -131,7 +122,7 @@ def _parse(key: str, value):
             _fail(key, value, "Expected value to be either true or false")
     elif typ == "list":
         items = value if isinstance(value, (list, tuple)) else \
-            [v.strip(_JAVA_TRIM) for v in str(value).split(",")] if str(value).strip(_JAVA_TRIM) else []
+            [java_trim(v) for v in str(value).split(",")] if java_trim(str(value)) else []
         if key in THROTTLED_REPLICAS_PROPS:
             ensure_valid_throttled_replica_list(key, items)
         if isinstance(check, tuple) and check and isinstance(check[0], str):

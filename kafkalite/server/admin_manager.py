@@ -151,7 +151,7 @@ class DelayedDeleteTopics(DelayedOperation):
 
 # Kafka: ConfigResource.toString -- how a resource is named in AdminManager's messages
 def config_resource_string(resource_type: int, name: str) -> str:
-    type_name = {2: "TOPIC", 4: "BROKER", 8: "BROKER_LOGGER"}.get(resource_type, "UNKNOWN")
+    type_name = {TOPIC_RESOURCE: "TOPIC", BROKER_RESOURCE: "BROKER", 8: "BROKER_LOGGER"}.get(resource_type, "UNKNOWN")
     return f"ConfigResource(type={type_name}, name='{name}')"
 
 

@@ -22,6 +22,7 @@ import logging
 import uuid
 
 from kafkalite.cluster.broker import EndPoint, EndPointParseError
+from kafkalite.common.config.config_def import parse_java_double, parse_java_integer
 from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.security.ssl.ssl_configs import SSL_CONFIG_DEF
 
@@ -150,19 +151,19 @@ def parse_type(name: str, value, type_: str):
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             bits = {INT: "32", LONG: "64", SHORT: "16"}[type_]
             raise ConfigException(name, value, f"Expected value to be a {bits}-bit integer")
-        try:
-            v = int(str(value).strip())
-        except ValueError:
-            raise ConfigException(name, value, f"Not a number of type {type_}") from None
+        v = value if isinstance(value, int) else parse_java_integer(value)
+        if v is None:
+            raise ConfigException(name, value, f"Not a number of type {type_}")
         bound = {INT: _INT_MAX, LONG: _LONG_MAX, SHORT: _SHORT_MAX}[type_]
         if not -bound - 1 <= v <= bound:
             raise ConfigException(name, value, f"Not a number of type {type_}")
         return v
     if type_ == DOUBLE:
-        try:
-            return float(str(value).strip())
-        except ValueError:
-            raise ConfigException(name, value, "Not a number of type DOUBLE") from None
+        v = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            else parse_java_double(str(value))
+        if v is None:
+            raise ConfigException(name, value, "Not a number of type DOUBLE")
+        return v
     if type_ == BOOLEAN:
         s = str(value).strip().lower()
         if s in ("true", "false"):

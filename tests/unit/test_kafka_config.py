@@ -70,6 +70,7 @@ def test_values_are_typed_and_trimmed():
 # ------------------------------------------------------------------ type errors and validators
 @pytest.mark.parametrize("key,value,message", [
     ("num.io.threads", "abc", "Invalid value abc for configuration num.io.threads: Not a number of type INT"),
+    ("num.io.threads", "1_0", "Invalid value 1_0 for configuration num.io.threads: Not a number of type INT"),
     ("num.network.threads", "1.5", "Invalid value 1.5 for configuration num.network.threads: Not a number of type INT"),
     ("num.network.threads", "3000000000",
      "Invalid value 3000000000 for configuration num.network.threads: Not a number of type INT"),

@@ -14,6 +14,7 @@ with the tables that use them), Importance, Width, the HTML/RST doc generators.
 from __future__ import annotations
 
 import enum
+import re
 
 
 class Type(enum.Enum):
@@ -54,3 +55,30 @@ def config_type_of(name: str | None) -> int:
     """Kafka 2.6: AdminManager.configType -- the DescribeConfigs id of a table's type name (0 when unknown)."""
     t = type_of(name)
     return UNKNOWN_CONFIG_TYPE if t is None else _CONFIG_TYPE_IDS[t]
+
+
+# Kafka: ConfigDef.parseType reads text as Java does -- String.trim (every character up to U+0020, no other
+# space), Integer.parseInt / Long.parseLong (no underscores), Double.parseDouble (NaN, Infinity, a d/f suffix;
+# its hexadecimal form is left out). The broker's table (kafka_config.parse_type) and the topic's
+# (log_config._parse) both read numbers here.
+JAVA_TRIM = "".join(map(chr, range(33)))
+_JAVA_INT = re.compile(r"[+-]?[0-9]+")
+_JAVA_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)")
+
+
+def java_trim(text: str) -> str:
+    return text.strip(JAVA_TRIM)
+
+
+def parse_java_integer(text: str) -> int | None:
+    """The integer Integer.parseInt / Long.parseLong would read from ``text`` (trimmed), or None."""
+    text = java_trim(text)
+    return int(text) if _JAVA_INT.fullmatch(text) else None
+
+
+def parse_java_double(text: str) -> float | None:
+    """The double Double.parseDouble would read from ``text`` (trimmed), or None."""
+    text = java_trim(text)
+    if not _JAVA_DOUBLE.fullmatch(text):
+        return None
+    return float(text[:-1] if text[-1] in "fFdD" else text)
