@@ -11,7 +11,8 @@ payload (utime+stime from /proc/<pid>/stat, and each part: the Python work is mo
 carries the loopback's softirq work that other processes' traffic can land on), and MB/s (which on a shared
 machine says little). The load generators are ``bench/workers.py``'s. Scenario names:
 ``p<size><acks><parts>`` are confluent-kafka producers, ``kcat16k`` kcat -P with 1 MB batches, ``kcatc1k`` kcat
--C of a 6-partition 1 KiB topic, ``c1k``/``c100`` confluent-kafka consumers (see ``SCENARIOS``).
+-C of a 6-partition 1 KiB topic, ``c1k``/``c100`` confluent-kafka consumers, ``raw1m`` the raw Produce v7 of
+1 MiB batches (``bench/raw_produce.py``; see ``SCENARIOS``).
 """
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ SCENARIOS = {
     "kcatc1k": ("kcat_consume", dict(records=500_000, size=1024, partitions=6)),
     "c1k": ("consume", dict(records=500_000, size=1024, partitions=6)),
     "c100": ("consume", dict(records=1_500_000, size=100, partitions=1)),
+    "raw1m": ("raw_produce", dict(total_mb=256, record_size=16384, records_per_batch=63)),
 }
 
 
@@ -134,7 +136,10 @@ def main(argv=None) -> int:
         brokers.append(Broker("B", os.path.abspath(args.b_dir), args.b_override, workdir))
         for sc in names:
             kind, params = SCENARIOS[sc]
-            params = dict(params, records=max(200, int(params["records"] * args.scale)))
+            if "records" in params:
+                params = dict(params, records=max(200, int(params["records"] * args.scale)))
+            else:   # raw1m: megabytes
+                params = dict(params, total_mb=max(8, int(params["total_mb"] * args.scale)))
             for rep in range(args.reps):
                 for b in (brokers if rep % 2 == 0 else brokers[::-1]):
                     u, s, mb = run(sc, kind, params, b, rep)
