@@ -13,7 +13,8 @@ The throttled-replica lists (``leader.replication.throttled.replicas`` /
 ThrottledReplicaListValidator does; TopicConfigHandler hands them to the replication quota managers.
 
 Era notes: ``max.message.bytes`` defaults to 1048588 (1 MiB + 12, today's default); Kafka 2.4
-used 1000012. Left out: message format versions other than 2.x.
+used 1000012. ``message.format.version`` is checked by ApiVersionValidator, and a version below 0.11.0 is
+refused: kafkalite writes message format v2 only (kafkalite/api/api_version.py).
 """
 from __future__ import annotations
 
@@ -21,13 +22,15 @@ import re
 
 import attrs
 
+from kafkalite.api.api_version import ensure_stored_format
 from kafkalite.common.config.config_def import java_trim, parse_java_double, parse_java_integer
 from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.protocol.errors import InvalidConfigurationException
 
 LONG_MAX = (1 << 63) - 1
 
-# (key, type, default, check) -- check is (min, max) for numbers or a tuple of allowed strings
+# (key, type, default, check) -- check is (min, max) for numbers, a tuple of allowed strings, or a validator
+# called with (key, parsed value) that raises ConfigException
 _DEFS = [
     ("segment.bytes", "int", 1024 * 1024 * 1024, (14, None)),
     ("segment.ms", "long", 7 * 24 * 3600 * 1000, (1, None)),
@@ -49,7 +52,7 @@ _DEFS = [
     ("min.insync.replicas", "int", 1, (1, None)),
     ("compression.type", "string", "producer", ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
     ("preallocate", "boolean", False, None),
-    ("message.format.version", "string", "2.4-IV1", None),
+    ("message.format.version", "string", "2.4-IV1", ensure_stored_format),
     ("message.timestamp.type", "string", "CreateTime", ("CreateTime", "LogAppendTime")),
     ("message.timestamp.difference.max.ms", "long", LONG_MAX, (0, None)),
     ("leader.replication.throttled.replicas", "list", "", None),
@@ -133,7 +136,9 @@ def _parse(key: str, value):
     else:
         parsed = str(value).strip()
     # the validators see the parsed value, as Kafka's (a string trimmed, a number as parsed)
-    if isinstance(check, tuple) and check and isinstance(check[0], str):
+    if callable(check):
+        check(key, parsed)
+    elif isinstance(check, tuple) and check and isinstance(check[0], str):
         if parsed not in check:
             _fail(key, parsed, f"String must be one of: {', '.join(check)}")
     elif isinstance(check, tuple):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import uuid
 
+from kafkalite.api.api_version import ensure_stored_format
 from kafkalite.cluster.broker import EndPoint, EndPointParseError
 from kafkalite.common.config.config_def import parse_java_double, parse_java_integer
 from kafkalite.common.config.config_exception import ConfigException
@@ -247,7 +248,7 @@ CONFIG_DEF: dict[str, tuple] = {
     "log.message.timestamp.type": (STRING, _D.LogMessageTimestampType, _one_of("CreateTime", "LogAppendTime")),
     "log.message.timestamp.difference.max.ms": (LONG, _D.LogMessageTimestampDifferenceMaxMs, None),
     "log.preallocate": (BOOLEAN, _D.LogPreAllocateEnable, None),
-    "log.message.format.version": (STRING, "2.4-IV1", None),
+    "log.message.format.version": (STRING, "2.4-IV1", ensure_stored_format),   # Kafka: ApiVersionValidator
     # log cleaner (issue 17, LogCleaner / CleanerConfig; the topic-level defaults are in LogConfig's key map)
     "log.cleaner.enable": (BOOLEAN, True, None),
     "log.cleaner.threads": (INT, 1, _int_range(0)),

@@ -14,7 +14,12 @@ pytestmark = pytest.mark.timeout(60)
 # key, value, Kafka's ConfigDef words for it
 BAD_VALUES = [("retention.ms", "abc", "Not a number of type LONG"),
               ("cleanup.policy", "bogus", "String must be one of: compact, delete"),
-              ("min.insync.replicas", "0", "Value must be at least 1")]
+              ("min.insync.replicas", "0", "Value must be at least 1"),
+              # Kafka: ApiVersionValidator
+              ("message.format.version", "garbage", "Version `garbage` is not a valid version"),
+              # Kafka 2.4 would convert every append to v1; kafkalite writes v2 only and says so
+              ("message.format.version", "0.10.2",
+               "kafkalite stores message format v2 only (Kafka 0.11.0 and later); 0.10.2-IV0 writes v1")]
 
 
 @pytest.fixture
@@ -149,3 +154,13 @@ def test_an_internal_topic_whose_configs_do_not_parse_is_not_created_and_the_req
         assert not b.server.zk_client.topic_exists("__consumer_offsets")
     finally:
         b.stop()
+
+
+@pytest.mark.parametrize("version", ["0.11.0", "2.3-IV1", "2.4.1"])
+def test_a_message_format_version_kafkalite_writes_is_accepted(admin, unique_topic, version):
+    # message format v2 (0.11.0 and later), read as Kafka's ApiVersion.apply reads it; DescribeConfigs gives the
+    # text as it was set
+    from confluent_kafka.admin import NewTopic
+    admin.create_topics([NewTopic(unique_topic, 1, 1, config={"message.format.version": version})],
+                        request_timeout=15)[unique_topic].result(timeout=15)
+    assert _config(admin, unique_topic, "message.format.version") == version

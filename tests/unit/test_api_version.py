@@ -1,0 +1,47 @@
+"""Mirrors Kafka 2.4: core/src/test/scala/unit/kafka/api/ApiVersionTest.scala (testApply, the validator), and
+kafkalite's refusal of the message formats it does not write."""
+import pytest
+
+from kafkalite.api.api_version import ALL_VERSIONS, LATEST_VERSION, ApiVersion, api_version_validator, \
+    ensure_stored_format
+from kafkalite.common.config.config_exception import ConfigException
+
+
+@pytest.mark.parametrize("text, version", [
+    ("0.8.0", "0.8.0"), ("0.8.0.0", "0.8.0"), ("0.8.0.1", "0.8.0"), ("0.9.0", "0.9.0"),
+    ("0.10.0-IV0", "0.10.0-IV0"), ("0.10.0", "0.10.0-IV1"), ("0.10.0.1", "0.10.0-IV1"),
+    ("0.10.1", "0.10.1-IV2"), ("0.11.0", "0.11.0-IV2"), ("1.0", "1.0-IV0"), ("1.0.1", "1.0-IV0"),
+    ("2.0-IV0", "2.0-IV0"), ("2.0", "2.0-IV1"), ("2.4", "2.4-IV1"), ("2.4.1", "2.4-IV1"), ("2.4-IV0", "2.4-IV0"),
+])
+def test_apply_reads_short_and_full_versions(text, version):
+    assert ApiVersion.apply(text).version == version
+
+
+@pytest.mark.parametrize("text", ["garbage", "", "2", "2.5", "0.10", "3.0-IV0", "2.4-IV9"])
+def test_apply_refuses_what_is_not_a_version(text):
+    with pytest.raises(ValueError, match=f"Version `{text}` is not a valid version"):
+        ApiVersion.apply(text)
+
+
+def test_versions_are_in_order_with_their_record_versions():
+    assert [v.id for v in ALL_VERSIONS] == list(range(len(ALL_VERSIONS))) and LATEST_VERSION.version == "2.4-IV1"
+    assert {v.version: v.record_version for v in ALL_VERSIONS if v.short_version in ("0.9.0", "0.10.2", "0.11.0")} == \
+        {"0.9.0": 0, "0.10.2-IV0": 1, "0.11.0-IV0": 2, "0.11.0-IV1": 2, "0.11.0-IV2": 2}
+
+
+def test_validator_message_is_kafkas():
+    with pytest.raises(ConfigException) as e:
+        api_version_validator("message.format.version", "garbage")
+    assert str(e.value) == ("Invalid value garbage for configuration message.format.version: "
+                            "Version `garbage` is not a valid version")
+
+
+@pytest.mark.parametrize("text", ["0.8.2", "0.9.0", "0.10.0-IV0", "0.10.2"])
+def test_formats_kafkalite_does_not_write_are_refused(text):
+    with pytest.raises(ConfigException, match="kafkalite stores message format v2 only"):
+        ensure_stored_format("message.format.version", text)
+
+
+@pytest.mark.parametrize("text", ["0.11.0-IV0", "1.1", "2.4-IV1"])
+def test_formats_kafkalite_writes_pass(text):
+    ensure_stored_format("message.format.version", text)
