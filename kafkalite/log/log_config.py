@@ -23,40 +23,53 @@ import re
 import attrs
 
 from kafkalite.api.api_version import ensure_stored_format
-from kafkalite.common.config.config_def import java_trim, parse_java_double, parse_java_integer
+from kafkalite.common.config.config_def import Range, ValidList, ValidString, parse_type
 from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.protocol.errors import InvalidConfigurationException
 
 LONG_MAX = (1 << 63) - 1
 
-# (key, type, default, check) -- check is (min, max) for numbers, a tuple of allowed strings, or a validator
-# called with (key, parsed value) that raises ConfigException
+_THROTTLED_REPLICA = re.compile(r"([0-9]+:[0-9]+)?")
+
+
+# Kafka: ThrottledReplicaListValidator.ensureValid -- every entry "partition:broker" (or empty), or the first
+# one the literal "*"; Kafka's ConfigException prints the parsed list as Java does, "[0:1, x]"
+def ensure_valid_throttled_replica_list(name: str, items: list) -> None:
+    entries = [str(v).strip() for v in items]
+    if not (all(_THROTTLED_REPLICA.fullmatch(v) for v in entries) or (entries and entries[0] == "*")):
+        raise ConfigException(name, f"[{', '.join(entries)}]", f"{name} must be the literal '*' or a list of "
+                              "replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
+
+
+# (key, type, default, validator) -- Kafka: LogConfig.configDef's rows; the validator is called with (key, parsed
+# value) and raises ConfigException (config_def's Range, ValidString, ValidList, or one of LogConfig's own)
 _DEFS = [
-    ("segment.bytes", "int", 1024 * 1024 * 1024, (14, None)),
-    ("segment.ms", "long", 7 * 24 * 3600 * 1000, (1, None)),
-    ("segment.jitter.ms", "long", 0, (0, None)),
-    ("segment.index.bytes", "int", 10 * 1024 * 1024, (0, None)),
-    ("flush.messages", "long", LONG_MAX, (0, None)),
-    ("flush.ms", "long", LONG_MAX, (0, None)),
+    ("segment.bytes", "int", 1024 * 1024 * 1024, Range.at_least(14)),
+    ("segment.ms", "long", 7 * 24 * 3600 * 1000, Range.at_least(1)),
+    ("segment.jitter.ms", "long", 0, Range.at_least(0)),
+    ("segment.index.bytes", "int", 10 * 1024 * 1024, Range.at_least(0)),
+    ("flush.messages", "long", LONG_MAX, Range.at_least(0)),
+    ("flush.ms", "long", LONG_MAX, Range.at_least(0)),
     ("retention.bytes", "long", -1, None),
-    ("retention.ms", "long", 7 * 24 * 3600 * 1000, (-1, None)),
-    ("max.message.bytes", "int", 1024 * 1024 + 12, (0, None)),
-    ("index.interval.bytes", "int", 4096, (0, None)),
-    ("file.delete.delay.ms", "long", 60000, (0, None)),
-    ("delete.retention.ms", "long", 24 * 3600 * 1000, (0, None)),
-    ("min.compaction.lag.ms", "long", 0, (0, None)),
-    ("max.compaction.lag.ms", "long", LONG_MAX, (1, None)),
-    ("min.cleanable.dirty.ratio", "double", 0.5, (0, 1)),
-    ("cleanup.policy", "list", "delete", ("compact", "delete")),
+    ("retention.ms", "long", 7 * 24 * 3600 * 1000, Range.at_least(-1)),
+    ("max.message.bytes", "int", 1024 * 1024 + 12, Range.at_least(0)),
+    ("index.interval.bytes", "int", 4096, Range.at_least(0)),
+    ("file.delete.delay.ms", "long", 60000, Range.at_least(0)),
+    ("delete.retention.ms", "long", 24 * 3600 * 1000, Range.at_least(0)),
+    ("min.compaction.lag.ms", "long", 0, Range.at_least(0)),
+    ("max.compaction.lag.ms", "long", LONG_MAX, Range.at_least(1)),
+    ("min.cleanable.dirty.ratio", "double", 0.5, Range.between(0, 1)),
+    ("cleanup.policy", "list", "delete", ValidList.in_("compact", "delete")),
     ("unclean.leader.election.enable", "boolean", False, None),
-    ("min.insync.replicas", "int", 1, (1, None)),
-    ("compression.type", "string", "producer", ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
+    ("min.insync.replicas", "int", 1, Range.at_least(1)),
+    ("compression.type", "string", "producer",
+     ValidString.in_("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
     ("preallocate", "boolean", False, None),
     ("message.format.version", "string", "2.4-IV1", ensure_stored_format),
-    ("message.timestamp.type", "string", "CreateTime", ("CreateTime", "LogAppendTime")),
-    ("message.timestamp.difference.max.ms", "long", LONG_MAX, (0, None)),
-    ("leader.replication.throttled.replicas", "list", "", None),
-    ("follower.replication.throttled.replicas", "list", "", None),
+    ("message.timestamp.type", "string", "CreateTime", ValidString.in_("CreateTime", "LogAppendTime")),
+    ("message.timestamp.difference.max.ms", "long", LONG_MAX, Range.at_least(0)),
+    ("leader.replication.throttled.replicas", "list", "", ensure_valid_throttled_replica_list),
+    ("follower.replication.throttled.replicas", "list", "", ensure_valid_throttled_replica_list),
     ("message.downconversion.enable", "boolean", True, None),
 ]
 LogConfigDef = {key: (typ, default, check) for key, typ, default, check in _DEFS}
@@ -82,71 +95,14 @@ SERVER_DEFAULT_CONFIG_NAMES = {
 }
 
 
-THROTTLED_REPLICAS_PROPS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
-_THROTTLED_REPLICA = re.compile(r"([0-9]+:[0-9]+)?")
-
-
-# Kafka: ThrottledReplicaListValidator.ensureValid -- every entry "partition:broker" (or empty), or the first
-# one the literal "*"; Kafka's ConfigException prints the parsed list as Java does, "[0:1, x]"
-def ensure_valid_throttled_replica_list(name: str, items: list) -> None:
-    entries = [str(v).strip() for v in items]
-    if not (all(_THROTTLED_REPLICA.fullmatch(v) for v in entries) or (entries and entries[0] == "*")):
-        raise ConfigException(name, f"[{', '.join(entries)}]", f"{name} must be the literal '*' or a list of "
-                              "replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
-
-
-def _fail(key, value, allowed: str):
-    """Kafka: ConfigDef's ConfigException, in its words ("Not a number of type LONG", "Value must be at least 1")."""
-    raise ConfigException(key, value, allowed)
-
-
 def _parse(key: str, value):
-    """Kafka: ConfigDef.parseType + validators -- one value to its Python type, or raise; numbers read as Java
-    reads them (config_def.parse_java_integer / parse_java_double)."""
+    """Kafka: ConfigDef.parse for one key -- ConfigDef.parseType (config_def.parse_type), then the key's validator."""
     typ, _default, check = LogConfigDef[key]
-    if typ in ("int", "long"):
-        parsed = value if isinstance(value, int) and not isinstance(value, bool) else parse_java_integer(str(value))
-        if parsed is None:
-            _fail(key, value, f"Not a number of type {typ.upper()}")
-        bits = 31 if typ == "int" else 63   # Integer.parseInt / Long.parseLong refuse what does not fit
-        if not -(1 << bits) <= parsed < (1 << bits):
-            _fail(key, value, f"Not a number of type {typ.upper()}")
-    elif typ == "double":
-        parsed = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-            else parse_java_double(str(value))
-        if parsed is None:
-            _fail(key, value, "Not a number of type DOUBLE")
-    elif typ == "boolean":
-        if isinstance(value, bool):
-            parsed = value
-        elif str(value).strip().lower() in ("true", "false"):
-            parsed = str(value).strip().lower() == "true"
-        else:
-            _fail(key, value, "Expected value to be either true or false")
-    elif typ == "list":
-        items = value if isinstance(value, (list, tuple)) else \
-            [java_trim(v) for v in str(value).split(",")] if java_trim(str(value)) else []
-        if key in THROTTLED_REPLICAS_PROPS:
-            ensure_valid_throttled_replica_list(key, items)
-        if isinstance(check, tuple) and check and isinstance(check[0], str):
-            for v in items:   # Kafka's ValidList sees the empty items too ("compact," is refused)
-                if v not in check:
-                    _fail(key, v, f"String must be one of: {', '.join(check)}")
-        return [v for v in items if v]
-    else:
-        parsed = str(value).strip()
-    # the validators see the parsed value, as Kafka's (a string trimmed, a number as parsed)
-    if callable(check):
+    parsed = parse_type(key, value, typ)
+    if check is not None:
         check(key, parsed)
-    elif isinstance(check, tuple) and check and isinstance(check[0], str):
-        if parsed not in check:
-            _fail(key, parsed, f"String must be one of: {', '.join(check)}")
-    elif isinstance(check, tuple):
-        lo, hi = check
-        if lo is not None and parsed < lo:
-            _fail(key, parsed, f"Value must be at least {lo}")
-        if hi is not None and parsed > hi:
-            _fail(key, parsed, f"Value must be no more than {hi}")
+    if typ == "list":
+        return [v for v in parsed if v]   # ValidList saw the empty items; the lists LogConfig keeps have none
     return parsed
 
 

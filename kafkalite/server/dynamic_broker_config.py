@@ -27,7 +27,8 @@ from __future__ import annotations
 import threading
 
 from kafkalite.common.config.config_exception import ConfigException
-from kafkalite.server.kafka_config import LONG, KafkaConfig, _int_range, parse_type
+from kafkalite.common.config.config_def import Range, parse_type
+from kafkalite.server.kafka_config import LONG, KafkaConfig
 from kafkalite.utils.logging import Logging
 
 DEFAULT_ENTITY = "<default>"   # Kafka: ConfigEntityName.Default
@@ -56,7 +57,7 @@ ALL_DYNAMIC_CONFIGS = SOCKET_SERVER_RECONFIGURABLE_CONFIGS | LOG_RECONFIGURABLE_
 # Kafka: DynamicConfig.Broker.validate -- its keys are LONGs, atLeast(0) ("Value must be at least 0")
 def validate_dynamic_config_broker(props: dict) -> None:
     for key in sorted(DYNAMIC_CONFIG_BROKER_PROPS & set(props)):
-        _int_range(0)(key, parse_type(key, props[key], LONG))
+        Range.at_least(0)(key, parse_type(key, props[key], LONG))
 
 
 class BrokerReconfigurable:

@@ -23,7 +23,7 @@ import uuid
 
 from kafkalite.api.api_version import ensure_stored_format
 from kafkalite.cluster.broker import EndPoint, EndPointParseError
-from kafkalite.common.config.config_def import parse_java_double, parse_java_integer
+from kafkalite.common.config.config_def import Range, ValidList, ValidString, parse_type
 from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.security.ssl.ssl_configs import SSL_CONFIG_DEF
 
@@ -120,60 +120,8 @@ class Defaults:
 
 
 # ---------------------------------------------------------------------------------- ConfigDef
-def _int_range(lo=None, hi=None):
-    def check(name, value):
-        if lo is not None and value < lo:
-            raise ConfigException(name, value, f"Value must be at least {lo}")
-        if hi is not None and value > hi:
-            raise ConfigException(name, value, f"Value must be no more than {hi}")
-    return check
-
-
-def _one_of(*allowed):
-    # Kafka: ValidString / ValidList -- a list is checked element by element, naming the bad one.
-    def check(name, value):
-        values = value if isinstance(value, list) else [value]
-        for v in values:
-            if v not in allowed:
-                raise ConfigException(name, v, f"String must be one of: {', '.join(allowed)}")
-    return check
-
-
 INT, LONG, DOUBLE, BOOLEAN, STRING, LIST, PASSWORD = "INT", "LONG", "DOUBLE", "BOOLEAN", "STRING", "LIST", "PASSWORD"
 SHORT = "SHORT"   # Kafka: ConfigDef.Type.SHORT (kafkalite/common/config/config_def.py has them all)
-_INT_MAX, _LONG_MAX, _SHORT_MAX = 2**31 - 1, 2**63 - 1, 2**15 - 1
-
-
-def parse_type(name: str, value, type_: str):
-    """Kafka: ConfigDef.parseType -- the same error texts."""
-    if value is None:
-        return None
-    if type_ in (INT, LONG, SHORT):
-        if isinstance(value, bool) or not isinstance(value, (int, str)):
-            bits = {INT: "32", LONG: "64", SHORT: "16"}[type_]
-            raise ConfigException(name, value, f"Expected value to be a {bits}-bit integer")
-        v = value if isinstance(value, int) else parse_java_integer(value)
-        if v is None:
-            raise ConfigException(name, value, f"Not a number of type {type_}")
-        bound = {INT: _INT_MAX, LONG: _LONG_MAX, SHORT: _SHORT_MAX}[type_]
-        if not -bound - 1 <= v <= bound:
-            raise ConfigException(name, value, f"Not a number of type {type_}")
-        return v
-    if type_ == DOUBLE:
-        v = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-            else parse_java_double(str(value))
-        if v is None:
-            raise ConfigException(name, value, "Not a number of type DOUBLE")
-        return v
-    if type_ == BOOLEAN:
-        s = str(value).strip().lower()
-        if s in ("true", "false"):
-            return s == "true"
-        raise ConfigException(name, value, "Expected value to be either true or false")
-    if type_ == LIST:
-        s = str(value).strip()
-        return [p.strip() for p in s.split(",") if p.strip()] if s else []
-    return str(value).strip()
 
 
 _D = Defaults
@@ -182,171 +130,173 @@ SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 CONFIG_DEF: dict[str, tuple] = {
     "broker.id": (INT, _D.BrokerId, None),
     "broker.id.generation.enable": (BOOLEAN, _D.BrokerIdGenerationEnable, None),
-    "reserved.broker.max.id": (INT, _D.MaxReservedBrokerId, _int_range(0)),
+    "reserved.broker.max.id": (INT, _D.MaxReservedBrokerId, Range.at_least(0)),
     "broker.rack": (STRING, None, None),
     "listeners": (STRING, _D.Listeners, None),
     "advertised.listeners": (STRING, None, None),
     # Deprecated in 2.4 but still read when listeners / advertised.listeners are unset.
-    "port": (INT, _D.Port, _int_range(0, 65535)),
+    "port": (INT, _D.Port, Range.between(0, 65535)),
     "host.name": (STRING, _D.HostName, None),
-    "advertised.port": (INT, None, _int_range(0, 65535)),
+    "advertised.port": (INT, None, Range.between(0, 65535)),
     "advertised.host.name": (STRING, None, None),
     "listener.security.protocol.map": (STRING, _D.ListenerSecurityProtocolMap, None),
     "inter.broker.listener.name": (STRING, None, None),
-    "security.inter.broker.protocol": (STRING, "PLAINTEXT", _one_of(*SECURITY_PROTOCOLS)),
+    "security.inter.broker.protocol": (STRING, "PLAINTEXT", ValidString.in_(*SECURITY_PROTOCOLS)),
     "control.plane.listener.name": (STRING, None, None),
     # SASL (Kafka: BrokerSecurityConfigs / KafkaConfig's SASL section); the JAAS entries are per listener and
     # mechanism: listener.name.<listener>.<mechanism>.sasl.jaas.config
     "sasl.enabled.mechanisms": (LIST, "GSSAPI", None),
     "sasl.mechanism.inter.broker.protocol": (STRING, "GSSAPI", None),
     "connections.max.reauth.ms": (LONG, 0, None),                     # KIP-368; 0 = never
-    "connection.failed.authentication.delay.ms": (INT, 100, _int_range(0)),   # KIP-306
-    "num.network.threads": (INT, _D.NumNetworkThreads, _int_range(1)),
-    "num.io.threads": (INT, _D.NumIoThreads, _int_range(1)),
-    "background.threads": (INT, _D.BackgroundThreads, _int_range(1)),
-    "queued.max.requests": (INT, _D.QueuedMaxRequests, _int_range(1)),
+    "connection.failed.authentication.delay.ms": (INT, 100, Range.at_least(0)),   # KIP-306
+    "num.network.threads": (INT, _D.NumNetworkThreads, Range.at_least(1)),
+    "num.io.threads": (INT, _D.NumIoThreads, Range.at_least(1)),
+    "background.threads": (INT, _D.BackgroundThreads, Range.at_least(1)),
+    "queued.max.requests": (INT, _D.QueuedMaxRequests, Range.at_least(1)),
     # KIP-72: bytes of requests read and not yet handled; -1 = no limit (MemoryPool.NONE)
     "queued.max.request.bytes": (LONG, -1, None),
     "socket.send.buffer.bytes": (INT, _D.SocketSendBufferBytes, None),
     "socket.receive.buffer.bytes": (INT, _D.SocketReceiveBufferBytes, None),
-    "socket.request.max.bytes": (INT, _D.SocketRequestMaxBytes, _int_range(1)),
-    "max.connections.per.ip": (INT, _D.MaxConnectionsPerIp, _int_range(0)),
+    "socket.request.max.bytes": (INT, _D.SocketRequestMaxBytes, Range.at_least(1)),
+    "max.connections.per.ip": (INT, _D.MaxConnectionsPerIp, Range.at_least(0)),
     "max.connections.per.ip.overrides": (STRING, _D.MaxConnectionsPerIpOverrides, None),
-    "max.connections": (INT, _D.MaxConnections, _int_range(0)),
+    "max.connections": (INT, _D.MaxConnections, Range.at_least(0)),
     "connections.max.idle.ms": (LONG, _D.ConnectionsMaxIdleMs, None),
-    "request.timeout.ms": (INT, _D.RequestTimeoutMs, _int_range(0)),
+    "request.timeout.ms": (INT, _D.RequestTimeoutMs, Range.at_least(0)),
     "zookeeper.connect": (STRING, _D.ZkConnect, None),
     # Kafka: KafkaConfig.AuthorizerClassNameProp -- empty: no authorizer (super.users and allow.everyone.if.no.acl.found
     # are the authorizer's own configs, read from the originals)
     "authorizer.class.name": (STRING, "", None),
-    "zookeeper.session.timeout.ms": (INT, _D.ZkSessionTimeoutMs, _int_range(1)),
+    "zookeeper.session.timeout.ms": (INT, _D.ZkSessionTimeoutMs, Range.at_least(1)),
     "zookeeper.connection.timeout.ms": (INT, _D.ZkConnectionTimeoutMs, None),
     "log.dir": (STRING, _D.LogDir, None),
     "log.dirs": (STRING, None, None),
-    "num.partitions": (INT, _D.NumPartitions, _int_range(1)),
-    "default.replication.factor": (INT, _D.DefaultReplicationFactor, _int_range(1)),
+    "num.partitions": (INT, _D.NumPartitions, Range.at_least(1)),
+    "default.replication.factor": (INT, _D.DefaultReplicationFactor, Range.at_least(1)),
     "auto.create.topics.enable": (BOOLEAN, _D.AutoCreateTopicsEnable, None),
     "delete.topic.enable": (BOOLEAN, _D.DeleteTopicEnable, None),
-    "log.segment.bytes": (INT, _D.LogSegmentBytes, _int_range(14)),
-    "log.roll.hours": (INT, _D.LogRollHours, _int_range(1)),
+    "log.segment.bytes": (INT, _D.LogSegmentBytes, Range.at_least(14)),
+    "log.roll.hours": (INT, _D.LogRollHours, Range.at_least(1)),
     "log.roll.ms": (LONG, None, None),
     "log.retention.hours": (INT, _D.LogRetentionHours, None),
     "log.retention.minutes": (INT, None, None),
     "log.retention.ms": (LONG, None, None),
     "log.retention.bytes": (LONG, _D.LogRetentionBytes, None),
-    "log.retention.check.interval.ms": (LONG, _D.LogCleanupIntervalMs, _int_range(1)),
-    "log.initial.task.delay.ms": (LONG, _D.LogInitialTaskDelayMs, _int_range(0)),   # Kafka 3.6+
-    "log.cleanup.policy": (LIST, _D.LogCleanupPolicy, _one_of("compact", "delete")),
-    "log.index.size.max.bytes": (INT, _D.LogIndexSizeMaxBytes, _int_range(4)),
-    "log.index.interval.bytes": (INT, _D.LogIndexIntervalBytes, _int_range(0)),
-    "log.flush.interval.messages": (LONG, _D.LogFlushIntervalMessages, _int_range(1)),
+    "log.retention.check.interval.ms": (LONG, _D.LogCleanupIntervalMs, Range.at_least(1)),
+    "log.initial.task.delay.ms": (LONG, _D.LogInitialTaskDelayMs, Range.at_least(0)),   # Kafka 3.6+
+    "log.cleanup.policy": (LIST, _D.LogCleanupPolicy, ValidList.in_("compact", "delete")),
+    "log.index.size.max.bytes": (INT, _D.LogIndexSizeMaxBytes, Range.at_least(4)),
+    "log.index.interval.bytes": (INT, _D.LogIndexIntervalBytes, Range.at_least(0)),
+    "log.flush.interval.messages": (LONG, _D.LogFlushIntervalMessages, Range.at_least(1)),
     "log.flush.interval.ms": (LONG, None, None),
     "log.flush.scheduler.interval.ms": (LONG, _D.LogFlushSchedulerIntervalMs, None),
-    "log.flush.offset.checkpoint.interval.ms": (INT, _D.LogFlushOffsetCheckpointIntervalMs, _int_range(0)),
-    "log.flush.start.offset.checkpoint.interval.ms": (INT, _D.LogFlushStartOffsetCheckpointIntervalMs, _int_range(0)),
-    "log.segment.delete.delay.ms": (LONG, _D.LogDeleteDelayMs, _int_range(0)),
-    "log.message.timestamp.type": (STRING, _D.LogMessageTimestampType, _one_of("CreateTime", "LogAppendTime")),
+    "log.flush.offset.checkpoint.interval.ms": (INT, _D.LogFlushOffsetCheckpointIntervalMs, Range.at_least(0)),
+    "log.flush.start.offset.checkpoint.interval.ms": (INT, _D.LogFlushStartOffsetCheckpointIntervalMs,
+                                                      Range.at_least(0)),
+    "log.segment.delete.delay.ms": (LONG, _D.LogDeleteDelayMs, Range.at_least(0)),
+    "log.message.timestamp.type": (STRING, _D.LogMessageTimestampType,
+                                   ValidString.in_("CreateTime", "LogAppendTime")),
     "log.message.timestamp.difference.max.ms": (LONG, _D.LogMessageTimestampDifferenceMaxMs, None),
     "log.preallocate": (BOOLEAN, _D.LogPreAllocateEnable, None),
     "log.message.format.version": (STRING, "2.4-IV1", ensure_stored_format),   # Kafka: ApiVersionValidator
     # log cleaner (issue 17, LogCleaner / CleanerConfig; the topic-level defaults are in LogConfig's key map)
     "log.cleaner.enable": (BOOLEAN, True, None),
-    "log.cleaner.threads": (INT, 1, _int_range(0)),
+    "log.cleaner.threads": (INT, 1, Range.at_least(0)),
     "log.cleaner.dedupe.buffer.size": (LONG, 128 * 1024 * 1024, None),
-    "log.cleaner.io.buffer.size": (INT, 512 * 1024, _int_range(0)),
+    "log.cleaner.io.buffer.size": (INT, 512 * 1024, Range.at_least(0)),
     "log.cleaner.io.buffer.load.factor": (DOUBLE, 0.9, None),
     "log.cleaner.io.max.bytes.per.second": (DOUBLE, 1.7976931348623157e308, None),
-    "log.cleaner.backoff.ms": (LONG, 15 * 1000, _int_range(0)),
+    "log.cleaner.backoff.ms": (LONG, 15 * 1000, Range.at_least(0)),
     "log.cleaner.delete.retention.ms": (LONG, 24 * 60 * 60 * 1000, None),
     "log.cleaner.min.compaction.lag.ms": (LONG, 0, None),
     "log.cleaner.max.compaction.lag.ms": (LONG, (1 << 63) - 1, None),
     "log.cleaner.min.cleanable.ratio": (DOUBLE, 0.5, None),
-    "num.recovery.threads.per.data.dir": (INT, _D.NumRecoveryThreadsPerDataDir, _int_range(1)),
-    "message.max.bytes": (INT, _D.MessageMaxBytes, _int_range(0)),
-    "min.insync.replicas": (INT, _D.MinInSyncReplicas, _int_range(1)),
+    "num.recovery.threads.per.data.dir": (INT, _D.NumRecoveryThreadsPerDataDir, Range.at_least(1)),
+    "message.max.bytes": (INT, _D.MessageMaxBytes, Range.at_least(0)),
+    "min.insync.replicas": (INT, _D.MinInSyncReplicas, Range.at_least(1)),
     "unclean.leader.election.enable": (BOOLEAN, _D.UncleanLeaderElectionEnable, None),
     "compression.type": (STRING, _D.CompressionType,
-                         _one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
+                         ValidString.in_("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
     "controller.socket.timeout.ms": (INT, _D.ControllerSocketTimeoutMs, None),
     "replica.lag.time.max.ms": (LONG, _D.ReplicaLagTimeMaxMs, None),
-    "replica.fetch.max.bytes": (INT, _D.ReplicaFetchMaxBytes, _int_range(0)),
-    "replica.fetch.response.max.bytes": (INT, _D.ReplicaFetchResponseMaxBytes, _int_range(0)),
+    "replica.fetch.max.bytes": (INT, _D.ReplicaFetchMaxBytes, Range.at_least(0)),
+    "replica.fetch.response.max.bytes": (INT, _D.ReplicaFetchResponseMaxBytes, Range.at_least(0)),
     "replica.fetch.wait.max.ms": (INT, _D.ReplicaFetchWaitMaxMs, None),
     "replica.fetch.min.bytes": (INT, _D.ReplicaFetchMinBytes, None),
-    "num.replica.fetchers": (INT, _D.NumReplicaFetchers, _int_range(1)),
-    "replica.fetch.backoff.ms": (INT, _D.ReplicaFetchBackoffMs, _int_range(0)),
-    "num.replica.alter.log.dirs.threads": (INT, None, _int_range(1)),
+    "num.replica.fetchers": (INT, _D.NumReplicaFetchers, Range.at_least(1)),
+    "replica.fetch.backoff.ms": (INT, _D.ReplicaFetchBackoffMs, Range.at_least(0)),
+    "num.replica.alter.log.dirs.threads": (INT, None, Range.at_least(1)),
     "auto.leader.rebalance.enable": (BOOLEAN, True, None),
-    "leader.imbalance.check.interval.seconds": (LONG, 300, _int_range(1)),
-    "leader.imbalance.per.broker.percentage": (INT, 10, _int_range(0, 100)),
+    "leader.imbalance.check.interval.seconds": (LONG, 300, Range.at_least(1)),
+    "leader.imbalance.per.broker.percentage": (INT, 10, Range.between(0, 100)),
     "controlled.shutdown.enable": (BOOLEAN, True, None),
     "controlled.shutdown.max.retries": (INT, 3, None),
     "controlled.shutdown.retry.backoff.ms": (LONG, 5000, None),
     "replica.socket.timeout.ms": (INT, _D.ReplicaSocketTimeoutMs, None),
     "replica.high.watermark.checkpoint.interval.ms": (LONG, _D.ReplicaHighWatermarkCheckpointIntervalMs, None),
-    "fetch.max.bytes": (INT, _D.FetchMaxBytes, _int_range(1024)),
+    "fetch.max.bytes": (INT, _D.FetchMaxBytes, Range.at_least(1024)),
     # incremental fetch sessions (KIP-227, fetch_session.py): 0 answers every fetch without a session
-    "max.incremental.fetch.session.cache.slots": (INT, 1000, _int_range(0)),
+    "max.incremental.fetch.session.cache.slots": (INT, 1000, Range.at_least(0)),
     "fetch.purgatory.purge.interval.requests": (INT, _D.FetchPurgatoryPurgeIntervalRequests, None),
     "producer.purgatory.purge.interval.requests": (INT, _D.ProducerPurgatoryPurgeIntervalRequests, None),
     "group.min.session.timeout.ms": (INT, _D.GroupMinSessionTimeoutMs, None),
     "group.max.session.timeout.ms": (INT, _D.GroupMaxSessionTimeoutMs, None),
     "group.initial.rebalance.delay.ms": (INT, _D.GroupInitialRebalanceDelayMs, None),
-    "group.max.size": (INT, _D.GroupMaxSize, _int_range(1)),
+    "group.max.size": (INT, _D.GroupMaxSize, Range.at_least(1)),
     # Kafka 4.0 (KIP-848): the consumer group protocol (coordinator/group/consumer/)
-    "group.coordinator.rebalance.protocols": (LIST, "classic,consumer", _one_of("classic", "consumer")),
-    "group.consumer.session.timeout.ms": (INT, 45000, _int_range(1)),
-    "group.consumer.heartbeat.interval.ms": (INT, 5000, _int_range(1)),
-    "group.consumer.assignors": (LIST, "uniform,range", _one_of("uniform", "range")),
+    "group.coordinator.rebalance.protocols": (LIST, "classic,consumer", ValidList.in_("classic", "consumer")),
+    "group.consumer.session.timeout.ms": (INT, 45000, Range.at_least(1)),
+    "group.consumer.heartbeat.interval.ms": (INT, 5000, Range.at_least(1)),
+    "group.consumer.assignors": (LIST, "uniform,range", ValidList.in_("uniform", "range")),
     "offset.metadata.max.bytes": (INT, _D.OffsetMetadataMaxSize, None),
-    "offsets.topic.num.partitions": (INT, _D.OffsetsTopicPartitions, _int_range(1)),
-    "offsets.topic.replication.factor": (SHORT, _D.OffsetsTopicReplicationFactor, _int_range(1)),
-    "offsets.topic.segment.bytes": (INT, _D.OffsetsTopicSegmentBytes, _int_range(1)),
-    "offsets.retention.minutes": (INT, _D.OffsetsRetentionMinutes, _int_range(1)),
-    "offsets.retention.check.interval.ms": (LONG, _D.OffsetsRetentionCheckIntervalMs, _int_range(1)),
-    "offsets.commit.timeout.ms": (INT, _D.OffsetCommitTimeoutMs, _int_range(1)),
-    "transaction.state.log.num.partitions": (INT, _D.TransactionsTopicPartitions, _int_range(1)),
-    "transaction.state.log.replication.factor": (SHORT, _D.TransactionsTopicReplicationFactor, _int_range(1)),
-    "transaction.max.timeout.ms": (INT, _D.TransactionsMaxTimeoutMs, _int_range(1)),
-    "transactional.id.expiration.ms": (INT, _D.TransactionalIdExpirationMs, _int_range(1)),
-    "transaction.state.log.min.isr": (INT, _D.TransactionsTopicMinISR, _int_range(1)),
-    "transaction.state.log.load.buffer.size": (INT, _D.TransactionsLoadBufferSize, _int_range(1)),
-    "transaction.state.log.segment.bytes": (INT, _D.TransactionsTopicSegmentBytes, _int_range(1)),
+    "offsets.topic.num.partitions": (INT, _D.OffsetsTopicPartitions, Range.at_least(1)),
+    "offsets.topic.replication.factor": (SHORT, _D.OffsetsTopicReplicationFactor, Range.at_least(1)),
+    "offsets.topic.segment.bytes": (INT, _D.OffsetsTopicSegmentBytes, Range.at_least(1)),
+    "offsets.retention.minutes": (INT, _D.OffsetsRetentionMinutes, Range.at_least(1)),
+    "offsets.retention.check.interval.ms": (LONG, _D.OffsetsRetentionCheckIntervalMs, Range.at_least(1)),
+    "offsets.commit.timeout.ms": (INT, _D.OffsetCommitTimeoutMs, Range.at_least(1)),
+    "transaction.state.log.num.partitions": (INT, _D.TransactionsTopicPartitions, Range.at_least(1)),
+    "transaction.state.log.replication.factor": (SHORT, _D.TransactionsTopicReplicationFactor, Range.at_least(1)),
+    "transaction.max.timeout.ms": (INT, _D.TransactionsMaxTimeoutMs, Range.at_least(1)),
+    "transactional.id.expiration.ms": (INT, _D.TransactionalIdExpirationMs, Range.at_least(1)),
+    "transaction.state.log.min.isr": (INT, _D.TransactionsTopicMinISR, Range.at_least(1)),
+    "transaction.state.log.load.buffer.size": (INT, _D.TransactionsLoadBufferSize, Range.at_least(1)),
+    "transaction.state.log.segment.bytes": (INT, _D.TransactionsTopicSegmentBytes, Range.at_least(1)),
     "transaction.abort.timed.out.transaction.cleanup.interval.ms": (
-        INT, _D.TransactionsAbortTimedOutTransactionsCleanupIntervalMS, _int_range(1)),
+        INT, _D.TransactionsAbortTimedOutTransactionsCleanupIntervalMS, Range.at_least(1)),
     "transaction.remove.expired.transaction.cleanup.interval.ms": (
-        INT, _D.TransactionsRemoveExpiredTransactionsCleanupIntervalMS, _int_range(1)),
-    "producer.id.expiration.ms": (INT, _D.ProducerIdExpirationMs, _int_range(1)),
+        INT, _D.TransactionsRemoveExpiredTransactionsCleanupIntervalMS, Range.at_least(1)),
+    "producer.id.expiration.ms": (INT, _D.ProducerIdExpirationMs, Range.at_least(1)),
     # issue 17 (admin answers): Kafka 3.7's cap on the partitions of one DescribeTopicPartitions answer (KIP-966)
-    "max.request.partition.size.limit": (INT, 2000, _int_range(1)),
+    "max.request.partition.size.limit": (INT, 2000, Range.at_least(1)),
     # Client quotas (Kafka: KafkaConfig's quota section; the two *.default keys are deprecated since 0.11 but
     # still read in 2.4: the byte rate of every client id without a dynamic quota)
-    "quota.producer.default": (LONG, 2 ** 63 - 1, _int_range(1)),
-    "quota.consumer.default": (LONG, 2 ** 63 - 1, _int_range(1)),
-    "quota.window.num": (INT, 11, _int_range(1)),
-    "quota.window.size.seconds": (INT, 1, _int_range(1)),
+    "quota.producer.default": (LONG, 2 ** 63 - 1, Range.at_least(1)),
+    "quota.consumer.default": (LONG, 2 ** 63 - 1, Range.at_least(1)),
+    "quota.window.num": (INT, 11, Range.at_least(1)),
+    "quota.window.size.seconds": (INT, 1, Range.at_least(1)),
     # Replication quotas (Kafka: KafkaConfig's quota section): the windows of the leader / follower and the
     # alter-log-dirs byte-rate sensors; the rates themselves are dynamic broker configs (DynamicConfig.Broker)
-    "replication.quota.window.num": (INT, 11, _int_range(1)),
-    "replication.quota.window.size.seconds": (INT, 1, _int_range(1)),
-    "alter.log.dirs.replication.quota.window.num": (INT, 11, _int_range(1)),
-    "alter.log.dirs.replication.quota.window.size.seconds": (INT, 1, _int_range(1)),
+    "replication.quota.window.num": (INT, 11, Range.at_least(1)),
+    "replication.quota.window.size.seconds": (INT, 1, Range.at_least(1)),
+    "alter.log.dirs.replication.quota.window.num": (INT, 11, Range.at_least(1)),
+    "alter.log.dirs.replication.quota.window.size.seconds": (INT, 1, Range.at_least(1)),
     # kafkalite's own: the Prometheus metrics endpoint (0 = off)
-    "kafkalite.metrics.port": (INT, _D.MetricsPort, _int_range(0, 65535)),
+    "kafkalite.metrics.port": (INT, _D.MetricsPort, Range.between(0, 65535)),
     # kafkalite's own: log every request's trip through the threads (sets kafka.request.logger to DEBUG)
     "kafkalite.request.trace": (BOOLEAN, False, None),
     # No Kafka counterpart: S27's priority queue for the data plane's requests (control requests first)
-    "kafkalite.request.priority": (STRING, "fifo", _one_of("fifo", "control-first")),
+    "kafkalite.request.priority": (STRING, "fifo", ValidString.in_("fifo", "control-first")),
     # No Kafka counterpart: tests switch one of Kafka's replication fixes off to show what it prevents
     # (KAFKA-1211: followers truncate to their high watermark, no OffsetsForLeaderEpoch; KAFKA-6361: one
     # round of epoch truncation; KAFKA-7128: ISR joins ignore the epoch start offset; KAFKA-7415: no epoch
     # entry on becoming leader; KAFKA-9087: a log-dir move resumed after a restart starts past the end of its
     # future log). Never for real use: each brings back a way to lose acknowledged data or to stall.
-    "kafkalite.test.disable.fixes": (LIST, "", _one_of("KAFKA-1211", "KAFKA-6361", "KAFKA-7128", "KAFKA-7415",
+    "kafkalite.test.disable.fixes": (LIST, "", ValidList.in_("KAFKA-1211", "KAFKA-6361", "KAFKA-7128", "KAFKA-7415",
                                                         "KAFKA-9087")),
 }
 # Kafka: KafkaConfig's SslConfigs rows (ssl.keystore.*, ssl.truststore.*, ssl.client.auth, ...)
-CONFIG_DEF.update({name: (type_, default, _one_of(*allowed) if allowed else None)
+CONFIG_DEF.update({name: (type_, default, ((ValidList if type_ == LIST else ValidString)(allowed) if allowed else None))
                    for name, (type_, default, allowed) in SSL_CONFIG_DEF.items()})
 LISTENER_PREFIX = "listener.name."
 

@@ -17,6 +17,8 @@ ssl.trustmanager.algorithm, ssl.secure.random.implementation. ``ssl.cipher.suite
 """
 from __future__ import annotations
 
+from kafkalite.common.config.config_def import parse_type
+
 SSL_PROTOCOL_CONFIG = "ssl.protocol"
 SSL_PROVIDER_CONFIG = "ssl.provider"
 SSL_CIPHER_SUITES_CONFIG = "ssl.cipher.suites"
@@ -85,9 +87,9 @@ def ssl_config_values(configs: dict) -> dict:
         if value is None:
             value = default
         if isinstance(value, str):
-            value = value.strip()
+            value = parse_type(name, value, type_)
             if type_ == "LIST":
-                value = [p.strip() for p in value.split(",") if p.strip()]
+                value = [p for p in value if p]   # the broker's ValidList refused empty items already
             elif value == "" and type_ != "STRING":
                 value = None
         if hasattr(value, "value") and callable(value.value):   # a Password object
