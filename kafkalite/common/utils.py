@@ -2,9 +2,13 @@
 
 Functions: java_string_hashcode (Java's ``String.hashCode``, which Kafka hashes names with: the offsets and
 transaction topic partition of a group or transactional id, the fetcher a partition goes to), utils_abs
-(Kafka's ``Utils.abs``), to_int32 (Java's int overflow).
+(Kafka's ``Utils.abs``), to_int32 (Java's int overflow), java_double_to_string (Java's ``Double.toString``,
+which Kafka's messages and DescribeConfigs print doubles with).
 """
 from __future__ import annotations
+
+import decimal
+import math
 
 
 def to_int32(n: int) -> int:
@@ -25,3 +29,19 @@ def java_string_hashcode(s: str) -> int:
 # Kafka: Utils.abs -- Math.abs, except that Integer.MIN_VALUE maps to 0, not to itself
 def utils_abs(n: int) -> int:
     return 0 if n == -(1 << 31) else abs(n)
+
+
+def java_double_to_string(x: float) -> str:
+    """Java's ``Double.toString``: plain digits from 10^-3 up to 10^7 (``0.5``, ``1234567.0``), else one digit,
+    a point and an exponent (``1.0E10``, ``1.0E-4``, ``1.7976931348623157E308``); ``NaN``, ``Infinity``."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    if 1e-3 <= abs(x) < 1e7:
+        return repr(x)   # Python's shortest digits, always with a point in this range
+    _sign, digits, exponent = decimal.Decimal(repr(abs(x))).normalize().as_tuple()
+    text = "".join(map(str, digits))
+    return f"{'-' if x < 0 else ''}{text[0]}.{text[1:] or '0'}E{len(text) - 1 + int(exponent)}"

@@ -23,7 +23,7 @@ import re
 import attrs
 
 from kafkalite.api.api_version import ensure_stored_format
-from kafkalite.common.config.config_def import Range, ValidList, ValidString, parse_type
+from kafkalite.common.config.config_def import Range, ValidList, ValidString, convert_to_string, parse_type
 from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.protocol.errors import InvalidConfigurationException
 
@@ -118,14 +118,6 @@ class ConfigEntry:
     is_sensitive: bool = False
 
 
-def _to_str(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return ",".join(value)
-    return str(value)
-
-
 class LogConfig:
     """Kafka: LogConfig -- every topic-level setting, typed, with Kafka's field names."""
 
@@ -213,11 +205,11 @@ class LogConfig:
             default = LogConfigDef[key][1]
             if key in self.overridden_configs:
                 source, is_default = "DYNAMIC_TOPIC_CONFIG", False
-            elif key in self.originals and _to_str(value) != _to_str(default):
+            elif key in self.originals and convert_to_string(value) != convert_to_string(default):
                 source, is_default = "STATIC_BROKER_CONFIG", False
             else:
                 source, is_default = "DEFAULT_CONFIG", True
-            entries.append(ConfigEntry(key, _to_str(value), source, is_default))
+            entries.append(ConfigEntry(key, convert_to_string(value), source, is_default))
         return entries
 
     def __repr__(self) -> str:

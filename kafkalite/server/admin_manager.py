@@ -26,7 +26,7 @@ from __future__ import annotations
 import attrs
 
 from kafkalite.common import topic as Topic
-from kafkalite.common.config.config_def import config_type_of, type_of
+from kafkalite.common.config.config_def import config_type_of, convert_to_string, type_of
 from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.log.log_config import SERVER_DEFAULT_CONFIG_NAMES, LogConfig, LogConfigDef
 from kafkalite.protocol.errors import ApiException, Errors
@@ -45,17 +45,6 @@ SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3    # Kafka: AlterConfigOp.OpType
 # Kafka: DescribeConfigsResponse.ConfigSource
 CONFIG_SOURCE = {"UNKNOWN": 0, "TOPIC_CONFIG": 1, "DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2,
                  "DYNAMIC_DEFAULT_BROKER_CONFIG": 3, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5}
-
-
-def config_text(value):
-    """A config value as DescribeConfigs shows it."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (list, tuple)):
-        return ",".join(map(str, value))
-    return str(value)
 
 
 @attrs.define
@@ -328,7 +317,7 @@ class AdminManager(Logging):
                 if broker_key:
                     synonyms += self.broker_synonyms(broker_key, dynamic)
                 if len(synonyms) == (e.name in overrides):   # no broker key sets it: the topic default
-                    synonyms.append((e.name, config_text(LogConfigDef[e.name][1]), "DEFAULT_CONFIG"))
+                    synonyms.append((e.name, convert_to_string(LogConfigDef[e.name][1]), "DEFAULT_CONFIG"))
                 rows.append((e.name, e.value, synonyms[0][2], False, e.is_sensitive, synonyms,
                              LogConfigDef[e.name][0], topic_documentation(e.name) if include_documentation else None))
         elif resource_type == BROKER_RESOURCE:
@@ -340,7 +329,7 @@ class AdminManager(Logging):
                 source = synonyms[0][2] if synonyms else "DEFAULT_CONFIG"
                 type_name = CONFIG_DEF[key][0] if key in CONFIG_DEF else None
                 sensitive = type_name is not None and type_of(type_name).is_sensitive()   # KafkaConfig.maybeSensitive
-                rows.append((key, config_text(value), source, key not in ALL_DYNAMIC_CONFIGS, sensitive, synonyms,
+                rows.append((key, convert_to_string(value), source, key not in ALL_DYNAMIC_CONFIGS, sensitive, synonyms,
                              type_name, broker_documentation(key) if include_documentation else None))
             # Kafka 2.6 (KAFKA-9625): allConfigs(config) holds the originals, so the dynamic-only keys
             # (DynamicConfig.Broker: the replication rates) show once set, here or as the cluster default; 2.4
@@ -371,7 +360,7 @@ class AdminManager(Logging):
                               ("DYNAMIC_DEFAULT_BROKER_CONFIG", dynamic.dynamic_default_configs),
                               ("STATIC_BROKER_CONFIG", dynamic.static_broker_configs)):
             synonyms += [(n, str(store[n]), source) for n in names if n in store]
-        synonyms += [(n, config_text(CONFIG_DEF[n][1]), "DEFAULT_CONFIG") for n in names
+        synonyms += [(n, convert_to_string(CONFIG_DEF[n][1]), "DEFAULT_CONFIG") for n in names
                      if n in CONFIG_DEF and CONFIG_DEF[n][1] is not None]
         return synonyms
 

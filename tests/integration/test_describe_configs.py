@@ -69,3 +69,15 @@ def test_synonyms_in_kafkas_order(broker, unique_topic, include_synonyms):
     else:   # most specific first: the topic override, server.properties, then the built-in default
         assert synonyms == [("retention.ms", "3600000", 1), ("log.retention.hours", "168", 4),
                             ("log.retention.hours", "168", 5)]
+
+
+def test_doubles_are_shown_as_java_shows_them(broker, unique_topic):
+    # Kafka: ConfigDef.convertToString -> Double.toString: Double.MAX_VALUE is 1.7976931348623157E308, and the
+    # topic's ratio written as 5e-1 reads back 0.5 (Python would print 1.7976931348623157e+308)
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    configs = describe(admin, ConfigResource(ConfigResource.Type.BROKER, "0"))
+    assert configs["log.cleaner.io.max.bytes.per.second"].value == "1.7976931348623157E308"
+    [f.result(15) for f in admin.create_topics(
+        [NewTopic(unique_topic, 1, 1, config={"min.cleanable.dirty.ratio": "1e-4"})]).values()]
+    topic = describe(admin, ConfigResource(ConfigResource.Type.TOPIC, unique_topic))
+    assert topic["min.cleanable.dirty.ratio"].value == "1.0E-4"

@@ -74,3 +74,18 @@ def test_topic_and_ssl_values_read_through_the_same_parser():
         LogConfig({"segment.bytes": "1_000_000"})
     assert ssl_config_values({"ssl.enabled.protocols": " TLSv1.2 ,\tTLSv1.3 "})["ssl.enabled.protocols"] == \
         ["TLSv1.2", "TLSv1.3"]
+
+
+@pytest.mark.parametrize("value, text", [(0.5, "0.5"), (1e10, "1.0E10"), (1e-4, "1.0E-4"), (1e7, "1.0E7"),
+                                         (1.7976931348623157e308, "1.7976931348623157E308"), (True, "true"),
+                                         (["compact", "delete"], "compact,delete"), (12, "12"), (None, None)])
+def test_convert_to_string_is_javas_tostring(value, text):
+    from kafkalite.common.config.config_def import convert_to_string
+    assert convert_to_string(value) == text
+
+
+def test_a_double_in_a_message_is_printed_as_java_prints_it():
+    with pytest.raises(ConfigException) as e:
+        LogConfig({"min.cleanable.dirty.ratio": "1e10"})
+    assert str(e.value) == "Invalid value 1.0E10 for configuration min.cleanable.dirty.ratio: " \
+                           "Value must be no more than 1"

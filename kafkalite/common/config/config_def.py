@@ -25,6 +25,7 @@ import enum
 import re
 
 from kafkalite.common.config.config_exception import ConfigException
+from kafkalite.common.utils import java_double_to_string
 
 
 class Type(enum.Enum):
@@ -143,6 +144,19 @@ def parse_type(name: str, value, type_):
             raise ConfigException(name, value, "Expected a comma separated list.")
         return _COMMA_WITH_WHITESPACE.split(text) if text else []
     return text if text is not None else str(value)   # STRING, PASSWORD, CLASS
+
+
+# Kafka: ConfigDef.convertToString -- a parsed value as DescribeConfigs shows it (Java's toString of each type)
+def convert_to_string(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return java_double_to_string(value)
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 class Range:

@@ -7,6 +7,8 @@ start-up it stops the broker with its message (key, value and what is allowed).
 """
 from __future__ import annotations
 
+from kafkalite.common.utils import java_double_to_string
+
 
 class ConfigException(Exception):
     """Kafka: org.apache.kafka.common.config.ConfigException -- ``ConfigException(name, value, message)`` reads
@@ -16,6 +18,8 @@ class ConfigException(Exception):
         if message is None:
             super().__init__(name)
         else:
-            super().__init__(f"Invalid value {value} for configuration {name}: {message}")
+            # Java's string concatenation prints a double as Double.toString does (1.0E10, not 10000000000.0)
+            shown = java_double_to_string(value) if isinstance(value, float) else value
+            super().__init__(f"Invalid value {shown} for configuration {name}: {message}")
         self.name = name
         self.value = value
