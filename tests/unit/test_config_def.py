@@ -15,6 +15,7 @@ from kafkalite.server.kafka_config import KafkaConfig
     (" true\t", Type.BOOLEAN, True), ("FALSE", Type.BOOLEAN, False), (True, Type.BOOLEAN, True),
     (" 12 ", Type.INT, 12), ("-2147483648", Type.INT, -(1 << 31)), ("9223372036854775807", Type.LONG, (1 << 63) - 1),
     ("-32768", Type.SHORT, -32768), ("0.5d", Type.DOUBLE, 0.5), ("1e3", Type.DOUBLE, 1000.0), (3, Type.DOUBLE, 3.0),
+    ("0x1.8p-1", Type.DOUBLE, 0.75), ("-0X.8P1d", Type.DOUBLE, -1.0),
     (" a , b,,c, ", Type.LIST, ["a", "b", "", "c", ""]), ("  ", Type.LIST, []), ("a\t,\tb", Type.LIST, ["a", "b"]),
     (" x ", Type.STRING, "x"), (" secret ", Type.PASSWORD, "secret"), ("\x01x\x1f", Type.STRING, "x"),
 ])
@@ -27,6 +28,7 @@ def test_parse_type_reads_text_as_java(value, type_, parsed):
     ("true\u00a0", Type.BOOLEAN, "Expected value to be either true or false"),   # String.trim keeps U+00A0
     ("2147483648", Type.INT, "Not a number of type INT"), ("1_000", Type.LONG, "Not a number of type LONG"),
     ("40000", Type.SHORT, "Not a number of type SHORT"), ("inf", Type.DOUBLE, "Not a number of type DOUBLE"),
+    ("0x1.8", Type.DOUBLE, "Not a number of type DOUBLE"),   # Java's hexadecimal form needs its p exponent
     (1.5, Type.INT, "Expected value to be a 32-bit integer, but it was a float"),
     (1.5, Type.LONG, "Expected value to be a 64-bit integer (long), but it was a float"),
     (object(), Type.DOUBLE, "Expected value to be a double, but it was a object"),

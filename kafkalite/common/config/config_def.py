@@ -17,7 +17,7 @@ DescribeConfigsResponse.ConfigType, KIP-569): 0 UNKNOWN, 1 BOOLEAN, 2 STRING, 3 
 Era notes: the wire ids are Kafka 2.6's (KIP-569). Differences: a STRING, PASSWORD or CLASS value that is not
 text is taken as its text (kafkalite hands LogConfig the broker's typed defaults); a CLASS is kept as its name;
 a PASSWORD as a plain string. Left out: ConfigDef's key table itself (the tables are plain dicts beside the
-code that uses them), Importance, Width, the HTML/RST doc generators, Double.parseDouble's hexadecimal form.
+code that uses them), Importance, Width, the HTML/RST doc generators.
 """
 from __future__ import annotations
 
@@ -69,11 +69,12 @@ def config_type_of(name: str | None) -> int:
 
 
 # How Java reads text, for parse_type below: String.trim (every character up to U+0020, no other space),
-# Integer.parseInt / Long.parseLong (no underscores), Double.parseDouble (NaN, Infinity, a d/f suffix; its
-# hexadecimal form is left out).
+# Integer.parseInt / Long.parseLong (no underscores), Double.parseDouble (NaN, Infinity, a d/f suffix, and the
+# hexadecimal form 0x1.8p3, whose binary exponent Java requires).
 JAVA_TRIM = "".join(map(chr, range(33)))
 _JAVA_INT = re.compile(r"[+-]?[0-9]+")
 _JAVA_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)")
+_JAVA_HEX_DOUBLE = re.compile(r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[fFdD]?")
 
 
 def java_trim(text: str) -> str:
@@ -89,6 +90,8 @@ def parse_java_integer(text: str) -> int | None:
 def parse_java_double(text: str) -> float | None:
     """The double Double.parseDouble would read from ``text`` (trimmed), or None."""
     text = java_trim(text)
+    if _JAVA_HEX_DOUBLE.fullmatch(text):
+        return float.fromhex(text[:-1] if text[-1] in "fFdD" else text)
     if not _JAVA_DOUBLE.fullmatch(text):
         return None
     return float(text[:-1] if text[-1] in "fFdD" else text)
