@@ -776,11 +776,11 @@ class Processor(AbstractServerThread):
     def close(self, connection_id: str) -> None:
         if self.open_or_closing_channel(connection_id) is not None:
             self.debug(f"Closing selector connection {connection_id}")
+            remote_host = ConnectionId.from_string(connection_id).remote_host
+            self.connection_quotas.dec(self.listener_name, remote_host)
             self.selector.close_connection(connection_id)
             self._forget_inflight_response(connection_id)
             self.accept_trace.pop(connection_id, None)
-            remote_host = ConnectionId.from_string(connection_id).remote_host
-            self.connection_quotas.dec(self.listener_name, remote_host)
 
     def _close_socket(self, sock: socket.socket, remote_host: str) -> None:
         self.connection_quotas.dec(self.listener_name, remote_host)
