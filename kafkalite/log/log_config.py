@@ -13,8 +13,10 @@ The throttled-replica lists (``leader.replication.throttled.replicas`` /
 ThrottledReplicaListValidator does; TopicConfigHandler hands them to the replication quota managers.
 
 Era notes: ``max.message.bytes`` defaults to 1048588 (1 MiB + 12, today's default); Kafka 2.4
-used 1000012. ``message.format.version`` is checked by ApiVersionValidator, and a version below 0.11.0 is
-refused: kafkalite writes message format v2 only (kafkalite/api/api_version.py).
+used 1000012. ``message.format.version`` is checked by ApiVersionValidator; ``validate`` (CreateTopics,
+AlterConfigs, a config change) also refuses a version below 0.11.0, since kafkalite writes message format v2
+only (kafkalite/api/api_version.py). A stored override of such a version (set before kafkalite refused it, or
+written to ZooKeeper directly) is loaded, as Kafka would, and LogManager warns that it has no effect.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import re
 
 import attrs
 
-from kafkalite.api.api_version import ensure_stored_format
+from kafkalite.api.api_version import api_version_validator, ensure_stored_format
 from kafkalite.common.config.config_def import Range, ValidList, ValidString, convert_to_string, parse_type
 from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.protocol.errors import InvalidConfigurationException
@@ -65,7 +67,7 @@ _DEFS = [
     ("compression.type", "string", "producer",
      ValidString.in_("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
     ("preallocate", "boolean", False, None),
-    ("message.format.version", "string", "2.4-IV1", ensure_stored_format),
+    ("message.format.version", "string", "2.4-IV1", api_version_validator),
     ("message.timestamp.type", "string", "CreateTime", ValidString.in_("CreateTime", "LogAppendTime")),
     ("message.timestamp.difference.max.ms", "long", LONG_MAX, Range.at_least(0)),
     ("leader.replication.throttled.replicas", "list", "", ensure_valid_throttled_replica_list),
@@ -191,6 +193,8 @@ class LogConfig:
         LogConfig.validate_names(props)
         for key, value in props.items():
             _parse(key, value)
+        if "message.format.version" in props:   # a format kafkalite would not write is refused here, where it is set
+            ensure_stored_format("message.format.version", props["message.format.version"])
         cfg = LogConfig(props)
         if cfg.compaction_lag_ms > cfg.max_compaction_lag_ms:
             raise InvalidConfigurationException(

@@ -50,6 +50,8 @@ import shutil
 import threading
 from collections.abc import Callable
 
+from kafkalite.api.api_version import ensure_stored_format
+from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.log.checkpoint_file import OffsetCheckpointFile
 from kafkalite.log.log import Log, log_delete_dir_name, log_future_dir_name
 from kafkalite.log.log_cleaner import LogCleaner
@@ -84,6 +86,8 @@ class LogManager(Logging):
         self._halt = halt if halt is not None else os._exit   # Kafka: Exit.halt
         self.current_default_config = initial_default_config
         self.topic_configs: dict[str, dict] = dict(topic_configs or {})
+        self.log_ident = "[LogManager] "
+        self._warn_about_unwritten_formats()
         self.scheduler = scheduler
         self.time = time
         self.flush_check_ms = flush_check_ms
@@ -92,7 +96,6 @@ class LogManager(Logging):
         self.retention_check_ms = retention_check_ms
         self.max_pid_expiration_ms = max_pid_expiration_ms
         self.initial_task_delay_ms = initial_task_delay_ms
-        self.log_ident = "[LogManager] "
         self._lock = threading.RLock()  # Kafka: logCreationOrDeletionLock
         self.current_logs: dict = {}
         # Kafka: futureLogs -- the copies being filled for replicas that move to another log dir
@@ -162,6 +165,19 @@ class LogManager(Logging):
                                    "process or thread is using this directory.") from None
             fds.append(fd)
         return fds
+
+    def _warn_about_unwritten_formats(self) -> None:
+        """No Kafka counterpart: a stored ``message.format.version`` below 0.11.0 (kafkalite accepted one before it
+        refused them; kafka-configs --zookeeper can still write one) loads, as Kafka loads it, but kafkalite keeps
+        writing message format v2 for that topic: say so once per topic at start-up."""
+        for topic, overrides in sorted(self.topic_configs.items()):
+            version = overrides.get("message.format.version")
+            if version is None:
+                continue
+            try:
+                ensure_stored_format("message.format.version", version)
+            except ConfigException as e:
+                self.warn(f"Topic {topic}: {e}; its batches are written in message format v2")
 
     def _config_for(self, topic: str) -> LogConfig:
         overrides = self.topic_configs.get(topic)
