@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import threading
 
-from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.common.config.config_def import Range, parse_type
-from kafkalite.server.kafka_config import LONG, KafkaConfig
+from kafkalite.common.config.config_exception import ConfigException
+from kafkalite.server.kafka_config import CONFIG_DEF, LONG, KafkaConfig
 from kafkalite.utils.logging import Logging
 
 DEFAULT_ENTITY = "<default>"   # Kafka: ConfigEntityName.Default
@@ -58,6 +58,17 @@ ALL_DYNAMIC_CONFIGS = SOCKET_SERVER_RECONFIGURABLE_CONFIGS | LOG_RECONFIGURABLE_
 def validate_dynamic_config_broker(props: dict) -> None:
     for key in sorted(DYNAMIC_CONFIG_BROKER_PROPS & set(props)):
         Range.at_least(0)(key, parse_type(key, props[key], LONG))
+
+
+# Kafka: DynamicBrokerConfig.validateConfigTypes -- each value parsed and checked as KafkaConfig's table says
+# (DynamicConfig.Broker's ConfigDef is KafkaConfig's plus the three replication rates)
+def validate_config_types(props: dict) -> None:
+    validate_dynamic_config_broker(props)
+    for key in sorted(set(props) & set(CONFIG_DEF)):
+        type_, _default, validator = CONFIG_DEF[key]
+        value = parse_type(key, props[key], type_)
+        if validator is not None and value is not None:
+            validator(key, value)
 
 
 class BrokerReconfigurable:
@@ -106,16 +117,37 @@ class DynamicBrokerConfig(Logging):
     # Kafka: DynamicBrokerConfig.initialize -- read the stored overrides once, at start-up
     def initialize(self, zk_client) -> None:
         with self._lock:
-            self.dynamic_default_configs = self._dynamic_only(zk_client.get_entity_configs("brokers", DEFAULT_ENTITY))
+            self.dynamic_default_configs = self._dynamic_only(zk_client.get_entity_configs("brokers", DEFAULT_ENTITY),
+                                                              per_broker_config=False)
             self.dynamic_broker_configs = self._dynamic_only(
                 zk_client.get_entity_configs("brokers", str(self.kafka_config.broker_id)))
             self.update_current_config()
 
-    def _dynamic_only(self, props: dict) -> dict:
+    # Kafka: DynamicBrokerConfig.fromPersistentProps -- the stored keys kafkalite can apply, the invalid ones out
+    def _dynamic_only(self, props: dict, per_broker_config: bool = True) -> dict:
         unknown = set(props) - ALL_DYNAMIC_CONFIGS
         if unknown:
             self.warn(f"Ignoring stored dynamic configs kafkalite cannot apply: {sorted(unknown)}")
-        return {k: v for k, v in props.items() if k in ALL_DYNAMIC_CONFIGS}
+        return self._remove_invalid_configs({k: v for k, v in props.items() if k in ALL_DYNAMIC_CONFIGS},
+                                            per_broker_config)
+
+    # Kafka: DynamicBrokerConfig.removeInvalidConfigs -- a stored value that no longer parses (written past
+    # the broker, or by an older one) is dropped alone, with an error; the others still apply
+    def _remove_invalid_configs(self, props: dict, per_broker_config: bool) -> dict:
+        try:
+            validate_config_types(props)
+            return props
+        except ConfigException as e:
+            invalid = {}
+            for key, value in props.items():
+                try:
+                    validate_config_types({key: value})
+                except ConfigException:
+                    invalid[key] = value
+            source = "broker" if per_broker_config else "default cluster"
+            self.error(f"Dynamic {source} config contains invalid values: {invalid}, these configs will be "
+                       f"ignored ({e})")
+            return {k: v for k, v in props.items() if k not in invalid}
 
     # Kafka: DynamicBrokerConfig.addReconfigurable
     def add_reconfigurable(self, reconfigurable) -> None:
@@ -132,7 +164,7 @@ class DynamicBrokerConfig(Logging):
         not_dynamic = sorted(set(props) - ALL_DYNAMIC_CONFIGS)
         if not_dynamic:
             raise ConfigException(f"Cannot update these configs dynamically: {set(not_dynamic)}")
-        validate_dynamic_config_broker(props)   # Kafka: validateConfigTypes
+        validate_config_types(props)   # Kafka: validateConfigTypes
         with self._lock:
             default = dict(self.dynamic_default_configs) if per_broker_config else dict(props)
             broker = dict(props) if per_broker_config else dict(self.dynamic_broker_configs)
@@ -152,7 +184,7 @@ class DynamicBrokerConfig(Logging):
     # Kafka: DynamicBrokerConfig.updateDefaultConfig
     def update_default_config(self, persistent_props: dict) -> None:
         with self._lock:
-            self.dynamic_default_configs = self._dynamic_only(persistent_props)
+            self.dynamic_default_configs = self._dynamic_only(persistent_props, per_broker_config=False)
             self.update_current_config()
 
     # Kafka: DynamicBrokerConfig.updateCurrentConfig -- rebuild, then tell whoever's keys changed
