@@ -14,9 +14,10 @@ ThrottledReplicaListValidator does; TopicConfigHandler hands them to the replica
 
 Era notes: ``max.message.bytes`` defaults to 1048588 (1 MiB + 12, today's default); Kafka 2.4
 used 1000012. ``message.format.version`` is checked by ApiVersionValidator; ``validate`` (CreateTopics,
-AlterConfigs, a config change) also refuses a version below 0.11.0, since kafkalite writes message format v2
+AlterConfigs, a config change) also refuses setting it below 0.11.0, since kafkalite writes message format v2
 only (kafkalite/api/api_version.py). A stored override of such a version (set before kafkalite refused it, or
-written to ZooKeeper directly) is loaded, as Kafka would, and LogManager warns that it has no effect.
+written to ZooKeeper directly) is loaded, as Kafka would, LogManager warns that it has no effect, and the
+topic's other configs can still be changed.
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def ensure_valid_throttled_replica_list(name: str, items: list) -> None:
                               "replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
 
 
-# (key, type, default, validator) -- Kafka: LogConfig.configDef's rows; the validator is called with (key, parsed
+# (key, type, default, validator) -- Kafka: LogConfig.configDef's rows, in its order; the validator is called with (key, parsed
 # value) and raises ConfigException (config_def's Range, ValidString, ValidList, or one of LogConfig's own)
 _DEFS = [
     ("segment.bytes", "int", 1024 * 1024 * 1024, Range.at_least(14)),
@@ -56,10 +57,10 @@ _DEFS = [
     ("retention.ms", "long", 7 * 24 * 3600 * 1000, Range.at_least(-1)),
     ("max.message.bytes", "int", 1024 * 1024 + 12, Range.at_least(0)),
     ("index.interval.bytes", "int", 4096, Range.at_least(0)),
-    ("file.delete.delay.ms", "long", 60000, Range.at_least(0)),
     ("delete.retention.ms", "long", 24 * 3600 * 1000, Range.at_least(0)),
     ("min.compaction.lag.ms", "long", 0, Range.at_least(0)),
     ("max.compaction.lag.ms", "long", LONG_MAX, Range.at_least(1)),
+    ("file.delete.delay.ms", "long", 60000, Range.at_least(0)),
     ("min.cleanable.dirty.ratio", "double", 0.5, Range.between(0, 1)),
     ("cleanup.policy", "list", "delete", ValidList.in_("compact", "delete")),
     ("unclean.leader.election.enable", "boolean", False, None),
@@ -186,15 +187,20 @@ class LogConfig:
 
     # Kafka: LogConfig.validate
     @staticmethod
-    def validate(props: dict) -> None:
+    def validate(props: dict, previous: dict | None = None) -> None:
         """An unknown name or a conflict between values raises InvalidConfigurationException (an ApiException,
         INVALID_CONFIG); a value that does not parse or is not allowed raises ConfigException naming the key, the
-        value and what is allowed, as Kafka's ConfigDef.parse -- each request's handler picks the error code."""
+        value and what is allowed, as Kafka's ConfigDef.parse (keys in the table's order) -- each request's
+        handler picks the error code. ``previous``: the topic's overrides before this change, if it has any; a
+        ``message.format.version`` kafkalite does not write is refused only where it is set or changed, so a
+        topic that kept an old one (see the module docstring) can still change its other configs."""
         LogConfig.validate_names(props)
-        for key, value in props.items():
-            _parse(key, value)
-        if "message.format.version" in props:   # a format kafkalite would not write is refused here, where it is set
-            ensure_stored_format("message.format.version", props["message.format.version"])
+        for key in LogConfigDef:
+            if key in props:
+                _parse(key, props[key])
+        version = props.get("message.format.version")
+        if version is not None and (previous is None or previous.get("message.format.version") != version):
+            ensure_stored_format("message.format.version", version)
         cfg = LogConfig(props)
         if cfg.compaction_lag_ms > cfg.max_compaction_lag_ms:
             raise InvalidConfigurationException(

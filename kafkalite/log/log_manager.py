@@ -50,7 +50,7 @@ import shutil
 import threading
 from collections.abc import Callable
 
-from kafkalite.api.api_version import ensure_stored_format
+from kafkalite.api.api_version import ApiVersion, ensure_stored_format
 from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.log.checkpoint_file import OffsetCheckpointFile
 from kafkalite.log.log import Log, log_delete_dir_name, log_future_dir_name
@@ -68,6 +68,14 @@ RECOVERY_POINT_CHECKPOINT_FILE = "recovery-point-offset-checkpoint"
 _RECOVERY_POOL_IDS = itertools.count(1)   # Java's Executors name their threads pool-<n>-thread-<m>
 LOG_START_OFFSET_CHECKPOINT_FILE = "log-start-offset-checkpoint"
 LONG_MAX = (1 << 63) - 1
+
+
+def _is_api_version(text: str) -> bool:
+    try:
+        ApiVersion.apply(text)
+        return True
+    except ValueError:
+        return False
 
 
 class LogManager(Logging):
@@ -177,7 +185,8 @@ class LogManager(Logging):
             try:
                 ensure_stored_format("message.format.version", version)
             except ConfigException as e:
-                self.warn(f"Topic {topic}: {e}; its batches are written in message format v2")
+                if _is_api_version(version):   # not a version at all: LogConfig.fromProps stops start-up, as Kafka's
+                    self.warn(f"Topic {topic}: {e}; its batches are written in message format v2")
 
     def _config_for(self, topic: str) -> LogConfig:
         overrides = self.topic_configs.get(topic)
@@ -432,7 +441,7 @@ class LogManager(Logging):
 
     # Kafka: LogManager.topicConfigUpdated (via TopicConfigHandler)
     def update_topic_config(self, topic: str, overrides: dict) -> None:
-        LogConfig.validate(overrides)
+        LogConfig.validate(overrides, previous=self.topic_configs.get(topic, {}))
         with self._lock:
             self.topic_configs[topic] = dict(overrides)
             config = self._config_for(topic)

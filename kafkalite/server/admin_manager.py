@@ -403,8 +403,9 @@ class AdminManager(Logging):
                 if not self.zk_client.topic_exists(name):
                     raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
                 entity_type, entity = "topics", name
-                props = new_props_fn(self.zk_client.get_entity_configs(entity_type, entity))
-                LogConfig.validate(props)
+                current = self.zk_client.get_entity_configs(entity_type, entity)
+                props = new_props_fn(current)
+                LogConfig.validate(props, previous=current)
             elif resource_type == BROKER_RESOURCE:
                 per_broker = bool(name)
                 if per_broker and name != str(self.config.broker_id):

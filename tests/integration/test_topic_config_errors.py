@@ -164,3 +164,31 @@ def test_a_message_format_version_kafkalite_writes_is_accepted(admin, unique_top
     admin.create_topics([NewTopic(unique_topic, 1, 1, config={"message.format.version": version})],
                         request_timeout=15)[unique_topic].result(timeout=15)
     assert _config(admin, unique_topic, "message.format.version") == version
+
+
+def test_a_topic_that_kept_an_old_message_format_can_change_its_other_configs(tmp_path):
+    # a stored message.format.version below 0.11.0 (kafkalite accepted one before it refused them) is not set
+    # again by an AlterConfigs of another key: AdminManager validates the change against the stored overrides,
+    # so only setting or changing the version is refused
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic
+    from harness import InProcessBroker
+    b = InProcessBroker(tmp_path / "logs").start()
+    try:
+        admin = _admin_for(b)
+        admin.create_topics([NewTopic("old", 1, 1)], request_timeout=15)["old"].result(timeout=15)
+        b.server.zk_client.set_or_create_entity_configs("topics", "old", {"message.format.version": "0.10.2"})
+        res = ConfigResource("TOPIC", "old", incremental_configs=[
+            ConfigEntry("retention.ms", "3600000", incremental_operation=AlterConfigOpType.SET)])
+        admin.incremental_alter_configs([res], request_timeout=15)[res].result(timeout=15)
+        assert _config(admin, "old", "retention.ms") == "3600000"
+        res = ConfigResource("TOPIC", "old", incremental_configs=[
+            ConfigEntry("message.format.version", "0.10.1", incremental_operation=AlterConfigOpType.SET)])
+        err = error_of(admin.incremental_alter_configs([res], request_timeout=15)[res])
+        assert err.name() == "INVALID_REQUEST" and "kafkalite stores message format v2 only" in err.str()
+    finally:
+        b.stop()
+
+
+def _admin_for(b):
+    from confluent_kafka.admin import AdminClient
+    return AdminClient({"bootstrap.servers": b.bootstrap})

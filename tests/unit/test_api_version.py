@@ -48,18 +48,32 @@ def test_formats_kafkalite_writes_pass(text):
 
 
 def test_a_stored_override_kafkalite_does_not_write_loads_with_a_warning(tmp_path, caplog):
-    # refused where it is set (LogConfig.validate: CreateTopics, AlterConfigs, a config change), loaded where it
-    # is stored -- as Kafka loads any valid version -- so a topic set to 0.10.2 before kafkalite refused it does
-    # not stop the broker; LogManager says once that its batches are written in v2
+    # refused where it is set or changed (LogConfig.validate: CreateTopics, AlterConfigs, a config change),
+    # loaded where it is stored -- as Kafka loads any valid version -- so a topic set to 0.10.2 before kafkalite
+    # refused it does not stop the broker, can still change its other configs, and LogManager says once that
+    # its batches are written in v2; a stored value that is no version stops start-up, as Kafka's fromProps
     from kafkalite.log.log_config import LogConfig
     from kafkalite.log.log_manager import LogManager
     stored = {"message.format.version": "0.10.2"}
     with pytest.raises(ConfigException, match="kafkalite stores message format v2 only"):
         LogConfig.validate(stored)
+    with pytest.raises(ConfigException, match="kafkalite stores message format v2 only"):
+        LogConfig.validate(stored, previous={"message.format.version": "2.4"})
+    LogConfig.validate({**stored, "retention.ms": "1000"}, previous=stored)
     with pytest.raises(ConfigException, match="is not a valid version"):
         LogConfig.from_props({}, {"message.format.version": "garbage"})
     assert LogConfig.from_props({}, stored).message_format_version == "0.10.2"
     with caplog.at_level("WARNING", logger="kafka.log.LogManager"):
-        LogManager([str(tmp_path)], LogConfig(), topic_configs={"old": stored, "new": {"message.format.version": "2.4"}})
+        LogManager([str(tmp_path)], LogConfig(), topic_configs={
+            "old": stored, "new": {"message.format.version": "2.4"}, "junk": {"message.format.version": "garbage"}})
     warned = [r.getMessage() for r in caplog.records if "message.format.version" in r.getMessage()]
     assert len(warned) == 1 and "Topic old:" in warned[0] and "written in message format v2" in warned[0]
+
+
+def test_validate_checks_keys_in_the_tables_order():
+    # Kafka: ConfigDef.parse walks its LinkedHashMap of keys, so the first bad key in LogConfig's order is named
+    from kafkalite.log.log_config import LogConfig
+    with pytest.raises(ConfigException, match="segment.bytes"):
+        LogConfig.validate({"segment.ms": "x", "segment.bytes": "y"})
+    with pytest.raises(ConfigException, match="max.compaction.lag.ms"):
+        LogConfig.validate({"file.delete.delay.ms": "-1", "max.compaction.lag.ms": "0"})
