@@ -20,6 +20,7 @@ Left out: GSSAPI, custom callback handler classes, login refresh.
 """
 from __future__ import annotations
 
+from kafkalite.common.config.config_def import Type, parse_type
 from kafkalite.common.memory.memory_pool import MemoryPool
 from kafkalite.network.kafka_channel import KafkaChannel
 from kafkalite.network.transport_layer import PlaintextTransportLayer
@@ -42,11 +43,8 @@ def _mode_name(mode) -> str:
 
 
 def _as_list(value) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    return list(value)
+    """sasl.enabled.mechanisms as KafkaConfig parsed it, or as ConfigDef would parse it when given as text."""
+    return parse_type("sasl.enabled.mechanisms", value, Type.LIST) or []
 
 
 class SaslChannelBuilder:

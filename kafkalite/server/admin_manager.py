@@ -312,7 +312,8 @@ class AdminManager(Logging):
                 raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
             overrides = self.zk_client.get_entity_configs("topics", name)
             for e in self.log_config_fn(name).describe():
-                synonyms = [(e.name, overrides[e.name], "TOPIC_CONFIG")] if e.name in overrides else []
+                # Kafka: createTopicConfigEntry -- the TOPIC_CONFIG synonym carries the parsed value (valueAsString)
+                synonyms = [(e.name, e.value, "TOPIC_CONFIG")] if e.name in overrides else []
                 broker_key = SERVER_DEFAULT_CONFIG_NAMES.get(e.name)
                 if broker_key:
                     synonyms += self.broker_synonyms(broker_key, dynamic)

@@ -15,6 +15,7 @@ import os
 import threading
 
 from kafkalite.cluster.broker import EndPoint
+from kafkalite.common.config.config_def import convert_to_string
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafkalite.log.log_config import LogConfig
@@ -330,7 +331,7 @@ class KafkaServer(Logging):
         props["segment.ms"] = self.config.log_roll_time_millis
         if v.get("log.flush.interval.ms") is not None:
             props["flush.ms"] = v["log.flush.interval.ms"]
-        return {k: str(x).lower() if isinstance(x, bool) else str(x) for k, x in props.items()}
+        return {k: convert_to_string(x) for k, x in props.items()}   # as Java prints them: NaN, 1.0E-4, true
 
     def topic_configs(self) -> dict[str, dict]:
         return {t: self.zk_client.get_entity_configs("topics", t) for t in self.zk_client.get_all_topics_in_cluster()}

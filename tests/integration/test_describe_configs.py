@@ -81,3 +81,6 @@ def test_doubles_are_shown_as_java_shows_them(broker, unique_topic):
         [NewTopic(unique_topic, 1, 1, config={"min.cleanable.dirty.ratio": "1e-4"})]).values()]
     topic = describe(admin, ConfigResource(ConfigResource.Type.TOPIC, unique_topic))
     assert topic["min.cleanable.dirty.ratio"].value == "1.0E-4"
+    # Kafka: AdminManager.createTopicConfigEntry -- the TOPIC_CONFIG synonym is the parsed value too, not the text
+    # as it was stored
+    assert topic["min.cleanable.dirty.ratio"].synonyms["min.cleanable.dirty.ratio"].value == "1.0E-4"

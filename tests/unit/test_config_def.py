@@ -91,3 +91,14 @@ def test_a_double_in_a_message_is_printed_as_java_prints_it():
         LogConfig({"min.cleanable.dirty.ratio": "1e10"})
     assert str(e.value) == "Invalid value 1.0E10 for configuration min.cleanable.dirty.ratio: " \
                            "Value must be no more than 1"
+
+
+@pytest.mark.parametrize("ratio, shown", [("NaN", "NaN"), ("1e-4", "1.0E-4")])
+def test_the_brokers_doubles_reach_the_topic_defaults_as_java_text(tmp_path, ratio, shown):
+    # KafkaServer hands LogConfig the broker's values as text (Kafka: copyKafkaConfigToLog hands them typed):
+    # Python's "nan" / "0.0001" would not parse as Java's NaN, or would read back differently
+    from kafkalite.server.kafka_server import KafkaServer
+    server = KafkaServer(KafkaConfig.from_props({"zookeeper.connect": "", "log.dirs": str(tmp_path),
+                                                 "log.cleaner.min.cleanable.ratio": ratio}, do_log=False))
+    assert server.log_default_props()["min.cleanable.dirty.ratio"] == shown
+    server.default_log_config()   # parses: NaN passes Range.between(0, 1) as in Java

@@ -89,7 +89,9 @@ def ssl_config_values(configs: dict) -> dict:
         if isinstance(value, str):
             value = parse_type(name, value, type_)
             if type_ == "LIST":
-                value = [p for p in value if p]   # the broker's ValidList refused empty items already
+                # a client's text list loses its empty items here (Java's SSL engine would refuse them); the
+                # broker's lists come typed from KafkaConfig, where ssl.enabled.protocols has a ValidList
+                value = [p for p in value if p]
             elif value == "" and type_ != "STRING":
                 value = None
         if hasattr(value, "value") and callable(value.value):   # a Password object
