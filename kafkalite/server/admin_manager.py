@@ -176,6 +176,14 @@ class AdminManager(Logging):
     def try_complete_delayed_topic_operations(self, topic: str) -> None:
         self.topic_purgatory.check_and_complete(TopicKey(topic))
 
+    # Kafka: AdminManager.createTopics / createPartitions, "if timeout <= 0, validateOnly or no topics can proceed
+    # return immediately": a topic written to ZooKeeper but not waited for answers REQUEST_TIMED_OUT (its leaders
+    # are not known yet; librdkafka hides that error when it asked for no wait), a validated one NONE
+    @staticmethod
+    def immediate_results(metadata: list[CreatePartitionsMetadata], validate_only: bool) -> dict:
+        return {m.topic: (Errors.REQUEST_TIMED_OUT, None) if m.error is Errors.NONE and not validate_only
+                else (m.error, m.message) for m in metadata}
+
     # Kafka: AdminManager.createTopics
     def create_topics(self, timeout_ms: int, validate_only: bool, to_create: dict, response_callback) -> None:
         """``to_create``: name -> CreatableTopic. Calls back with {name: (Errors, message)} and metadata."""
@@ -218,7 +226,7 @@ class AdminManager(Logging):
             response_callback(results, {m.topic: m for m in metadata})
 
         if timeout_ms <= 0 or validate_only or not any(m.error is Errors.NONE for m in metadata):
-            respond({m.topic: (m.error, m.message) for m in metadata})
+            respond(self.immediate_results(metadata, validate_only))
         else:
             delayed = DelayedCreatePartitions(timeout_ms, metadata, self, respond)
             self.topic_purgatory.try_complete_else_watch(delayed, [TopicKey(m.topic) for m in metadata])
@@ -266,7 +274,7 @@ class AdminManager(Logging):
             response_callback(results)
 
         if timeout_ms <= 0 or validate_only or not any(m.error is Errors.NONE for m in metadata):
-            respond({m.topic: (m.error, m.message) for m in metadata})
+            respond(self.immediate_results(metadata, validate_only))
         else:
             delayed = DelayedCreatePartitions(timeout_ms, metadata, self, respond)
             self.topic_purgatory.try_complete_else_watch(delayed, [TopicKey(m.topic) for m in metadata])
@@ -279,10 +287,12 @@ class AdminManager(Logging):
                 self.admin_zk_client.delete_topic(topic)
                 self.info(f"Marked topic {topic} for deletion")
                 results.append((topic, Errors.NONE))
-            except ApiException as e:
-                results.append((topic, e.error))
+            except Exception as e:  # noqa: BLE001 -- Kafka: any failure, logged, as Errors.forException
+                self.error(f"Error processing delete topic request for topic {topic}", exc_info=True)
+                results.append((topic, Errors.for_exception(e)))
         if timeout_ms <= 0 or not any(err is Errors.NONE for _, err in results):
-            response_callback(dict(results))
+            # Kafka: a marked topic is not gone yet, so with no time to wait its answer is REQUEST_TIMED_OUT
+            response_callback({t: Errors.REQUEST_TIMED_OUT if err is Errors.NONE else err for t, err in results})
         else:
             delayed = DelayedDeleteTopics(timeout_ms, results, self, response_callback)
             self.topic_purgatory.try_complete_else_watch(delayed, [TopicKey(t) for t, _ in results])
