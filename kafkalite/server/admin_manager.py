@@ -37,7 +37,7 @@ from kafkalite.server.dynamic_broker_config import (ALL_DYNAMIC_CONFIGS, BROKER_
                                                     DYNAMIC_CONFIG_BROKER_PROPS, dynamic_config_of)
 from kafkalite.server.kafka_config import CONFIG_DEF
 from kafkalite.utils.logging import Logging
-from kafkalite.zk.admin_zk_client import AdminZkClient, assign_replicas_to_brokers
+from kafkalite.zk.admin_zk_client import AdminOperationException, AdminZkClient, assign_replicas_to_brokers
 
 
 TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4        # Kafka: ConfigResource.Type
@@ -256,6 +256,12 @@ class AdminManager(Logging):
                     raise Errors.INVALID_PARTITIONS.exception(f"Topic already has {old} partitions.")
                 assignment = None
                 if req.assignments is not None:
+                    # Kafka: brokers the cluster does not have are named first, then the count is checked
+                    unknown = [b for b in dict.fromkeys(b for a in req.assignments for b in a.broker_ids)
+                               if b not in brokers]
+                    if unknown:
+                        raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
+                            f"Unknown broker(s) in replica assignment: {', '.join(map(str, unknown))}.")
                     if len(req.assignments) != req.count - old:
                         raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
                             f"Increasing the number of partitions by {req.count - old} but {len(req.assignments)} "
@@ -267,8 +273,8 @@ class AdminManager(Logging):
                 if not validate_only:
                     self.info(f"Creating {req.count - old} partitions for '{topic}' with the following replica "
                               f"assignment: { {p: r for p, r in updated.items() if p >= old} }.")
-            except ApiException as e:
-                metadata.append(CreatePartitionsMetadata(topic, [], e.error, str(e)))
+            except (AdminOperationException, ApiException) as e:   # Kafka: ApiError.fromThrowable
+                metadata.append(CreatePartitionsMetadata(topic, [], Errors.for_exception(e), str(e)))
 
         def respond(results):
             response_callback(results)

@@ -5,6 +5,8 @@ would not send the case, confluent-kafka's AdminClient where they do).
 - CreateTopics / CreatePartitions / DeleteTopics with timeout 0: AdminManager does not wait, and a topic it
   wrote to ZooKeeper answers REQUEST_TIMED_OUT (a validate_only one NONE); librdkafka hides that error when
   it asked for no wait.
+- CreatePartitions: unknown brokers are named before the assignment count is checked; empty and duplicate
+  replica lists (AdminZkClient.validateReplicaAssignment); duplicate topics in one request.
 """
 from __future__ import annotations
 
@@ -80,3 +82,33 @@ def test_delete_topics_without_waiting_is_request_timed_out(broker, conn, unique
     r = raw_request(conn, DELETE_TOPICS, 4, DT.DeleteTopicsRequest(topic_names=[unique_topic], timeout_ms=0))
     assert [(t.name, Errors.for_code(t.error_code)) for t in r.responses] == [(unique_topic, Errors.REQUEST_TIMED_OUT)]
     wait_until(lambda: partition_count(broker.bootstrap, unique_topic) == 0, 15, "the topic to be deleted")
+
+
+@pytest.mark.parametrize("count,assignments,error,message", [
+    # Kafka: AdminManager.createPartitions names unknown brokers before it compares the count
+    (3, [[7], [8], [7]], Errors.INVALID_REPLICA_ASSIGNMENT, "Unknown broker(s) in replica assignment: 7, 8."),
+    (2, [[0], [0]], Errors.INVALID_REPLICA_ASSIGNMENT,
+     "Increasing the number of partitions by 1 but 2 assignments provided."),
+    # Kafka: AdminZkClient.validateReplicaAssignment
+    (2, [[]], Errors.INVALID_REPLICA_ASSIGNMENT, "Cannot have replication factor of 0 for partition id 1."),
+    (2, [[0, 0]], Errors.INVALID_REPLICA_ASSIGNMENT,
+     "Duplicate brokers not allowed in replica assignment: 0, 0 for partition id 1."),
+    (1, None, Errors.INVALID_PARTITIONS, "Topic already has 1 partitions."),
+    (0, None, Errors.INVALID_PARTITIONS, "Topic currently has 1 partitions, which is higher than the requested 0."),
+])
+def test_create_partitions_refusals(broker, conn, unique_topic, count, assignments, error, message):
+    create_topic(broker.bootstrap, unique_topic, partitions=1)
+    for validate_only in (True, False):
+        assert create_partitions(conn, [(unique_topic, count, assignments)], validate_only=validate_only) == \
+            [(unique_topic, error, message)]
+    assert partition_count(broker.bootstrap, unique_topic) == 1
+
+
+def test_create_partitions_duplicate_and_unknown_topics(broker, conn, unique_topic):
+    create_topic(broker.bootstrap, unique_topic, partitions=1)
+    other = unique_topic + "-other"
+    answers = create_partitions(conn, [(unique_topic, 2, None), (unique_topic, 3, None), (other, 2, None)])
+    assert sorted(answers) == sorted([
+        (unique_topic, Errors.INVALID_REQUEST, "Duplicate topic in request."),
+        (other, Errors.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{other}' does not exist.")])
+    assert partition_count(broker.bootstrap, unique_topic) == 1
