@@ -681,6 +681,9 @@ class KafkaApis(Logging):
                                            [n for n in names if n not in dups])
         results.update({n: (Errors.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.")
                         for n in names if n not in dups and n not in alterable})
+        # Kafka: a topic the controller is deleting gets no new partitions
+        results.update({n: (Errors.INVALID_TOPIC_EXCEPTION, "The topic is queued for deletion.") for n in alterable
+                        if n not in dups and self.controller.topic_deletion_manager.is_topic_queued_up_for_deletion(n)})
 
         def callback(created: dict):
             results.update(created)
