@@ -685,12 +685,11 @@ class Partition(Logging):
             if not log.config.delete:
                 raise Errors.POLICY_VIOLATION.exception(
                     f"Records of partition {self.topic_partition} can not be deleted due to the configured policy")
-            converted = log.high_watermark if offset == -1 else offset
-            if converted < 0 or converted > log.high_watermark:
+            converted = log.high_watermark if offset == -1 else offset   # DeleteRecordsRequest.HIGH_WATERMARK
+            if converted < 0:
                 raise Errors.OFFSET_OUT_OF_RANGE.exception(
-                    f"Cannot increment the log start offset to {converted} of partition {self.topic_partition} "
-                    f"since it is larger than the high watermark {log.high_watermark}")
-            log.maybe_increment_log_start_offset(converted)
+                    f"The offset {converted} for partition {self.topic_partition} is not valid")
+            log.maybe_increment_log_start_offset(converted)   # past the high watermark: OFFSET_OUT_OF_RANGE
             return converted, self.low_watermark_if_leader()
 
     # Kafka: Partition.delete

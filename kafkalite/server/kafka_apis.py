@@ -1481,12 +1481,15 @@ class KafkaApis(Logging):
                    for topic in body.topics for p in topic.partitions}
         deletable = self.auth_helper.filter_by_authorized(request, AclOperation.DELETE, ResourceType.TOPIC,
                                            [tp.topic for tp in offsets])
-        unauthorized = {tp: (-1, Errors.TOPIC_AUTHORIZATION_FAILED) for tp in offsets if tp.topic not in deletable}
-        offsets = {tp: o for tp, o in offsets.items() if tp not in unauthorized}
+        refused = {tp: (-1, Errors.TOPIC_AUTHORIZATION_FAILED) for tp in offsets if tp.topic not in deletable}
+        # Kafka: a partition the metadata cache does not know is answered here, not by ReplicaManager
+        refused.update({tp: (-1, Errors.UNKNOWN_TOPIC_OR_PARTITION) for tp in offsets if tp not in refused
+                        and self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None})
+        offsets = {tp: o for tp, o in offsets.items() if tp not in refused}
 
         def send_response_callback(results: dict) -> None:
             by_topic: dict[str, list] = {}
-            for tp, (low_watermark, error) in {**results, **unauthorized}.items():
+            for tp, (low_watermark, error) in {**results, **refused}.items():
                 by_topic.setdefault(tp.topic, []).append(delete_records.DeleteRecordsPartitionResult(
                     partition_index=tp.partition, low_watermark=low_watermark, error_code=error.code))
             self.send_response(request, delete_records.DeleteRecordsResponse(topics=[

@@ -709,16 +709,24 @@ class ReplicaManager(Logging):
         return any(error is Errors.NONE and low_watermark < requested
                    for requested, low_watermark, error in local_results.values())
 
-    # Kafka: ReplicaManager.deleteRecordsOnLocalLog -- tp -> (requested offset, low watermark, error)
+    # Kafka: ReplicaManager.deleteRecordsOnLocalLog -- tp -> (requested offset, low watermark, error); the records
+    # of an internal topic (__consumer_offsets, __transaction_state) are never deleted this way
     def delete_records_on_local_log(self, offset_per_partition: dict) -> dict:
         results = {}
         for tp, requested_offset in offset_per_partition.items():
+            if Topic.is_internal(tp.topic):
+                self.debug(f"Cannot delete records of internal topic {tp.topic}")
+                results[tp] = (-1, INVALID_LOW_WATERMARK, Errors.INVALID_TOPIC_EXCEPTION)
+                continue
             try:
                 partition = self.get_partition_or_exception(tp, expect_leader=True)
                 requested, low_watermark = partition.delete_records_on_leader(requested_offset)
                 results[tp] = (requested, low_watermark, Errors.NONE)
             except ApiException as e:
-                results[tp] = (requested_offset, INVALID_LOW_WATERMARK, e.error)
+                results[tp] = (-1, INVALID_LOW_WATERMARK, e.error)
+            except Exception as e:  # noqa: BLE001 -- Kafka: logged, and the partition's error (Errors.forException)
+                self.error(f"Error processing delete records operation on partition {tp}", exc_info=True)
+                results[tp] = (-1, INVALID_LOW_WATERMARK, Errors.for_exception(e))
         return results
 
     # ------------------------------------------------------------------ ElectLeaders
