@@ -1108,39 +1108,56 @@ class KafkaApis(Logging):
         return UnboundedQuota
 
     # ------------------------------------------------------------------ ListOffsets
-    # Kafka: KafkaApis.handleListOffsetRequest (handleListOffsetRequestV1AndAbove)
+    # Kafka: KafkaApis.handleListOffsetRequest (handleListOffsetRequestV1AndAbove) -- 2.4's request is a map of
+    # partitions: a partition named twice gets one answer, INVALID_REQUEST from v1 (ListOffsetRequest's
+    # duplicatePartitions), v0 the last entry's offsets
     def handle_list_offset_request(self, request) -> None:
         body = request.body
         version = request.header.api_version
-        topics = []
-        describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
-                                             [t.name for t in body.topics for _ in t.partitions])
+        entries: dict[TopicPartition, object] = {}
+        duplicates = set()
         for topic in body.topics:
-            parts = []
             for p in topic.partitions:
-                r = list_offsets.ListOffsetsPartitionResponse(partition_index=p.partition_index)
-                if topic.name not in describable:
-                    r.error_code = Errors.TOPIC_AUTHORIZATION_FAILED.code
-                    parts.append(r)
-                    continue
-                if version == 0:
-                    parts.append(self.list_offset_v0_partition(body.replica_id, topic.name, p))
-                    continue
+                tp = TopicPartition(topic.name, p.partition_index)
+                if tp in entries:
+                    duplicates.add(tp)
+                entries[tp] = p
+        describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                                            [tp.topic for tp in entries])
+        by_topic: dict[str, list] = {}
+        for tp, p in entries.items():
+            r = list_offsets.ListOffsetsPartitionResponse(partition_index=tp.partition)
+            if tp.topic not in describable:
+                r.error_code = Errors.TOPIC_AUTHORIZATION_FAILED.code
+            elif version == 0:
+                r = self.list_offset_v0_partition(body.replica_id, tp.topic, p)
+            elif tp in duplicates:
+                self.debug(f"OffsetRequest with correlation id {request.header.correlation_id} from client "
+                           f"{request.header.client_id} on partition {tp} failed because the partition is "
+                           f"duplicated in the request.")
+                r.error_code = Errors.INVALID_REQUEST.code
+            else:
                 try:
                     found = self.replica_manager.fetch_offset_for_timestamp(
-                        TopicPartition(topic.name, p.partition_index), p.timestamp, p.current_leader_epoch,
+                        tp, p.timestamp, p.current_leader_epoch,
                         fetch_only_from_leader=body.replica_id != DEBUGGING_REPLICA_ID,
                         is_from_consumer=body.replica_id == CONSUMER_REPLICA_ID,
                         isolation_level=body.isolation_level if version >= 2 else 0)
                     r.timestamp, r.offset = (found.timestamp, found.offset) if found is not None else (-1, -1)
                     r.leader_epoch = found.leader_epoch if found is not None and found.leader_epoch is not None else -1
                 except ApiException as e:
-                    r.error_code, r.timestamp, r.offset = e.error.code, -1, -1
-                if version < 4:
-                    r.leader_epoch = -1
-                parts.append(r)
-            topics.append(list_offsets.ListOffsetsTopicResponse(name=topic.name, partitions=parts))
-        self.send_response(request, list_offsets.ListOffsetsResponse(topics=topics))
+                    error = e.error
+                    if error is Errors.OFFSET_NOT_AVAILABLE and version < 5:   # Kafka: only v5+ know it
+                        error = Errors.LEADER_NOT_AVAILABLE
+                    r.error_code, r.timestamp, r.offset = error.code, -1, -1
+                except Exception as e:  # noqa: BLE001 -- Kafka: logged, and this partition's Errors.forException
+                    self.error("Error while responding to offset request", exc_info=True)
+                    r.error_code, r.timestamp, r.offset = Errors.for_exception(e).code, -1, -1
+            if version < 4:
+                r.leader_epoch = -1
+            by_topic.setdefault(tp.topic, []).append(r)
+        self.send_response(request, list_offsets.ListOffsetsResponse(topics=[
+            list_offsets.ListOffsetsTopicResponse(name=name, partitions=parts) for name, parts in by_topic.items()]))
 
     # Kafka: KafkaApis.handleListOffsetRequestV0 -- up to max_num_offsets segment-boundary offsets per
     # partition (the log's legacy path), largest first; v0 has no timestamp/offset pair

@@ -16,7 +16,7 @@ from harness import RawConnection
 from support import wait_until
 
 from kafkalite.protocol.errors import Errors
-from kafkalite.protocol.messages import delete_records as DR, find_coordinator as FC
+from kafkalite.protocol.messages import delete_records as DR, find_coordinator as FC, list_offsets as LO
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -80,5 +80,84 @@ def test_delete_records_of_an_internal_topic_is_refused(broker_factory):
             key="g", key_type=0)).error_code == 0, 20, "a group coordinator")
         assert delete_records(conn, {("__consumer_offsets", 0): -1}) == {
             ("__consumer_offsets", 0): (Errors.INVALID_TOPIC_EXCEPTION, -1)}
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------- ListOffsets
+
+LIST_OFFSETS = 2
+
+
+def list_offsets(conn, partitions: list[tuple], version: int, replica_id: int = -1, isolation_level: int = 0):
+    """``partitions``: [(topic, partition, timestamp)] or [(topic, partition, timestamp, max_num_offsets)]; returns
+    the answers in order, one per distinct partition: [(topic, partition, Errors, offset or v0 offsets)]."""
+    by_topic: dict[str, list] = {}
+    for topic, partition, timestamp, *max_num in partitions:
+        by_topic.setdefault(topic, []).append(LO.ListOffsetsPartition(
+            partition_index=partition, timestamp=timestamp, max_num_offsets=max_num[0] if max_num else 1))
+    r = raw_request(conn, LIST_OFFSETS, version, LO.ListOffsetsRequest(
+        replica_id=replica_id, isolation_level=isolation_level,
+        topics=[LO.ListOffsetsTopic(name=t, partitions=ps) for t, ps in by_topic.items()]))
+    return [(t.name, p.partition_index, Errors.for_code(p.error_code),
+             p.old_style_offsets if version == 0 else p.offset) for t in r.topics for p in t.partitions]
+
+
+@pytest.mark.parametrize("version", [1, 2, 5, 7])
+def test_list_offsets_duplicate_partitions_are_invalid_request(conn, five_records, version):
+    # Kafka 2.4: ListOffsetRequest.duplicatePartitions -- one answer for the partition, INVALID_REQUEST
+    t = five_records
+    assert list_offsets(conn, [(t, 0, -1), (t, 0, -2), (t, 1, -1)], version) == [
+        (t, 0, Errors.INVALID_REQUEST, -1), (t, 1, Errors.UNKNOWN_TOPIC_OR_PARTITION, -1)]
+
+
+def test_list_offsets_v0_duplicate_partition_answers_the_last_entry(conn, five_records):
+    t = five_records
+    assert list_offsets(conn, [(t, 0, -1, 1), (t, 0, -2, 1)], 0) == [(t, 0, Errors.NONE, [0])]
+
+
+def test_list_offsets_v0_max_num_offsets(conn, five_records):
+    t = five_records   # one segment: its base offset 0, and the log end 5
+    assert list_offsets(conn, [(t, 0, -1, 10)], 0) == [(t, 0, Errors.NONE, [5, 0])]
+    assert list_offsets(conn, [(t, 0, -1, 1)], 0) == [(t, 0, Errors.NONE, [5])]
+    assert list_offsets(conn, [(t, 0, -1, 0)], 0) == [(t, 0, Errors.NONE, [])]
+    assert list_offsets(conn, [(t, 0, -2, 10)], 0) == [(t, 0, Errors.NONE, [0])]
+
+
+@pytest.mark.parametrize("version", [1, 5])
+def test_list_offsets_timestamps(conn, broker, unique_topic, version):
+    create_topic(broker.bootstrap, unique_topic, partitions=1)
+    produce_confluent(broker.bootstrap, unique_topic, make_records(3, timestamp_base=1_600_000_000_000))
+    t = unique_topic
+    assert list_offsets(conn, [(t, 0, -1)], version) == [(t, 0, Errors.NONE, 3)]
+    assert list_offsets(conn, [(t, 0, -2)], version) == [(t, 0, Errors.NONE, 0)]
+    assert list_offsets(conn, [(t, 0, 1_600_000_000_001)], version) == [(t, 0, Errors.NONE, 1)]
+    assert list_offsets(conn, [(t, 0, 1_700_000_000_000)], version) == [(t, 0, Errors.NONE, -1)]
+    # Kafka 2.4: any other timestamp, negative too, is a lookup: the first record with a timestamp >= -5
+    assert list_offsets(conn, [(t, 0, -5)], version) == [(t, 0, Errors.NONE, 0)]
+    # a follower's or a debugging replica's id reads up to the log end (the high watermark here)
+    assert list_offsets(conn, [(t, 0, -1)], version, replica_id=-2) == [(t, 0, Errors.NONE, 3)]
+
+
+def test_list_offsets_read_committed_stops_at_the_open_transaction(broker_factory, unique_topic):
+    from confluent_kafka import Producer
+    b = broker_factory({"transaction.state.log.num.partitions": "1", "transaction.state.log.replication.factor": "1",
+                        "transaction.state.log.min.isr": "1"})
+    create_topic(b.bootstrap, unique_topic, partitions=1)
+    produce_confluent(b.bootstrap, unique_topic, make_records(2))
+    producer = Producer({"bootstrap.servers": b.bootstrap, "transactional.id": "lo-open"})
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    producer.produce(unique_topic, b"open", partition=0)
+    assert producer.flush(15) == 0
+    conn = RawConnection(b.port)
+    try:
+        t = unique_topic
+        assert list_offsets(conn, [(t, 0, -1)], 2, isolation_level=1) == [(t, 0, Errors.NONE, 2)]   # the LSO
+        assert list_offsets(conn, [(t, 0, -1)], 2, isolation_level=0) == [(t, 0, Errors.NONE, 3)]   # the HW
+        assert list_offsets(conn, [(t, 0, -1)], 1) == [(t, 0, Errors.NONE, 3)]   # v1 has no isolation level
+        producer.abort_transaction(15)
+        wait_until(lambda: list_offsets(conn, [(t, 0, -1)], 2, isolation_level=1)[0][3] == 4, 15,
+                   "the LSO to pass the abort marker")
     finally:
         conn.close()

@@ -1,9 +1,12 @@
-"""Mirrors Kafka 2.4: core/src/test/scala/unit/kafka/server/KafkaApisTest.scala (admin requests): what
+"""Mirrors Kafka 2.4: core/src/test/scala/unit/kafka/server/KafkaApisTest.scala (admin and offset requests): what
 KafkaApis itself answers before AdminManager sees a request -- CreatePartitions for a topic the controller
 is deleting is INVALID_TOPIC_EXCEPTION "The topic is queued for deletion.", and only the other topics reach
-AdminManager.createPartitions."""
+AdminManager.createPartitions; ListOffsets' OFFSET_NOT_AVAILABLE (a new leader whose high watermark lags) is
+LEADER_NOT_AVAILABLE for requests older than v5."""
+import pytest
+
 from kafkalite.protocol.errors import Errors
-from kafkalite.protocol.messages import create_partitions as CP
+from kafkalite.protocol.messages import create_partitions as CP, list_offsets as LO
 from kafkalite.server.auth_helper import AuthHelper
 from kafkalite.server.kafka_apis import KafkaApis
 
@@ -57,3 +60,28 @@ def test_create_partitions_for_a_topic_being_deleted():
         ("going", Errors.INVALID_TOPIC_EXCEPTION, "The topic is queued for deletion."),
         ("staying", Errors.NONE, None),
         ("twice", Errors.INVALID_REQUEST, "Duplicate topic in request.")]
+
+
+class LaggingReplicaManager:
+    """A new leader whose high watermark has not reached its epoch's start offset."""
+
+    def fetch_offset_for_timestamp(self, tp, timestamp, current_leader_epoch, fetch_only_from_leader,
+                                   is_from_consumer, isolation_level=0):
+        raise Errors.OFFSET_NOT_AVAILABLE.exception("lagging")
+
+
+@pytest.mark.parametrize("version,error", [(1, Errors.LEADER_NOT_AVAILABLE), (4, Errors.LEADER_NOT_AVAILABLE),
+                                           (5, Errors.OFFSET_NOT_AVAILABLE), (7, Errors.OFFSET_NOT_AVAILABLE)])
+def test_list_offsets_offset_not_available_only_from_v5(version, error):
+    # Kafka: handleListOffsetRequestV1AndAbove -- "Only V5 and newer ListOffset calls should get OFFSET_NOT_AVAILABLE"
+    sent = []
+    apis = KafkaApis.__new__(KafkaApis)
+    apis.replica_manager = LaggingReplicaManager()
+    apis.auth_helper = AuthHelper(None)
+    apis.send_response = lambda request, response: sent.append(response)
+    request = Request(LO.ListOffsetsRequest(replica_id=-1, topics=[LO.ListOffsetsTopic(
+        name="t", partitions=[LO.ListOffsetsPartition(partition_index=0, timestamp=-1)])]))
+    request.header = type("H", (Header,), {"api_version": version})()
+    apis.handle_list_offset_request(request)
+    p = sent[0].topics[0].partitions[0]
+    assert (Errors.for_code(p.error_code), p.offset, p.timestamp) == (error, -1, -1)

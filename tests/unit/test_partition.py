@@ -352,6 +352,35 @@ def test_list_offsets_earliest_and_latest(tmp_path):
     assert partition.fetch_offset_for_timestamp(-1, -1, True, False).offset == 3    # a follower asks: the log end
 
 
+def test_list_offsets_while_the_high_watermark_lags_behind_the_epoch_start(tmp_path):
+    # Kafka: Partition.fetchOffsetForTimestamp -- a new leader whose high watermark is below the start offset of
+    # its epoch answers a consumer's "latest", and a timestamp found nothing for below the high watermark,
+    # OFFSET_NOT_AVAILABLE; a follower still gets the log end, "earliest" its log start
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 3)                                    # broker 1 fetched nothing: HW 0
+    partition.make_leader(0, leader_state([0, 1], leader_epoch=2), 2)   # epoch 2 starts at offset 3
+    assert partition.leader_epoch_start_offset_opt == 3 and partition.log.high_watermark == 0
+    for timestamp in (-1, 1_600_000_000_000):
+        with pytest.raises(ApiException) as e:
+            partition.fetch_offset_for_timestamp(timestamp, 2, True, True)
+        assert e.value.error is Errors.OFFSET_NOT_AVAILABLE
+        assert "high watermark (0) is lagging behind the start offset from the beginning of this epoch (3)" in \
+            str(e.value)
+    assert partition.fetch_offset_for_timestamp(-1, 2, True, False).offset == 3
+    assert partition.fetch_offset_for_timestamp(-2, 2, True, True).offset == 0
+    follower_fetch(partition, 1, 3)
+    assert partition.fetch_offset_for_timestamp(-1, 2, True, True).offset == 3
+
+
+def test_list_offsets_timestamps_below_minus_3_are_looked_up(tmp_path):
+    # Kafka 2.4: any timestamp but -1 and -2 is a lookup (kafkalite reads -3 as KIP-734's max timestamp); the
+    # first record whose timestamp is at least -5 is offset 0
+    partition, _, _ = make_partition(tmp_path, [0])
+    append(partition, 2)
+    found = partition.fetch_offset_for_timestamp(-5, -1, True, True)
+    assert (found.timestamp, found.offset) == (1_600_000_000_000, 0)
+
+
 def test_under_and_at_min_isr(tmp_path):
     # Kafka: Partition.isUnderMinIsr / isAtMinIsr / isUnderReplicated (the ReplicaManager gauges)
     partition, _, _ = make_partition(tmp_path, [0, 1], replicas=[0, 1, 2], min_isr=2)
