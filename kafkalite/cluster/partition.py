@@ -35,6 +35,7 @@ from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.record.file_records import TimestampAndOffset
+from kafkalite.record.record_batch import RecordBatch
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.replication_utils import ReplicationUtils
@@ -569,9 +570,11 @@ class Partition(Logging):
         return info
 
     # ------------------------------------------------------------------ reads
-    # Kafka: Partition.localLogWithEpochOrException -- KIP-320 fencing by the client's leader epoch.
+    # Kafka: Partition.localLogWithEpochOrException -- KIP-320 fencing by the client's leader epoch: -1 means none
+    # was given (RequestUtils.getLeaderEpoch); any other epoch, negative too, is compared (checkCurrentLeaderEpoch).
+    # A leader without its log is NOT_LEADER_FOR_PARTITION, a replica without it REPLICA_NOT_AVAILABLE (getLocalLog).
     def local_log_with_epoch_or_exception(self, current_leader_epoch: int, require_leader: bool):
-        if current_leader_epoch >= 0 and current_leader_epoch != self.leader_epoch:
+        if current_leader_epoch != RecordBatch.NO_PARTITION_LEADER_EPOCH and current_leader_epoch != self.leader_epoch:
             if current_leader_epoch < self.leader_epoch:
                 raise Errors.FENCED_LEADER_EPOCH.exception(
                     f"The leader epoch {current_leader_epoch} is older than the current {self.leader_epoch} of {self.topic_partition}")
@@ -581,6 +584,9 @@ class Partition(Logging):
             raise Errors.NOT_LEADER_FOR_PARTITION.exception(
                 f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
         if self.log is None:
+            if require_leader:
+                raise Errors.NOT_LEADER_FOR_PARTITION.exception(
+                    f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
             raise Errors.REPLICA_NOT_AVAILABLE.exception(f"Log for {self.topic_partition} is not available")
         return self.log
 
@@ -626,7 +632,7 @@ class Partition(Logging):
             epoch_start = self.leader_epoch_start_offset_opt
             offsets_error = None
             if is_from_consumer and epoch_start is not None and epoch_start > log.high_watermark:
-                epoch_text = f"epoch {current_leader_epoch}" if current_leader_epoch >= 0 else "unknown epoch"
+                epoch_text = f"epoch {current_leader_epoch}" if current_leader_epoch != -1 else "unknown epoch"
                 offsets_error = Errors.OFFSET_NOT_AVAILABLE.exception(
                     f"Failed to fetch offsets for partition {self.topic_partition} with leader {epoch_text} as "
                     f"this partition's high watermark ({log.high_watermark}) is lagging behind the start offset "

@@ -1288,36 +1288,36 @@ class KafkaApis(Logging):
         self.send_response(request, describe_producers.DescribeProducersResponse(topics=topics))
 
     # ------------------------------------------------------------------ OffsetForLeaderEpoch
-    # Kafka: KafkaApis.handleOffsetForLeaderEpochRequest -> ReplicaManager.lastOffsetForLeaderEpoch
+    # Kafka: KafkaApis.handleOffsetForLeaderEpochRequest -> ReplicaManager.lastOffsetForLeaderEpoch -- 2.4's request
+    # is a map of partitions (OffsetsForLeaderEpochRequest.epochsByPartition): a partition named twice is asked
+    # and answered once, for its last entry. The replica id (v3+) changes nothing: only a leader answers.
     def handle_offset_for_leader_epoch_request(self, request) -> None:
-        topics = []
         body = request.body
+        entries = {TopicPartition(topic.topic, p.partition): p for topic in body.topics for p in topic.partitions}
         # a follower's CLUSTER_ACTION covers every topic; a client needs DESCRIBE on each
         if self.auth_helper.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
-            describable = {t.topic for t in body.topics}
+            describable = {tp.topic for tp in entries}
         else:
             describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
-                                                 [t.topic for t in body.topics for _ in t.partitions])
-        for topic in body.topics:
-            parts = []
-            for p in topic.partitions:
-                r = offset_for_leader_epoch.EpochEndOffset(partition=p.partition)
-                if topic.topic not in describable:
-                    r.error_code, r.leader_epoch, r.end_offset = (Errors.TOPIC_AUTHORIZATION_FAILED.code, UNDEFINED_EPOCH,
-                                                                  UNDEFINED_EPOCH_OFFSET)
-                    parts.append(r)
-                    continue
+                                                                [tp.topic for tp in entries])
+        by_topic: dict[str, list] = {}
+        for tp, p in entries.items():
+            r = offset_for_leader_epoch.EpochEndOffset(partition=tp.partition, leader_epoch=UNDEFINED_EPOCH,
+                                                       end_offset=UNDEFINED_EPOCH_OFFSET)
+            if tp.topic not in describable:
+                r.error_code = Errors.TOPIC_AUTHORIZATION_FAILED.code
+            else:
                 try:
-                    found = self.replica_manager.last_offset_for_leader_epoch(
-                        TopicPartition(topic.topic, p.partition), p.current_leader_epoch, p.leader_epoch)
-                    r.leader_epoch, r.end_offset = found if found is not None else (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+                    found = self.replica_manager.last_offset_for_leader_epoch(tp, p.current_leader_epoch,
+                                                                              p.leader_epoch)
+                    if found is not None:
+                        r.leader_epoch, r.end_offset = found
                 except ApiException as e:
-                    r.error_code, r.leader_epoch, r.end_offset = e.error.code, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
-                parts.append(r)
-            topics.append(offset_for_leader_epoch.OffsetForLeaderTopicResult(topic=topic.topic, partitions=parts))
-        self.send_response(request, offset_for_leader_epoch.OffsetForLeaderEpochResponse(topics=topics))
+                    r.error_code = e.error.code
+            by_topic.setdefault(tp.topic, []).append(r)
+        self.send_response(request, offset_for_leader_epoch.OffsetForLeaderEpochResponse(topics=[
+            offset_for_leader_epoch.OffsetForLeaderTopicResult(topic=t, partitions=ps) for t, ps in by_topic.items()]))
 
-    # ================================================================== transactions
     # Kafka 2.7: KafkaApis maps PRODUCER_FENCED to INVALID_PRODUCER_EPOCH for clients too old to know it
     @staticmethod
     def _fenced_for_version(error: Errors, version: int, first_version_with_fenced: int) -> Errors:

@@ -16,7 +16,8 @@ from harness import RawConnection
 from support import wait_until
 
 from kafkalite.protocol.errors import Errors
-from kafkalite.protocol.messages import delete_records as DR, find_coordinator as FC, list_offsets as LO
+from kafkalite.protocol.messages import (delete_records as DR, find_coordinator as FC, list_offsets as LO,
+                                         offset_for_leader_epoch as OFLE)
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -161,3 +162,52 @@ def test_list_offsets_read_committed_stops_at_the_open_transaction(broker_factor
                    "the LSO to pass the abort marker")
     finally:
         conn.close()
+
+
+# ---------------------------------------------------------------- OffsetForLeaderEpoch
+
+OFFSET_FOR_LEADER_EPOCH = 23
+
+
+def epoch_end_offsets(conn, partitions: list[tuple], version: int = 3, replica_id: int = -1):
+    """``partitions``: [(topic, partition, current leader epoch, leader epoch)]; returns
+    [(topic, partition, Errors, epoch, end offset)] in answer order."""
+    by_topic: dict[str, list] = {}
+    for topic, partition, current, epoch in partitions:
+        by_topic.setdefault(topic, []).append(OFLE.OffsetForLeaderPartition(
+            partition=partition, current_leader_epoch=current, leader_epoch=epoch))
+    r = raw_request(conn, OFFSET_FOR_LEADER_EPOCH, version, OFLE.OffsetForLeaderEpochRequest(
+        replica_id=replica_id, topics=[OFLE.OffsetForLeaderTopic(topic=t, partitions=ps) for t, ps in by_topic.items()]))
+    return [(t.topic, p.partition, Errors.for_code(p.error_code), p.leader_epoch, p.end_offset)
+            for t in r.topics for p in t.partitions]
+
+
+def test_offset_for_leader_epoch_cases(conn, five_records):
+    t = five_records   # epoch 0 (a single broker keeps its first leader epoch): offsets 0-4
+    for replica_id in (-1, 1):   # a consumer or a follower: the same answers (2.4 reads no replica id)
+        assert epoch_end_offsets(conn, [(t, 0, 0, 0)], replica_id=replica_id) == [(t, 0, Errors.NONE, 0, 5)]
+    assert epoch_end_offsets(conn, [(t, 0, -1, 7)]) == [(t, 0, Errors.NONE, -1, -1)]   # unknown, newer
+    assert epoch_end_offsets(conn, [(t, 0, -1, -1)]) == [(t, 0, Errors.NONE, -1, -1)]  # undefined epoch
+    # KIP-320's current leader epoch: -1 is "not given"; any other older one is fenced, a newer one unknown
+    assert epoch_end_offsets(conn, [(t, 0, -2, 0)]) == [(t, 0, Errors.FENCED_LEADER_EPOCH, -1, -1)]
+    assert epoch_end_offsets(conn, [(t, 0, 1, 0)]) == [(t, 0, Errors.UNKNOWN_LEADER_EPOCH, -1, -1)]
+    assert epoch_end_offsets(conn, [(t, 3, -1, 0), (t + "-none", 0, -1, 0)]) == [
+        (t, 3, Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1), (t + "-none", 0, Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1)]
+
+
+def test_offset_for_leader_epoch_duplicate_partition(conn, five_records):
+    # Kafka 2.4's request is a map: one answer for a partition named twice, the last entry's
+    t = five_records
+    assert epoch_end_offsets(conn, [(t, 0, -1, 7), (t, 0, -1, 0)]) == [(t, 0, Errors.NONE, 0, 5)]
+
+
+def test_list_offsets_current_leader_epoch(conn, five_records):
+    t = five_records   # v4+: -1 is "not given"; any other older epoch is fenced (RequestUtils.getLeaderEpoch)
+    r = raw_request(conn, LIST_OFFSETS, 4, LO.ListOffsetsRequest(replica_id=-1, topics=[LO.ListOffsetsTopic(
+        name=t, partitions=[LO.ListOffsetsPartition(partition_index=0, timestamp=-1, current_leader_epoch=e)
+                            for e in (-2,)])]))
+    assert Errors.for_code(r.topics[0].partitions[0].error_code) is Errors.FENCED_LEADER_EPOCH
+    for epoch, error in ((0, Errors.NONE), (1, Errors.UNKNOWN_LEADER_EPOCH), (-1, Errors.NONE)):
+        r = raw_request(conn, LIST_OFFSETS, 4, LO.ListOffsetsRequest(replica_id=-1, topics=[LO.ListOffsetsTopic(
+            name=t, partitions=[LO.ListOffsetsPartition(partition_index=0, timestamp=-1, current_leader_epoch=epoch)])]))
+        assert Errors.for_code(r.topics[0].partitions[0].error_code) is error
