@@ -778,9 +778,11 @@ class ReplicaManager(Logging):
                         self.replica_alter_log_dirs_manager.remove_fetcher_for_partitions({tp})
                         partition.remove_future_local_replica()
                     self.log_manager.maybe_update_preferred_log_dir(tp, destination_dir)
-                    # REPLICA_NOT_AVAILABLE when this broker has no replica (yet)
-                    partition = self.all_partitions.get(tp)
-                    if partition is None or partition.log is None:
+                    # Kafka: getPartitionOrException(expectLeader = false) + localLogOrException -- REPLICA_NOT_AVAILABLE
+                    # when this broker has no replica (yet) of a partition the metadata knows, UNKNOWN_TOPIC_OR_PARTITION
+                    # for one it does not
+                    partition = self.get_partition_or_exception(tp, expect_leader=False)
+                    if partition.log is None:
                         raise Errors.REPLICA_NOT_AVAILABLE.exception(
                             f"Log for partition {tp} is not available on broker {self.local_broker_id}")
                     high_watermark_checkpoints = LazyOffsetCheckpoints(self.high_watermark_checkpoints)
