@@ -845,8 +845,15 @@ class KafkaApis(Logging):
         reassignments = {TopicPartition(t.name, p.partition_index): p.replicas
                          for t in body.topics for p in t.partitions}
         if not self.auth_helper.authorize_cluster_operation(request, AclOperation.ALTER):
+            # Kafka: authorizeClusterOperation throws; AlterPartitionReassignmentsRequest.getErrorResponse gives the
+            # error at the top and to every partition of the request
+            denied = Errors.CLUSTER_AUTHORIZATION_FAILED.code, "Cluster authorization failed."
             self.send_response(request, alter_partition_reassignments.AlterPartitionReassignmentsResponse(
-                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed."))
+                error_code=denied[0], error_message=denied[1], responses=[
+                    alter_partition_reassignments.ReassignableTopicResponse(name=t.name, partitions=[
+                        alter_partition_reassignments.ReassignablePartitionResponse(
+                            partition_index=p.partition_index, error_code=denied[0], error_message=denied[1])
+                        for p in t.partitions]) for t in body.topics]))
             return
 
         def send_response_callback(results: dict | None, error: tuple | None) -> None:
@@ -872,8 +879,14 @@ class KafkaApis(Logging):
             TopicPartition(t.name, p) for t in body.topics for p in t.partition_indexes}
         msgs = list_partition_reassignments
         if not self.auth_helper.authorize_cluster_operation(request, AclOperation.DESCRIBE):
+            # Kafka: ListPartitionReassignmentsRequest.getErrorResponse -- the error at the top, and the partitions
+            # asked about listed back with no replicas
             self.send_response(request, msgs.ListPartitionReassignmentsResponse(
-                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed."))
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed.",
+                topics=[msgs.OngoingTopicReassignment(name=t.name, partitions=[
+                    msgs.OngoingPartitionReassignment(partition_index=i, replicas=[], adding_replicas=[],
+                                                      removing_replicas=[]) for i in t.partition_indexes])
+                        for t in body.topics or []]))
             return
 
         def send_response_callback(results: dict | None, error: tuple | None) -> None:

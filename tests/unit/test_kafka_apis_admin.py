@@ -85,3 +85,30 @@ def test_list_offsets_offset_not_available_only_from_v5(version, error):
     apis.handle_list_offset_request(request)
     p = sent[0].topics[0].partitions[0]
     assert (Errors.for_code(p.error_code), p.offset, p.timestamp) == (error, -1, -1)
+
+
+class DenyAll:
+    def authorize_cluster_operation(self, request, operation):
+        return False
+
+
+def test_reassignment_requests_denied_name_every_partition():
+    # Kafka: authorizeClusterOperation throws, and handleError answers the request's getErrorResponse
+    from kafkalite.protocol.messages import alter_partition_reassignments as APR, list_partition_reassignments as LPR
+    sent = []
+    apis = KafkaApis.__new__(KafkaApis)
+    apis.auth_helper = DenyAll()
+    apis.send_response = lambda request, response: sent.append(response)
+    apis.handle_alter_partition_reassignments_request(Request(APR.AlterPartitionReassignmentsRequest(topics=[
+        APR.ReassignableTopic(name="t", partitions=[APR.ReassignablePartition(partition_index=i, replicas=[0])
+                                                    for i in (0, 1)])])))
+    denied = Errors.CLUSTER_AUTHORIZATION_FAILED
+    assert Errors.for_code(sent[0].error_code) is denied
+    assert [(t.name, p.partition_index, Errors.for_code(p.error_code)) for t in sent[0].responses
+            for p in t.partitions] == [("t", 0, denied), ("t", 1, denied)]
+    apis.handle_list_partition_reassignments_request(Request(LPR.ListPartitionReassignmentsRequest(topics=[
+        LPR.ListPartitionReassignmentsTopics(name="t", partition_indexes=[2])])))
+    assert Errors.for_code(sent[1].error_code) is denied
+    assert [(t.name, p.partition_index, p.replicas) for t in sent[1].topics for p in t.partitions] == [("t", 2, [])]
+    apis.handle_list_partition_reassignments_request(Request(LPR.ListPartitionReassignmentsRequest(topics=None)))
+    assert Errors.for_code(sent[2].error_code) is denied and sent[2].topics == []
