@@ -835,7 +835,16 @@ class KafkaApis(Logging):
                           for p in range(self.metadata_cache.num_partitions(t) or 0)}
         else:
             partitions = {TopicPartition(tps.topic, p) for tps in body.topic_partitions for p in tps.partition_id}
-        self.replica_manager.elect_leaders(self.controller, partitions, body.election_type, send_response_callback,
+        # Kafka: ElectLeadersRequestOps.electionType -- v0 is always PREFERRED; ElectionType.valueOf throws for a
+        # type it does not know, and handleError answers getErrorResponse: UNKNOWN_SERVER_ERROR, the top and
+        # every partition named (an unclean election is never the fallback)
+        election_type = elect_leaders.PREFERRED if request.header.api_version == 0 else body.election_type
+        if election_type not in (elect_leaders.PREFERRED, elect_leaders.UNCLEAN):
+            failed = (Errors.UNKNOWN_SERVER_ERROR, f"Value {election_type} must be one of [PREFERRED, UNCLEAN]")
+            send_response_callback({} if all_partitions else {tp: failed for tp in partitions},
+                                   Errors.UNKNOWN_SERVER_ERROR)
+            return
+        self.replica_manager.elect_leaders(self.controller, partitions, election_type, send_response_callback,
                                            body.timeout_ms)
 
     # Kafka: KafkaApis.handleAlterPartitionReassignmentsRequest -- answered from the controller's event thread

@@ -7,6 +7,10 @@ would not send the case, confluent-kafka's AdminClient where they do).
   it asked for no wait.
 - CreatePartitions: unknown brokers are named before the assignment count is checked; empty and duplicate
   replica lists (AdminZkClient.validateReplicaAssignment); duplicate topics in one request.
+- DeleteTopics: an internal topic is deleted like any other; each entry of an unknown name is answered.
+- ElectLeaders: an election type Kafka does not know is UNKNOWN_SERVER_ERROR (ElectionType.valueOf), never an
+  unclean election; empty, null and unknown partitions.
+- Alter/ListPartitionReassignments: empty requests, cancelling nothing, bad replica lists, unknown partitions.
 """
 from __future__ import annotations
 
@@ -17,11 +21,14 @@ from harness import RawConnection
 from support import wait_until
 
 from kafkalite.protocol.errors import Errors
-from kafkalite.protocol.messages import create_partitions as CP, create_topics as CT, delete_topics as DT
+from kafkalite.protocol.messages import (alter_partition_reassignments as APR, create_partitions as CP,
+                                         create_topics as CT, delete_topics as DT, elect_leaders as EL,
+                                         find_coordinator as FC, list_partition_reassignments as LPR)
 
 pytestmark = pytest.mark.timeout(90)
 
-CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS = 19, 20, 37
+CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS, FIND_COORDINATOR = 19, 20, 37, 10
+ELECT_LEADERS, ALTER_REASSIGNMENTS, LIST_REASSIGNMENTS = 43, 45, 46
 
 
 @pytest.fixture
@@ -112,3 +119,76 @@ def test_create_partitions_duplicate_and_unknown_topics(broker, conn, unique_top
         (unique_topic, Errors.INVALID_REQUEST, "Duplicate topic in request."),
         (other, Errors.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{other}' does not exist.")])
     assert partition_count(broker.bootstrap, unique_topic) == 1
+
+
+def test_delete_topics_internal_and_unknown_duplicates(broker_factory):
+    # Kafka 2.4 refuses neither an internal topic (no check in handleDeleteTopicsRequest / AdminZkClient.deleteTopic)
+    # nor answers a duplicate name differently: each entry of an unknown name is UNKNOWN_TOPIC_OR_PARTITION
+    b = broker_factory({"offsets.topic.num.partitions": "1"})
+    c = RawConnection(b.port)
+    try:
+        wait_until(lambda: raw_request(c, FIND_COORDINATOR, 1, FC.FindCoordinatorRequest(
+            key="g", key_type=0)).error_code == 0, 20, "a group coordinator")
+        r = raw_request(c, DELETE_TOPICS, 4, DT.DeleteTopicsRequest(
+            topic_names=["__consumer_offsets", "nope", "nope"], timeout_ms=10000))
+        assert [(t.name, Errors.for_code(t.error_code)) for t in r.responses] == [
+            ("__consumer_offsets", Errors.NONE), ("nope", Errors.UNKNOWN_TOPIC_OR_PARTITION),
+            ("nope", Errors.UNKNOWN_TOPIC_OR_PARTITION)]
+    finally:
+        c.close()
+
+
+# ---------------------------------------------------------------- ElectLeaders, partition reassignments
+
+def elect(conn, partitions, election_type: int = 0, version: int = 1):
+    """``partitions``: {topic: [partition ids]} or None; returns (top Errors, {(topic, partition): (Errors, message)})."""
+    r = raw_request(conn, ELECT_LEADERS, version, EL.ElectLeadersRequest(
+        election_type=election_type, timeout_ms=10000, topic_partitions=None if partitions is None else [
+            EL.TopicPartitions(topic=t, partition_id=ps) for t, ps in partitions.items()]))
+    return (Errors.for_code(r.error_code), {(t.topic, p.partition_id): (Errors.for_code(p.error_code), p.error_message)
+                                            for t in r.replica_election_results for p in t.partition_result})
+
+
+def test_elect_leaders_edge_cases(broker, conn, unique_topic):
+    create_topic(broker.bootstrap, unique_topic, partitions=2)
+    t = unique_topic
+    not_needed = (Errors.ELECTION_NOT_NEEDED, None)
+    for election_type in (0, 1):
+        assert elect(conn, {t: [0, 0, 1]}, election_type) == (Errors.NONE, {(t, 0): not_needed, (t, 1): not_needed})
+    assert elect(conn, {}) == (Errors.NONE, {})
+    assert elect(conn, None) == (Errors.NONE, {})     # every partition: those that needed no election are left out
+    assert elect(conn, {t: [5], t + "-none": [0]}) == (Errors.NONE, {
+        (t, 5): (Errors.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist."),
+        (t + "-none", 0): (Errors.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist.")})
+    # Kafka: ElectionType.valueOf refuses a type it does not know (the handler's error response)
+    assert elect(conn, {t: [0]}, election_type=5) == (Errors.UNKNOWN_SERVER_ERROR, {
+        (t, 0): (Errors.UNKNOWN_SERVER_ERROR, "Value 5 must be one of [PREFERRED, UNCLEAN]")})
+    assert elect(conn, {t: [0]}, version=0)[1] == {(t, 0): not_needed}   # v0 has no election type: PREFERRED
+
+
+def test_partition_reassignment_edge_cases(broker, conn, unique_topic):
+    create_topic(broker.bootstrap, unique_topic, partitions=1)
+    t = unique_topic
+
+    def alter(topics):
+        r = raw_request(conn, ALTER_REASSIGNMENTS, 0, APR.AlterPartitionReassignmentsRequest(topics=[
+            APR.ReassignableTopic(name=n, partitions=[APR.ReassignablePartition(partition_index=i, replicas=rs)
+                                                      for i, rs in ps]) for n, ps in topics.items()]))
+        return Errors.for_code(r.error_code), {(x.name, p.partition_index): Errors.for_code(p.error_code)
+                                               for x in r.responses for p in x.partitions}
+
+    def listed(topics):
+        r = raw_request(conn, LIST_REASSIGNMENTS, 0, LPR.ListPartitionReassignmentsRequest(topics=None if topics is None
+            else [LPR.ListPartitionReassignmentsTopics(name=n, partition_indexes=ps) for n, ps in topics.items()]))
+        return Errors.for_code(r.error_code), [(x.name, p.partition_index) for x in r.topics for p in x.partitions]
+
+    assert alter({}) == (Errors.NONE, {})
+    assert alter({t: [(0, None)]}) == (Errors.NONE, {(t, 0): Errors.NO_REASSIGNMENT_IN_PROGRESS})   # nothing to cancel
+    assert alter({t: [(0, [])]}) == (Errors.NONE, {(t, 0): Errors.INVALID_REPLICA_ASSIGNMENT})
+    assert alter({t: [(0, [0, 0])]}) == (Errors.NONE, {(t, 0): Errors.INVALID_REPLICA_ASSIGNMENT})
+    assert alter({t: [(0, [3])]}) == (Errors.NONE, {(t, 0): Errors.INVALID_REPLICA_ASSIGNMENT})   # no broker 3
+    assert alter({t + "-none": [(0, [0])], t: [(4, [0])]}) == (Errors.NONE, {
+        (t + "-none", 0): Errors.UNKNOWN_TOPIC_OR_PARTITION, (t, 4): Errors.UNKNOWN_TOPIC_OR_PARTITION})
+    assert alter({t: [(0, [0])]}) == (Errors.NONE, {(t, 0): Errors.NONE})   # to where it is: done at once
+    for topics in (None, {}, {t: [0]}, {t + "-none": [0]}):
+        assert listed(topics) == (Errors.NONE, [])
