@@ -581,7 +581,9 @@ class KafkaApis(Logging):
                     tid = self.zk_client.get_topic_ids_for_topics([t.name]).get(t.name) if not body.validate_only else None
                     if tid:
                         r.topic_id = topic_id_to_uuid(tid)
-                if t.name not in describable_configs:   # KIP-525: the created topic's configs need DESCRIBE_CONFIGS
+                # KIP-525: the created topic's configs need DESCRIBE_CONFIGS; Kafka resets the code to 0 for a topic
+                # AdminManager failed ("Reset any configs in the response if Create failed")
+                if t.name not in describable_configs and not (t.name in to_create and err is not Errors.NONE):
                     r.topic_config_error_code = Errors.TOPIC_AUTHORIZATION_FAILED.code
                 out.append(r)
             self.send_response(request, create_topics.CreateTopicsResponse(topics=out))
@@ -589,6 +591,7 @@ class KafkaApis(Logging):
         names = [t.name for t in body.topics]
         dup_names = {n for n in names if names.count(n) > 1}
         describable_configs = set(names)
+        to_create: dict = {}
         if self.controller is None or not self.controller.is_active():
             send_result({n: (Errors.NOT_CONTROLLER, None) for n in names})
             return
@@ -598,9 +601,7 @@ class KafkaApis(Logging):
         else:
             creatable = self.auth_helper.filter_by_authorized(request, AclOperation.CREATE, ResourceType.TOPIC, names)
         describable_configs = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names)
-        results = {n: (Errors.INVALID_REQUEST, "Create topics request from client `%s` contains multiple entries "
-                       "for the following topics: %s" % (request.header.client_id, ",".join(sorted(dup_names))))
-                   for n in dup_names}
+        results = {n: (Errors.INVALID_REQUEST, "Found multiple entries for this topic.") for n in dup_names}
         results.update({n: (Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.")
                         for n in names if n not in dup_names and n not in creatable})
         to_create = {t.name: t for t in body.topics if t.name not in results}

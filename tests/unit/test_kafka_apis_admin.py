@@ -112,3 +112,39 @@ def test_reassignment_requests_denied_name_every_partition():
     assert [(t.name, p.partition_index, p.replicas) for t in sent[1].topics for p in t.partitions] == [("t", 2, [])]
     apis.handle_list_partition_reassignments_request(Request(LPR.ListPartitionReassignmentsRequest(topics=None)))
     assert Errors.for_code(sent[2].error_code) is denied and sent[2].topics == []
+
+
+class CreateButNotDescribeConfigs:
+    def authorize(self, request, operation, resource_type, name, log_if_denied=True):
+        return True   # CREATE on the cluster
+
+    def filter_by_authorized(self, request, operation, resource_type, names):
+        return set()  # no DESCRIBE_CONFIGS on any topic
+
+
+class CreatingAdminManager:
+    def create_topics(self, timeout_ms, validate_only, to_create, callback):
+        callback({n: (Errors.TOPIC_ALREADY_EXISTS, f"Topic '{n}' already exists.") if n == "old" else (Errors.NONE, None)
+                  for n in to_create}, {})
+
+
+def test_create_topics_config_error_code_and_duplicates():
+    # Kafka: handleCreateTopicsRequest -- TOPIC_AUTHORIZATION_FAILED in topic_config_error_code for a topic without
+    # DESCRIBE_CONFIGS, reset to 0 when AdminManager failed the topic; duplicates are "Found multiple entries for
+    # this topic."
+    from kafkalite.protocol.messages import create_topics as CT
+    sent = []
+    apis = KafkaApis.__new__(KafkaApis)
+    apis.controller = Controller(set())
+    apis.admin_manager = CreatingAdminManager()
+    apis.auth_helper = CreateButNotDescribeConfigs()
+    apis.send_response = lambda request, response: sent.append(response)
+    apis.handle_create_topics_request(Request(CT.CreateTopicsRequest(topics=[
+        CT.CreatableTopic(name=n, num_partitions=1, replication_factor=1, assignments=[], configs=[])
+        for n in ("old", "new", "dup", "dup")], timeout_ms=1000)))
+    assert [(r.name, Errors.for_code(r.error_code), r.error_message, Errors.for_code(r.topic_config_error_code))
+            for r in sent[0].topics] == [
+        ("old", Errors.TOPIC_ALREADY_EXISTS, "Topic 'old' already exists.", Errors.NONE),
+        ("new", Errors.NONE, None, Errors.TOPIC_AUTHORIZATION_FAILED),
+        ("dup", Errors.INVALID_REQUEST, "Found multiple entries for this topic.", Errors.TOPIC_AUTHORIZATION_FAILED),
+        ("dup", Errors.INVALID_REQUEST, "Found multiple entries for this topic.", Errors.TOPIC_AUTHORIZATION_FAILED)]
