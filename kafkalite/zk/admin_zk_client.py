@@ -76,12 +76,11 @@ class AdminZkClient:
                 if existing != topic and Topic.has_collision(topic, existing):
                     raise Errors.INVALID_TOPIC_EXCEPTION.exception(
                         f"Topic '{topic}' collides with existing topics: {existing}")
+        if len({len(r) for r in assignment.values()}) != 1:   # Kafka checks the sizes before the duplicates
+            raise Errors.INVALID_REPLICA_ASSIGNMENT.exception("All partitions should have the same number of replicas")
         if any(len(set(r)) != len(r) for r in assignment.values()):
             raise Errors.INVALID_REPLICA_ASSIGNMENT.exception("Duplicate replica assignment found: "
                                                               f"{assignment}")
-        sizes = {len(r) for r in assignment.values()}
-        if len(sizes) > 1:
-            raise Errors.INVALID_REPLICA_ASSIGNMENT.exception("All partitions should have the same number of replicas")
         if sorted(assignment) != list(range(len(assignment))):
             raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
                 "partitions should be a consecutive 0-based integer sequence")

@@ -63,3 +63,20 @@ def test_not_an_increase():
     assert e.value.error is Errors.INVALID_PARTITIONS
     assert str(e.value) == ("The number of partitions for a topic can only be increased. Topic t currently has 2 "
                             "partitions, 2 would not be an increase.")
+
+
+class NoTopicsZk:
+    def topic_exists(self, topic):
+        return False
+
+
+@pytest.mark.parametrize("assignment,message", [
+    ({0: [0, 0], 1: [1]}, "All partitions should have the same number of replicas"),   # sizes come first
+    ({0: [0, 0], 1: [1, 1]}, "Duplicate replica assignment found: "),
+    ({0: [0], 2: [1]}, "partitions should be a consecutive 0-based integer sequence"),
+])
+def test_validate_topic_create_refusals_in_kafkas_order(assignment, message):
+    # Kafka: AdminZkClient.validateTopicCreate
+    with pytest.raises(ApiException) as e:
+        AdminZkClient(NoTopicsZk()).validate_topic_create("t", assignment, {})
+    assert e.value.error is Errors.INVALID_REPLICA_ASSIGNMENT and str(e.value).startswith(message)
