@@ -68,6 +68,7 @@ class CreatePartitionsMetadata:
     message: str | None = None
     replication_factor: int = -1
     configs: dict = attrs.Factory(dict)
+    topic_configs: list | None = None   # KIP-525: the created topic's configs (created_topic_configs), if asked
 
 
 class DelayedCreatePartitions(DelayedOperation):
@@ -185,8 +186,10 @@ class AdminManager(Logging):
                 else (m.error, m.message) for m in metadata}
 
     # Kafka: AdminManager.createTopics
-    def create_topics(self, timeout_ms: int, validate_only: bool, to_create: dict, response_callback) -> None:
-        """``to_create``: name -> CreatableTopic. Calls back with {name: (Errors, message)} and metadata."""
+    def create_topics(self, timeout_ms: int, validate_only: bool, to_create: dict, response_callback,
+                      include_configs_and_metadata: set | frozenset = frozenset()) -> None:
+        """``to_create``: name -> CreatableTopic. Calls back with {name: (Errors, message)} and metadata (with the
+        topic's configs for the names in ``include_configs_and_metadata``)."""
         brokers = self.zk_client.get_sorted_broker_list()
         metadata: list[CreatePartitionsMetadata] = []
         for name, topic in to_create.items():
@@ -208,7 +211,10 @@ class AdminManager(Logging):
                     assignment = assign_replicas_to_brokers(brokers, n, rf)
                 self.admin_zk_client.create_topic_with_assignment(name, configs, assignment, validate_only)
                 rf = len(next(iter(assignment.values()))) if assignment else 0
-                metadata.append(CreatePartitionsMetadata(name, sorted(assignment), Errors.NONE, None, rf, configs))
+                topic_configs = self.created_topic_configs(name, configs) \
+                    if name in include_configs_and_metadata else None
+                metadata.append(CreatePartitionsMetadata(name, sorted(assignment), Errors.NONE, None, rf, configs,
+                                                         topic_configs))
                 if not validate_only:
                     self.info(f"Creating topic {name} with configuration {configs} and initial partition "
                               f"assignment {assignment}")
@@ -338,15 +344,8 @@ class AdminManager(Logging):
             if not self.metadata_cache.contains(name):
                 raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
             overrides = self.zk_client.get_entity_configs("topics", name)
-            for e in self.log_config_fn(name).describe():
-                synonyms = [(e.name, overrides[e.name], "TOPIC_CONFIG")] if e.name in overrides else []
-                broker_key = SERVER_DEFAULT_CONFIG_NAMES.get(e.name)
-                if broker_key:
-                    synonyms += self.broker_synonyms(broker_key, dynamic)
-                if len(synonyms) == (e.name in overrides):   # no broker key sets it: the topic default
-                    synonyms.append((e.name, config_text(LogConfigDef[e.name][1]), "DEFAULT_CONFIG"))
-                rows.append((e.name, e.value, synonyms[0][2], False, e.is_sensitive, synonyms,
-                             LogConfigDef[e.name][0], topic_documentation(e.name) if include_documentation else None))
+            rows = self.topic_config_rows(self.log_config_fn(name), overrides, dynamic,
+                                          topic_documentation if include_documentation else None)
         elif resource_type == BROKER_RESOURCE:
             if name and name != str(self.config.broker_id):
                 raise Errors.INVALID_REQUEST.exception(f"Unexpected broker id, expected {self.config.broker_id} or empty "
@@ -376,6 +375,31 @@ class AdminManager(Logging):
                       for sn, sv, ss in synonyms] if include_synonyms else [],
             config_type=config_type_of(type_name), documentation=doc)
             for n, v, src, ro, sensitive, synonyms, type_name, doc in rows]
+
+    # Kafka: AdminManager.createTopicConfigEntry -- each topic config with its value and synonyms: the topic's own
+    # setting, then the broker keys that set its default; a key no broker key sets is the topic default
+    def topic_config_rows(self, log_config, overrides: dict, dynamic, documentation=None) -> list:
+        rows = []   # (name, value, source, read_only, sensitive, synonyms, type name, documentation)
+        for e in log_config.describe():
+            synonyms = [(e.name, overrides[e.name], "TOPIC_CONFIG")] if e.name in overrides else []
+            broker_key = SERVER_DEFAULT_CONFIG_NAMES.get(e.name)
+            if broker_key:
+                synonyms += self.broker_synonyms(broker_key, dynamic)
+            if len(synonyms) == (e.name in overrides):
+                synonyms.append((e.name, config_text(LogConfigDef[e.name][1]), "DEFAULT_CONFIG"))
+            rows.append((e.name, e.value, synonyms[0][2], False, e.is_sensitive, synonyms,
+                         LogConfigDef[e.name][0], documentation(e.name) if documentation else None))
+        return rows
+
+    # Kafka: AdminManager.createTopics (its includeConfigsAndMetatadata part, KIP-525) -- the configs a topic
+    # created with ``configs`` has: LogConfig.fromProps(the broker's topic defaults, configs), no synonyms;
+    # [(name, value, source code, read only, sensitive)], a sensitive value null
+    def created_topic_configs(self, name: str, configs: dict) -> list[tuple]:
+        current = self.log_config_fn(name)
+        defaults = {k: v for k, v in current.originals.items() if k not in current.overridden_configs}
+        rows = self.topic_config_rows(LogConfig.from_props(defaults, configs), configs, dynamic_config_of(self.config))
+        return [(n, None if sensitive else v, CONFIG_SOURCE[src], ro, sensitive)
+                for n, v, src, ro, sensitive, _synonyms, _type, _doc in rows]
 
     # Kafka: DynamicBrokerConfig.brokerConfigSynonyms + AdminManager.configSynonyms -- where a broker
     # key's value can come from, most specific first: this broker's dynamic config, the cluster-wide

@@ -573,11 +573,15 @@ class KafkaApis(Logging):
             out = []
             for t in body.topics:
                 err, msg = results[t.name]
-                r = create_topics.CreatableTopicResult(name=t.name, error_code=err.code, error_message=msg)
+                r = create_topics.CreatableTopicResult(name=t.name, error_code=err.code, error_message=msg, configs=[])
                 m = (meta or {}).get(t.name)
                 if err is Errors.NONE and m is not None:
-                    r.num_partitions = len(m.partitions)
-                    r.replication_factor = m.replication_factor
+                    if m.topic_configs is not None:   # Kafka: partitions, replicas and configs need DESCRIBE_CONFIGS
+                        r.num_partitions = len(m.partitions)
+                        r.replication_factor = m.replication_factor
+                        r.configs = [create_topics.CreatableTopicConfigs(
+                            name=n, value=v, config_source=source, read_only=ro, is_sensitive=sensitive)
+                            for n, v, source, ro, sensitive in m.topic_configs]
                     tid = self.zk_client.get_topic_ids_for_topics([t.name]).get(t.name) if not body.validate_only else None
                     if tid:
                         r.topic_id = topic_id_to_uuid(tid)
@@ -610,7 +614,8 @@ class KafkaApis(Logging):
             results.update(created)
             send_result(results, meta)
 
-        self.admin_manager.create_topics(body.timeout_ms, body.validate_only, to_create, callback)
+        self.admin_manager.create_topics(body.timeout_ms, body.validate_only, to_create, callback,
+                                         include_configs_and_metadata=set(describable_configs))
 
     # Kafka: KafkaApis.handleDeleteTopicsRequest
     def handle_delete_topics_request(self, request) -> None:

@@ -192,3 +192,29 @@ def test_partition_reassignment_edge_cases(broker, conn, unique_topic):
     assert alter({t: [(0, [0])]}) == (Errors.NONE, {(t, 0): Errors.NONE})   # to where it is: done at once
     for topics in (None, {}, {t: [0]}, {t + "-none": [0]}):
         assert listed(topics) == (Errors.NONE, [])
+
+
+@pytest.mark.parametrize("validate_only", [False, True])
+def test_create_topics_v5_answers_the_topics_configs(conn, unique_topic, validate_only):
+    # Kafka 2.4 (KIP-525): a topic the principal may DESCRIBE_CONFIGS is answered with its partition count,
+    # replication factor and configs (AdminManager.createTopicConfigEntry, no synonyms); the Java AdminClient
+    # reads result.configs() whenever num_partitions is set
+    r = raw_request(conn, CREATE_TOPICS, 5, CT.CreateTopicsRequest(topics=[CT.CreatableTopic(
+        name=unique_topic, num_partitions=2, replication_factor=1, assignments=[],
+        configs=[CT.CreatableTopicConfig(name="retention.ms", value="1000")])], timeout_ms=10000,
+        validate_only=validate_only))
+    [t] = r.topics
+    assert (Errors.for_code(t.error_code), t.num_partitions, t.replication_factor, t.topic_config_error_code) == \
+        (Errors.NONE, 2, 1, 0)
+    configs = {c.name: (c.value, c.config_source, c.read_only, c.is_sensitive) for c in t.configs}
+    assert configs["retention.ms"] == ("1000", 1, False, False)                 # TOPIC_CONFIG
+    assert configs["segment.bytes"] == ("1073741824", 4, False, False)          # STATIC_BROKER_CONFIG (server.properties)
+    assert configs["cleanup.policy"] == ("delete", 5, False, False)             # DEFAULT_CONFIG
+    assert len(configs) > 20
+    # a failed topic has no configs and no counts
+    r = raw_request(conn, CREATE_TOPICS, 5, CT.CreateTopicsRequest(topics=[CT.CreatableTopic(
+        name=unique_topic + "-bad", num_partitions=0, replication_factor=1, assignments=[], configs=[])],
+        timeout_ms=10000))
+    [t] = r.topics
+    assert (Errors.for_code(t.error_code), t.num_partitions, t.replication_factor, t.configs) == \
+        (Errors.INVALID_PARTITIONS, -1, -1, [])

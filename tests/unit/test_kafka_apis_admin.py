@@ -123,7 +123,7 @@ class CreateButNotDescribeConfigs:
 
 
 class CreatingAdminManager:
-    def create_topics(self, timeout_ms, validate_only, to_create, callback):
+    def create_topics(self, timeout_ms, validate_only, to_create, callback, include_configs_and_metadata=()):
         callback({n: (Errors.TOPIC_ALREADY_EXISTS, f"Topic '{n}' already exists.") if n == "old" else (Errors.NONE, None)
                   for n in to_create}, {})
 
