@@ -279,7 +279,7 @@ class AdminManager(Logging):
                 if not validate_only:
                     self.info(f"Creating {req.count - old} partitions for '{topic}' with the following replica "
                               f"assignment: { {p: r for p, r in updated.items() if p >= old} }.")
-            except (AdminOperationException, ApiException) as e:   # Kafka: ApiError.fromThrowable
+            except (AdminOperationException, ApiException) as e:   # as Kafka's ApiError.fromThrowable
                 metadata.append(CreatePartitionsMetadata(topic, [], Errors.for_exception(e), str(e)))
 
         def respond(results):

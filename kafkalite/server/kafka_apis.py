@@ -841,9 +841,9 @@ class KafkaApis(Logging):
                           for p in range(self.metadata_cache.num_partitions(t) or 0)}
         else:
             partitions = {TopicPartition(tps.topic, p) for tps in body.topic_partitions for p in tps.partition_id}
-        # Kafka: ElectLeadersRequestOps.electionType -- v0 is always PREFERRED; ElectionType.valueOf throws for a
-        # type it does not know, and handleError answers getErrorResponse: UNKNOWN_SERVER_ERROR, the top and
-        # every partition named (an unclean election is never the fallback)
+        # As Kafka's ElectLeadersRequestOps.electionType (kafka/api/package.scala): v0 is always PREFERRED, and
+        # ElectionType.valueOf throws for a type it does not know; handleError answers getErrorResponse:
+        # UNKNOWN_SERVER_ERROR, the top and every partition named (an unclean election is never the fallback)
         election_type = elect_leaders.PREFERRED if request.header.api_version == 0 else body.election_type
         if election_type not in (elect_leaders.PREFERRED, elect_leaders.UNCLEAN):
             failed = (Errors.UNKNOWN_SERVER_ERROR, f"Value {election_type} must be one of [PREFERRED, UNCLEAN]")
@@ -894,7 +894,7 @@ class KafkaApis(Logging):
             TopicPartition(t.name, p) for t in body.topics for p in t.partition_indexes}
         msgs = list_partition_reassignments
         if not self.auth_helper.authorize_cluster_operation(request, AclOperation.DESCRIBE):
-            # Kafka: ListPartitionReassignmentsRequest.getErrorResponse -- the error at the top, and the partitions
+            # As Kafka's ListPartitionReassignmentsRequest.getErrorResponse: the error at the top, and the partitions
             # asked about listed back with no replicas
             self.send_response(request, msgs.ListPartitionReassignmentsResponse(
                 error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed.",
