@@ -109,7 +109,7 @@ class DelayedCreatePartitions(DelayedOperation):
             return self.force_complete()
         return False
 
-    # Kafka: DelayedCreatePartitions.onComplete -- a partition still without leader is a timeout.
+    # Kafka: DelayedCreatePartitions.onComplete -- a partition still without leader is a timeout (no message).
     def on_complete(self) -> None:
         results = {}
         for m in self.create_metadata:
@@ -117,7 +117,7 @@ class DelayedCreatePartitions(DelayedOperation):
             if failure is not None:
                 results[m.topic] = (Errors.KAFKA_STORAGE_ERROR, failure)
             elif m.error is Errors.NONE and self._missing_leaders(m):
-                results[m.topic] = (Errors.REQUEST_TIMED_OUT, "Operation timed out")
+                results[m.topic] = (Errors.REQUEST_TIMED_OUT, None)
             else:
                 results[m.topic] = (m.error, m.message)
         self.callback(results)

@@ -218,3 +218,21 @@ def test_create_topics_v5_answers_the_topics_configs(conn, unique_topic, validat
     [t] = r.topics
     assert (Errors.for_code(t.error_code), t.num_partitions, t.replication_factor, t.configs) == \
         (Errors.INVALID_PARTITIONS, -1, -1, [])
+
+
+def test_create_topics_timing_out_has_no_message(broker_factory, unique_topic):
+    # Kafka 2.4: CreateTopics does not check that assigned brokers exist; a topic on broker 7 gets no leader,
+    # and DelayedCreatePartitions.onComplete answers REQUEST_TIMED_OUT with a null message. The topic never
+    # reaches the metadata cache, so DeleteTopics finds no such topic.
+    b = broker_factory()
+    c = RawConnection(b.port)
+    try:
+        r = raw_request(c, CREATE_TOPICS, 5, CT.CreateTopicsRequest(topics=[CT.CreatableTopic(
+            name=unique_topic, num_partitions=-1, replication_factor=-1, configs=[],
+            assignments=[CT.CreatableReplicaAssignment(partition_index=0, broker_ids=[7])])], timeout_ms=300))
+        assert [(t.name, Errors.for_code(t.error_code), t.error_message) for t in r.topics] == \
+            [(unique_topic, Errors.REQUEST_TIMED_OUT, None)]
+        r = raw_request(c, DELETE_TOPICS, 4, DT.DeleteTopicsRequest(topic_names=[unique_topic], timeout_ms=1000))
+        assert Errors.for_code(r.responses[0].error_code) is Errors.UNKNOWN_TOPIC_OR_PARTITION
+    finally:
+        c.close()
