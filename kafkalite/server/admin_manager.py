@@ -324,7 +324,8 @@ class AdminManager(Logging):
             except ApiException as e:   # Kafka: client errors at info, anything else at error with its trace
                 self.info(f"Error processing describe configs request for resource "
                           f"{config_resource_string(res.resource_type, res.resource_name)}: {e}")
-                result.error_code, result.error_message = e.error.code, str(e)
+                # Kafka: ApiError.fromThrowable leaves out a message that only repeats the error's own
+                result.error_code, result.error_message = e.error.code, None if str(e) == e.error.name else str(e)
             except Exception as e:  # noqa: BLE001 -- Kafka: ApiError.fromThrowable, for this resource only
                 self.error(f"Error processing describe configs request for resource "
                            f"{config_resource_string(res.resource_type, res.resource_name)}", exc_info=True)
@@ -341,13 +342,23 @@ class AdminManager(Logging):
         rows = []   # (name, value, source, read_only, sensitive, synonyms, type name, documentation)
         if resource_type == TOPIC_RESOURCE:
             Topic.validate(name)
-            if not self.metadata_cache.contains(name):
-                raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
+            if not self.metadata_cache.contains(name):   # Kafka: ApiError(UNKNOWN_TOPIC_OR_PARTITION, null)
+                raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(None)
             overrides = self.zk_client.get_entity_configs("topics", name)
             rows = self.topic_config_rows(self.log_config_fn(name), overrides, dynamic,
                                           topic_documentation if include_documentation else None)
+        elif resource_type == BROKER_RESOURCE and not name:
+            # Kafka: the cluster-wide default resource describes what is set as the dynamic default, each key with
+            # only its DYNAMIC_DEFAULT_BROKER_CONFIG synonyms (createBrokerConfigEntry(perBrokerConfig = false))
+            for key, value in sorted(dynamic.dynamic_default_configs.items()):
+                synonyms = [syn for syn in self.broker_synonyms(key, dynamic) if syn[2] == "DYNAMIC_DEFAULT_BROKER_CONFIG"]
+                source = synonyms[0][2] if synonyms else "DEFAULT_CONFIG"
+                type_name = CONFIG_DEF[key][0] if key in CONFIG_DEF else "LONG"   # else a replication rate
+                sensitive = type_of(type_name).is_sensitive()
+                rows.append((key, config_text(value), source, key not in ALL_DYNAMIC_CONFIGS, sensitive, synonyms,
+                             type_name, broker_documentation(key) if include_documentation else None))
         elif resource_type == BROKER_RESOURCE:
-            if name and name != str(self.config.broker_id):
+            if self.resource_name_to_broker_id(name) != self.config.broker_id:
                 raise Errors.INVALID_REQUEST.exception(f"Unexpected broker id, expected {self.config.broker_id} or empty "
                                                        f"string, but received {name}")
             for key, value in sorted(self.config.values.items()):
@@ -400,6 +411,14 @@ class AdminManager(Logging):
         rows = self.topic_config_rows(LogConfig.from_props(defaults, configs), configs, dynamic_config_of(self.config))
         return [(n, None if sensitive else v, CONFIG_SOURCE[src], ro, sensitive)
                 for n, v, src, ro, sensitive, _synonyms, _type, _doc in rows]
+
+    # Kafka: AdminManager.resourceNameToBrokerId
+    @staticmethod
+    def resource_name_to_broker_id(resource_name: str) -> int:
+        try:
+            return int(resource_name)
+        except ValueError:
+            raise Errors.INVALID_REQUEST.exception(f"Broker id must be an integer, but it is: {resource_name}") from None
 
     # Kafka: DynamicBrokerConfig.brokerConfigSynonyms + AdminManager.configSynonyms -- where a broker
     # key's value can come from, most specific first: this broker's dynamic config, the cluster-wide
@@ -458,9 +477,9 @@ class AdminManager(Logging):
                 LogConfig.validate(props)
             elif resource_type == BROKER_RESOURCE:
                 per_broker = bool(name)
-                if per_broker and name != str(self.config.broker_id):
+                if per_broker and self.resource_name_to_broker_id(name) != self.config.broker_id:   # Kafka: getBrokerId
                     raise Errors.INVALID_REQUEST.exception(
-                        f"Unexpected broker id, expected {self.config.broker_id} or empty string, but received {name}")
+                        f"Unexpected broker id, expected {self.config.broker_id}, but received {name}")
                 entity_type, entity = "brokers", name if per_broker else DEFAULT_ENTITY
                 props = new_props_fn(self.zk_client.get_entity_configs(entity_type, entity))
                 dynamic_config_of(self.config).validate(props, per_broker)

@@ -1,0 +1,85 @@
+"""No Kafka counterpart (Kafka's are AdminManagerTest, DynamicConfigChangeTest and the admin integration
+tests): DescribeConfigs / AlterConfigs / IncrementalAlterConfigs edge cases answered as Kafka 2.4 answers
+them, on the wire.
+
+- The cluster-wide broker resource (name "") describes only what is set as the dynamic default
+  (AdminManager.describeConfigs: currentDynamicDefaultConfigs, DYNAMIC_DEFAULT_BROKER_CONFIG synonyms only).
+- A broker name that is no integer is "Broker id must be an integer, but it is: x" (resourceNameToBrokerId);
+  another broker's id is refused with describeConfigs' / getBrokerId's own messages.
+- An unknown topic is UNKNOWN_TOPIC_OR_PARTITION with no message.
+"""
+from __future__ import annotations
+
+import pytest
+from clients import raw_request
+from harness import RawConnection
+from support import wait_until
+
+from kafkalite.protocol.errors import Errors
+from kafkalite.protocol.messages import (alter_configs as AC, describe_configs as DC,
+                                         incremental_alter_configs as IAC)
+
+pytestmark = pytest.mark.timeout(90)
+
+DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS = 32, 33, 44
+TOPIC, BROKER = 2, 4
+
+
+@pytest.fixture
+def conn(broker_factory):
+    b = broker_factory()
+    c = RawConnection(b.port)
+    yield c
+    c.close()
+
+
+def describe(conn, resources: list[tuple], version: int = 1, include_synonyms: bool = False):
+    """``resources``: [(type, name)]; returns [(type, name, Errors, message, {config: (value, source, read only)})]."""
+    r = raw_request(conn, DESCRIBE_CONFIGS, version, DC.DescribeConfigsRequest(resources=[
+        DC.DescribeConfigsResource(resource_type=t, resource_name=n, configuration_keys=None) for t, n in resources],
+        include_synonyms=include_synonyms))
+    return [(x.resource_type, x.resource_name, Errors.for_code(x.error_code), x.error_message,
+             {c.name: (c.value, c.config_source, c.read_only) for c in x.configs}) for x in r.results]
+
+
+def incremental_alter(conn, resources: list[tuple], validate_only: bool = False):
+    """``resources``: [(type, name, [(key, op, value)])]; returns [(type, name, Errors, message)]."""
+    r = raw_request(conn, INCREMENTAL_ALTER_CONFIGS, 0, IAC.IncrementalAlterConfigsRequest(resources=[
+        IAC.AlterConfigsResource(resource_type=t, resource_name=n, configs=[
+            IAC.AlterableConfig(name=k, config_operation=op, value=v) for k, op, v in ops]) for t, n, ops in resources],
+        validate_only=validate_only))
+    return [(x.resource_type, x.resource_name, Errors.for_code(x.error_code), x.error_message) for x in r.responses]
+
+
+def test_the_cluster_default_resource_describes_the_dynamic_defaults_only(conn):
+    assert describe(conn, [(BROKER, "")]) == [(BROKER, "", Errors.NONE, None, {})]
+    assert incremental_alter(conn, [(BROKER, "", [("log.retention.ms", 0, "3600000")])]) == \
+        [(BROKER, "", Errors.NONE, None)]
+
+    def described():
+        return describe(conn, [(BROKER, "")], include_synonyms=True)
+    wait_until(lambda: described()[0][4], 10, "the dynamic default to be applied")
+    assert described() == [(BROKER, "", Errors.NONE, None, {"log.retention.ms": ("3600000", 3, False)})]
+    # the broker's own resource still describes every config
+    [(_, _, error, _, configs)] = describe(conn, [(BROKER, "0")])
+    assert error is Errors.NONE and len(configs) > 100 and configs["log.retention.ms"][:2] == ("3600000", 3)
+
+
+def test_broker_names(conn):
+    assert describe(conn, [(BROKER, "x"), (BROKER, "7")]) == [
+        (BROKER, "x", Errors.INVALID_REQUEST, "Broker id must be an integer, but it is: x", {}),
+        (BROKER, "7", Errors.INVALID_REQUEST, "Unexpected broker id, expected 0 or empty string, but received 7", {})]
+    assert incremental_alter(conn, [(BROKER, "x", [("log.retention.ms", 0, "1000")]),
+                                    (BROKER, "7", [("log.retention.ms", 0, "1000")])]) == [
+        (BROKER, "x", Errors.INVALID_REQUEST, "Broker id must be an integer, but it is: x"),
+        (BROKER, "7", Errors.INVALID_REQUEST, "Unexpected broker id, expected 0, but received 7")]
+    r = raw_request(conn, ALTER_CONFIGS, 0, AC.AlterConfigsRequest(resources=[AC.AlterConfigsResource(
+        resource_type=BROKER, resource_name="7", configs=[AC.AlterableConfig(name="log.retention.ms", value="1")])],
+        validate_only=True))
+    assert [(Errors.for_code(x.error_code), x.error_message) for x in r.responses] == [
+        (Errors.INVALID_REQUEST, "Unexpected broker id, expected 0, but received 7")]
+
+
+def test_unknown_topic_has_no_message(conn):
+    assert describe(conn, [(TOPIC, "no-such-topic")]) == [
+        (TOPIC, "no-such-topic", Errors.UNKNOWN_TOPIC_OR_PARTITION, None, {})]
