@@ -19,7 +19,9 @@ Configs (KafkaApis only validates the request and hands it here, as in 2.4):
   is INVALID_REQUEST with the reason.
 Each entry carries its ConfigDef type and, when asked, a line of documentation (Kafka 2.6, KIP-569:
 DescribeConfigs v3+); a PASSWORD key is sensitive, so its value and its synonyms' values are null.
-Left out: authorization (KafkaApis does it), CreateTopicPolicy/AlterConfigPolicy.
+Era notes: IncrementalAlterConfigs APPEND/SUBTRACT on a list key not set yet start from its default (Kafka 2.6;
+2.4 failed with a NullPointerException).
+Left out: authorization (KafkaApis does it), CreateTopicPolicy/AlterConfigPolicy, BROKER_LOGGER resources.
 """
 from __future__ import annotations
 
@@ -438,15 +440,24 @@ class AdminManager(Logging):
     def alter_configs(self, resource_type: int, name: str, new_props: dict, validate_only: bool):
         return self.alter_resource_configs(resource_type, name, lambda current: new_props, validate_only)
 
-    # Kafka: AdminManager.incrementalAlterConfigs
+    # Kafka: AdminManager.incrementalAlterConfigs -- a key named twice in one resource is refused first
     def incremental_alter_configs(self, resource_type: int, name: str, alter_ops, validate_only: bool):
-        return self.alter_resource_configs(resource_type, name,
-                                           lambda current: self.prepare_incremental_configs(alter_ops, current),
-                                           validate_only)
+        names = [op.name for op in alter_ops]
+        duplicates = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+        if duplicates:
+            return Errors.INVALID_REQUEST, f"Error due to duplicate config keys : {','.join(duplicates)}"
+        config_keys = {k: (t.upper(), d) for k, (t, d, *_rest) in LogConfigDef.items()} \
+            if resource_type == TOPIC_RESOURCE else {k: (v[0], v[1]) for k, v in CONFIG_DEF.items()}
+        return self.alter_resource_configs(
+            resource_type, name, lambda current: self.prepare_incremental_configs(alter_ops, current, config_keys),
+            validate_only)
 
-    # Kafka: AdminManager.prepareIncrementalConfigs
+    # Kafka: AdminManager.prepareIncrementalConfigs -- APPEND and SUBTRACT only for LIST keys (a key the resource
+    # does not have is Kafka's Map lookup failure, "key not found", which it answers UNKNOWN_SERVER_ERROR); APPEND
+    # adds the given items as they are, SUBTRACT removes one occurrence of each (Scala's List.diff).
+    # Kafka 2.6: a list key not set yet starts from its default value (2.4 failed with a NullPointerException).
     @staticmethod
-    def prepare_incremental_configs(alter_ops, current: dict) -> dict:
+    def prepare_incremental_configs(alter_ops, current: dict, config_keys: dict) -> dict:
         props = dict(current)
         for op in alter_ops:
             if op.config_operation == SET:
@@ -454,12 +465,22 @@ class AdminManager(Logging):
             elif op.config_operation == DELETE:
                 props.pop(op.name, None)
             elif op.config_operation in (APPEND, SUBTRACT):
-                items = [v for v in (props.get(op.name) or "").split(",") if v]
-                given = [v.strip() for v in (op.value or "").split(",") if v.strip()]
+                verb = "append" if op.config_operation == APPEND else "subtract"
+                if op.name not in config_keys:
+                    raise KeyError(f"key not found: {op.name}")
+                config_type, default = config_keys[op.name]
+                if config_type != "LIST":
+                    raise Errors.INVALID_REQUEST.exception(f"Config value {verb} is not allowed for config key: {op.name}")
+                old = props.get(op.name)
+                old = (old if old is not None else config_text(default) or "").split(",")
+                given = (op.value or "").split(",")
                 if op.config_operation == APPEND:
-                    items += [v for v in given if v not in items]
+                    items = old + given
                 else:
-                    items = [v for v in items if v not in given]
+                    items = list(old)
+                    for v in given:
+                        if v in items:
+                            items.remove(v)
                 props[op.name] = ",".join(items)
             else:
                 raise Errors.INVALID_REQUEST.exception(f"Unknown config operation {op.config_operation}")
@@ -469,11 +490,12 @@ class AdminManager(Logging):
         """Validate and (unless validate_only) persist one resource's new overrides: (Errors, message)."""
         try:
             if resource_type == TOPIC_RESOURCE:
-                Topic.validate(name)
-                if not self.zk_client.topic_exists(name):
-                    raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
                 entity_type, entity = "topics", name
                 props = new_props_fn(self.zk_client.get_entity_configs(entity_type, entity))
+                # Kafka: AdminZkClient.validateTopicConfig, after the incremental changes were applied
+                Topic.validate(name)
+                if not self.zk_client.topic_exists(name):
+                    raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic '{name}' does not exist.")
                 LogConfig.validate(props)
             elif resource_type == BROKER_RESOURCE:
                 per_broker = bool(name)
@@ -496,6 +518,10 @@ class AdminManager(Logging):
             message = f"Invalid config value for resource {config_resource_string(resource_type, name)}: {e}"
             self.info(message)
             return Errors.INVALID_REQUEST, message
+        except Exception as e:  # noqa: BLE001 -- Kafka: logged at error, ApiError.fromThrowable
+            self.error(f"Error processing alter configs request for resource "
+                       f"{config_resource_string(resource_type, name)}", exc_info=True)
+            return Errors.for_exception(e), e.args[0] if isinstance(e, KeyError) else str(e)
 
     def shutdown(self) -> None:
         self.topic_purgatory.shutdown()

@@ -83,3 +83,48 @@ def test_broker_names(conn):
 def test_unknown_topic_has_no_message(conn):
     assert describe(conn, [(TOPIC, "no-such-topic")]) == [
         (TOPIC, "no-such-topic", Errors.UNKNOWN_TOPIC_OR_PARTITION, None, {})]
+
+
+def topic_overrides(conn, topic):
+    [(_, _, error, _, configs)] = describe(conn, [(TOPIC, topic)])
+    assert error is Errors.NONE
+    return {k: v[0] for k, v in configs.items() if v[1] == 1}   # TOPIC_CONFIG
+
+
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+
+
+def test_incremental_alter_configs_refusals(conn):
+    from clients import create_topic
+    port = conn.sock.getpeername()[1]
+    create_topic(f"127.0.0.1:{port}", "inc", partitions=1)
+    # Kafka 2.4 AdminManager.incrementalAlterConfigs: a key named twice is refused before anything else
+    assert incremental_alter(conn, [(TOPIC, "inc", [("retention.ms", SET, "1000"), ("retention.ms", DELETE, None)])]) \
+        == [(TOPIC, "inc", Errors.INVALID_REQUEST, "Error due to duplicate config keys : retention.ms")]
+    # prepareIncrementalConfigs: APPEND / SUBTRACT only for LIST keys, checked before the topic is looked up
+    for topic in ("inc", "no-such-topic"):
+        assert incremental_alter(conn, [(TOPIC, topic, [("retention.ms", APPEND, "1")])]) == [
+            (TOPIC, topic, Errors.INVALID_REQUEST, "Config value append is not allowed for config key: retention.ms")]
+    assert incremental_alter(conn, [(TOPIC, "inc", [("retention.ms", SUBTRACT, "1")])]) == [
+        (TOPIC, "inc", Errors.INVALID_REQUEST, "Config value subtract is not allowed for config key: retention.ms")]
+    # a key the topic configs do not have: Kafka's own Map lookup fails, UNKNOWN_SERVER_ERROR
+    assert incremental_alter(conn, [(TOPIC, "inc", [("no.such.key", APPEND, "x")])]) == [
+        (TOPIC, "inc", Errors.UNKNOWN_SERVER_ERROR, "key not found: no.such.key")]
+    assert incremental_alter(conn, [(TOPIC, "no-such-topic", [("retention.ms", SET, "1")])]) == [
+        (TOPIC, "no-such-topic", Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic 'no-such-topic' does not exist.")]
+    assert topic_overrides(conn, "inc") == {}
+
+
+def test_incremental_append_and_subtract(conn):
+    from clients import create_topic
+    port = conn.sock.getpeername()[1]
+    create_topic(f"127.0.0.1:{port}", "lists", partitions=1)
+    # Kafka 2.6: a list key not set yet starts from its default ("delete")
+    assert incremental_alter(conn, [(TOPIC, "lists", [("cleanup.policy", APPEND, "compact")])]) == \
+        [(TOPIC, "lists", Errors.NONE, None)]
+    wait_until(lambda: topic_overrides(conn, "lists") == {"cleanup.policy": "delete,compact"}, 10, "the append")
+    # SUBTRACT removes what it names; APPEND adds what it is given as it is (Kafka does not de-duplicate)
+    assert incremental_alter(conn, [(TOPIC, "lists", [("cleanup.policy", SUBTRACT, "delete")])])[0][2] is Errors.NONE
+    wait_until(lambda: topic_overrides(conn, "lists") == {"cleanup.policy": "compact"}, 10, "the subtract")
+    assert incremental_alter(conn, [(TOPIC, "lists", [("cleanup.policy", APPEND, "compact")])])[0][2] is Errors.NONE
+    wait_until(lambda: topic_overrides(conn, "lists") == {"cleanup.policy": "compact,compact"}, 10, "the append")
