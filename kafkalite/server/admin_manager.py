@@ -326,7 +326,7 @@ class AdminManager(Logging):
             except ApiException as e:   # Kafka: client errors at info, anything else at error with its trace
                 self.info(f"Error processing describe configs request for resource "
                           f"{config_resource_string(res.resource_type, res.resource_name)}: {e}")
-                # Kafka: ApiError.fromThrowable leaves out a message that only repeats the error's own
+                # as Kafka's ApiError.fromThrowable: leave out a message that only repeats the error's own
                 result.error_code, result.error_message = e.error.code, None if str(e) == e.error.name else str(e)
             except Exception as e:  # noqa: BLE001 -- Kafka: ApiError.fromThrowable, for this resource only
                 self.error(f"Error processing describe configs request for resource "
@@ -344,7 +344,7 @@ class AdminManager(Logging):
         rows = []   # (name, value, source, read_only, sensitive, synonyms, type name, documentation)
         if resource_type == TOPIC_RESOURCE:
             Topic.validate(name)
-            if not self.metadata_cache.contains(name):   # Kafka: ApiError(UNKNOWN_TOPIC_OR_PARTITION, null)
+            if not self.metadata_cache.contains(name):   # as Kafka, no message: ApiError(UNKNOWN_TOPIC_OR_PARTITION, null)
                 raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(None)
             overrides = self.zk_client.get_entity_configs("topics", name)
             rows = self.topic_config_rows(self.log_config_fn(name), overrides, dynamic,
