@@ -138,6 +138,7 @@ THROTTLE_EXEMPT = frozenset((ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKe
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONFIG_SOURCE_DEFAULT = 5   # Kafka: DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG
 CONFIG_RESOURCE_TOPIC = 2   # Kafka: ConfigResource.Type.TOPIC (BROKER 4 and BROKER_LOGGER 8 are the cluster's)
+CONFIG_RESOURCE_TYPES = {"TOPIC": 2, "BROKER": 4, "BROKER_LOGGER": 8}   # ConfigResource.Type with an id (UNKNOWN is 0)
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
 GROUP_KEY_TYPE = 0          # Kafka: CoordinatorType.GROUP
 TRANSACTION_KEY_TYPE = 1    # Kafka: CoordinatorType.TRANSACTION
@@ -1999,7 +2000,14 @@ class KafkaApis(Logging):
     # ================================================================== configs
     # Kafka: KafkaApis.handleDescribeConfigsRequest -> AdminManager.describeConfigs
     def handle_describe_configs_request(self, request) -> None:
-        resources = request.body.resources
+        resources = self.config_resources(request.body.resources)
+        refused = self.config_request_error(resources, "DescribeConfigs")
+        if refused is not None:   # Kafka: handleError -> DescribeConfigsRequest.getErrorResponse
+            self.send_response(request, describe_configs.DescribeConfigsResponse(results=[
+                describe_configs.DescribeConfigsResult(error_code=Errors.INVALID_REQUEST.code, error_message=refused,
+                                                       resource_type=r.resource_type, resource_name=r.resource_name,
+                                                       configs=[]) for r in resources]))
+            return
         authorized = [r for r in resources if self.config_resource_authorized(request, AclOperation.DESCRIBE_CONFIGS,
                                                                                r.resource_type, r.resource_name)]
         done = iter(self.admin_manager.describe_configs(authorized, request.body.include_synonyms,
@@ -2019,6 +2027,30 @@ class KafkaApis(Logging):
                     entry.is_default = entry.config_source == CONFIG_SOURCE_DEFAULT
         self.send_response(request, describe_configs.DescribeConfigsResponse(results=results))
 
+    # Kafka 2.4's config requests hold a map of ConfigResource (type, name): a resource named twice is asked
+    # once, for its last entry; a type ConfigResource.Type.forId does not know is UNKNOWN (0)
+    @staticmethod
+    def config_resources(resources) -> list:
+        by_resource: dict = {}   # in the order first named, holding the last entry
+        for r in resources:
+            if r.resource_type not in CONFIG_RESOURCE_TYPES.values():
+                r.resource_type = 0
+            by_resource[(r.resource_type, r.resource_name)] = r
+        return list(by_resource.values())
+
+    # Kafka: the resource-type match of handleDescribeConfigsRequest / handleAlterConfigsRequest /
+    # handleIncrementalAlterConfigsRequest throws InvalidRequestException for a type it does not serve, and the
+    # whole request is answered INVALID_REQUEST (getErrorResponse); the message, or None when all are served
+    @staticmethod
+    def config_request_error(resources, api: str) -> str | None:
+        for r in resources:
+            if api == "AlterConfigs" and r.resource_type == CONFIG_RESOURCE_TYPES["BROKER_LOGGER"]:
+                return "AlterConfigs is deprecated and does not support the resource type BROKER_LOGGER"
+            if r.resource_type == 0:
+                return "Unexpected resource type UNKNOWN" + (f" for resource {r.resource_name}"
+                                                              if api == "DescribeConfigs" else "")
+        return None
+
     # the resource-type switch of handleDescribeConfigsRequest / handleAlterConfigsRequest: a broker's (or its
     # loggers') configs are the cluster's, a topic's the topic's
     def config_resource_authorized(self, request, operation: AclOperation, resource_type: int, name: str) -> bool:
@@ -2035,8 +2067,15 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleAlterConfigsRequest -> AdminManager.alterConfigs
     def handle_alter_configs_request(self, request) -> None:
         body = request.body
+        resources = self.config_resources(body.resources)
+        refused = self.config_request_error(resources, "AlterConfigs")
         results = []
-        for res in body.resources:
+        for res in resources:
+            if refused is not None:   # Kafka: handleError -> AlterConfigsRequest.getErrorResponse
+                results.append(alter_configs.AlterConfigsResourceResponse(
+                    error_code=Errors.INVALID_REQUEST.code, error_message=refused, resource_type=res.resource_type,
+                    resource_name=res.resource_name))
+                continue
             new_props = {c.name: c.value for c in res.configs if c.value is not None}
             if not self.config_resource_authorized(request, AclOperation.ALTER_CONFIGS, res.resource_type,
                                                    res.resource_name):
@@ -2052,8 +2091,15 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleIncrementalAlterConfigsRequest -> AdminManager.incrementalAlterConfigs
     def handle_incremental_alter_configs_request(self, request) -> None:
         body = request.body
+        resources = self.config_resources(body.resources)
+        refused = self.config_request_error(resources, "IncrementalAlterConfigs")
         results = []
-        for res in body.resources:
+        for res in resources:
+            if refused is not None:   # Kafka: handleError -> IncrementalAlterConfigsRequest.getErrorResponse
+                results.append(incremental_alter_configs.AlterConfigsResourceResponse(
+                    error_code=Errors.INVALID_REQUEST.code, error_message=refused, resource_type=res.resource_type,
+                    resource_name=res.resource_name))
+                continue
             if not self.config_resource_authorized(request, AclOperation.ALTER_CONFIGS, res.resource_type,
                                                    res.resource_name):
                 error, message = self.configs_authorization_error(res.resource_type), None

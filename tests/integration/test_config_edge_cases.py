@@ -128,3 +128,30 @@ def test_incremental_append_and_subtract(conn):
     wait_until(lambda: topic_overrides(conn, "lists") == {"cleanup.policy": "compact"}, 10, "the subtract")
     assert incremental_alter(conn, [(TOPIC, "lists", [("cleanup.policy", APPEND, "compact")])])[0][2] is Errors.NONE
     wait_until(lambda: topic_overrides(conn, "lists") == {"cleanup.policy": "compact,compact"}, 10, "the append")
+
+
+def test_request_level_refusals_and_duplicate_resources(conn):
+    from clients import create_topic
+    port = conn.sock.getpeername()[1]
+    create_topic(f"127.0.0.1:{port}", "dups", partitions=1)
+    # Kafka 2.4: a resource type the handler does not serve fails the whole request (getErrorResponse), the
+    # unknown type answered as UNKNOWN (0)
+    assert describe(conn, [(TOPIC, "dups"), (3, "g")]) == [
+        (TOPIC, "dups", Errors.INVALID_REQUEST, "Unexpected resource type UNKNOWN for resource g", {}),
+        (0, "g", Errors.INVALID_REQUEST, "Unexpected resource type UNKNOWN for resource g", {})]
+    assert incremental_alter(conn, [(TOPIC, "dups", [("retention.ms", SET, "1000")]), (3, "g", [])]) == [
+        (TOPIC, "dups", Errors.INVALID_REQUEST, "Unexpected resource type UNKNOWN"),
+        (0, "g", Errors.INVALID_REQUEST, "Unexpected resource type UNKNOWN")]
+    r = raw_request(conn, ALTER_CONFIGS, 0, AC.AlterConfigsRequest(resources=[
+        AC.AlterConfigsResource(resource_type=TOPIC, resource_name="dups", configs=[]),
+        AC.AlterConfigsResource(resource_type=8, resource_name="0", configs=[])], validate_only=True))
+    assert {(x.resource_type, Errors.for_code(x.error_code), x.error_message) for x in r.responses} == {
+        (TOPIC, Errors.INVALID_REQUEST, "AlterConfigs is deprecated and does not support the resource type BROKER_LOGGER"),
+        (8, Errors.INVALID_REQUEST, "AlterConfigs is deprecated and does not support the resource type BROKER_LOGGER")}
+    assert topic_overrides(conn, "dups") == {}
+    # a resource named twice is one entry of Kafka's map: asked once, for its last entry, answered once
+    answers = describe(conn, [(TOPIC, "dups"), (TOPIC, "dups")])
+    assert [(t, n, e) for t, n, e, _, _ in answers] == [(TOPIC, "dups", Errors.NONE)]
+    assert incremental_alter(conn, [(TOPIC, "dups", [("retention.ms", SET, "1000")]),
+                                    (TOPIC, "dups", [("retention.ms", SET, "2000")])]) == [(TOPIC, "dups", Errors.NONE, None)]
+    wait_until(lambda: topic_overrides(conn, "dups") == {"retention.ms": "2000"}, 10, "the last entry to apply")
