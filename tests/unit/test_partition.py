@@ -487,12 +487,10 @@ def test_low_watermark_counts_the_future_log(tmp_path):
 
 class OnePartitionReplicaManager:
     def __init__(self, partition):
-        self.partition = partition
+        self.partition, self.offline_partitions = partition, set()
 
-    def get_partition_or_exception(self, tp, expect_leader=True):
-        if not self.partition.is_leader():
-            raise Errors.NOT_LEADER_FOR_PARTITION.exception("not leader")
-        return self.partition
+    def get_partition(self, tp):
+        return self.partition if tp == TP else None
 
 
 def follower_fetch_with_start(partition, follower_id, offset, log_start_offset):
@@ -539,6 +537,25 @@ def test_delayed_delete_records_fails_a_partition_that_lost_leadership(tmp_path)
     partition.make_follower(0, leader_state([0, 1], leader=1, leader_epoch=2), 2)
     assert op.try_complete()
     assert answers == [{TP: (-1, Errors.NOT_LEADER_FOR_PARTITION)}]
+
+
+@pytest.mark.parametrize("offline,error", [(False, Errors.UNKNOWN_TOPIC_OR_PARTITION), (True, Errors.KAFKA_STORAGE_ERROR)])
+def test_delayed_delete_records_fails_a_partition_no_longer_hosted(tmp_path, offline, error):
+    # Kafka: DelayedDeleteRecords.tryComplete -- HostedPartition.None is UNKNOWN_TOPIC_OR_PARTITION (a replica
+    # reassigned away while the request waited), HostedPartition.Offline KAFKA_STORAGE_ERROR
+    from kafkalite.server.delayed_delete_records import DeleteRecordsPartitionStatus, DelayedDeleteRecords
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 4)
+    follower_fetch(partition, 1, 4)
+    answers = []
+    rm = OnePartitionReplicaManager(partition)
+    op = DelayedDeleteRecords(30_000, {TP: DeleteRecordsPartitionStatus(2, 0, Errors.NONE)}, rm, answers.append)
+    assert not op.try_complete()
+    rm.partition = None
+    if offline:
+        rm.offline_partitions.add(TP)
+    assert op.try_complete()
+    assert answers == [{TP: (-1, error)}]
 
 
 def test_delayed_delete_records_expires_as_request_timed_out(tmp_path):
