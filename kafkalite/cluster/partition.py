@@ -31,10 +31,11 @@ import threading
 from kafkalite.cluster.replica import UNKNOWN_OFFSET, Replica
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.log.fetch_data_info import FetchIsolation, LogOffsetSnapshot, LogReadInfo
-from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP
+from kafkalite.log.log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
 from kafkalite.log.log_offset_metadata import LogOffsetMetadata
 from kafkalite.protocol.errors import ApiException, Errors
 from kafkalite.record.file_records import TimestampAndOffset
+from kafkalite.record.record_batch import RecordBatch
 from kafkalite.server.delayed_operation_key import TopicPartitionOperationKey
 from kafkalite.utils.logging import Logging
 from kafkalite.utils.replication_utils import ReplicationUtils
@@ -569,9 +570,11 @@ class Partition(Logging):
         return info
 
     # ------------------------------------------------------------------ reads
-    # Kafka: Partition.localLogWithEpochOrException -- KIP-320 fencing by the client's leader epoch.
+    # Kafka: Partition.localLogWithEpochOrException -- KIP-320 fencing by the client's leader epoch: -1 means none
+    # was given (RequestUtils.getLeaderEpoch); any other epoch, negative too, is compared (checkCurrentLeaderEpoch).
+    # A leader without its log is NOT_LEADER_FOR_PARTITION, a replica without it REPLICA_NOT_AVAILABLE (getLocalLog).
     def local_log_with_epoch_or_exception(self, current_leader_epoch: int, require_leader: bool):
-        if current_leader_epoch >= 0 and current_leader_epoch != self.leader_epoch:
+        if current_leader_epoch != RecordBatch.NO_PARTITION_LEADER_EPOCH and current_leader_epoch != self.leader_epoch:
             if current_leader_epoch < self.leader_epoch:
                 raise Errors.FENCED_LEADER_EPOCH.exception(
                     f"The leader epoch {current_leader_epoch} is older than the current {self.leader_epoch} of {self.topic_partition}")
@@ -581,6 +584,9 @@ class Partition(Logging):
             raise Errors.NOT_LEADER_FOR_PARTITION.exception(
                 f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
         if self.log is None:
+            if require_leader:
+                raise Errors.NOT_LEADER_FOR_PARTITION.exception(
+                    f"Leader not local for partition {self.topic_partition} on broker {self.local_broker_id}")
             raise Errors.REPLICA_NOT_AVAILABLE.exception(f"Log for {self.topic_partition} is not available")
         return self.log
 
@@ -610,27 +616,39 @@ class Partition(Logging):
                                  log.fetch_last_stable_offset_metadata())
 
     # Kafka: Partition.fetchOffsetForTimestamp -- consumers see offsets below the high watermark only, and
-    # read_committed ones (isolation level 1) below the last stable offset
+    # read_committed ones (isolation level 1) below the last stable offset. A new leader whose high watermark
+    # has not reached the start of its epoch yet cannot answer a consumer's "latest", nor a timestamp it finds
+    # nothing for below that point: OFFSET_NOT_AVAILABLE. Any other timestamp (below -3 too) is looked up.
     def fetch_offset_for_timestamp(self, timestamp: int, current_leader_epoch: int, fetch_only_from_leader: bool,
                                    is_from_consumer: bool, isolation_level: int = 0) -> TimestampAndOffset | None:
-        log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
-        if not is_from_consumer:
-            last_fetchable = log.log_end_offset
-        elif isolation_level == 1:
-            last_fetchable = log.last_stable_offset
-        else:
-            last_fetchable = log.high_watermark
-        if timestamp == LATEST_TIMESTAMP:
-            return TimestampAndOffset(-1, last_fetchable, self.leader_epoch)
-        if timestamp == EARLIEST_TIMESTAMP:
+        with self.leader_isr_update_lock:
+            log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
+            if not is_from_consumer:
+                last_fetchable = log.log_end_offset
+            elif isolation_level == 1:
+                last_fetchable = log.last_stable_offset
+            else:
+                last_fetchable = log.high_watermark
+            epoch_start = self.leader_epoch_start_offset_opt
+            offsets_error = None
+            if is_from_consumer and epoch_start is not None and epoch_start > log.high_watermark:
+                epoch_text = f"epoch {current_leader_epoch}" if current_leader_epoch != -1 else "unknown epoch"
+                offsets_error = Errors.OFFSET_NOT_AVAILABLE.exception(
+                    f"Failed to fetch offsets for partition {self.topic_partition} with leader {epoch_text} as "
+                    f"this partition's high watermark ({log.high_watermark}) is lagging behind the start offset "
+                    f"from the beginning of this epoch ({epoch_start}).")
+            if timestamp == LATEST_TIMESTAMP:
+                if offsets_error is not None:
+                    raise offsets_error
+                return TimestampAndOffset(-1, last_fetchable, self.leader_epoch)
             found = log.fetch_offset_by_timestamp(timestamp)
-            return TimestampAndOffset(-1, found.offset, found.leader_epoch)
-        if timestamp < MAX_TIMESTAMP:
-            raise Errors.INVALID_REQUEST.exception(f"Invalid timestamp {timestamp}")
-        found = log.fetch_offset_by_timestamp(timestamp)
-        if found is None or found.offset >= last_fetchable:
-            return None
-        return found
+            if timestamp == EARLIEST_TIMESTAMP:
+                return TimestampAndOffset(-1, found.offset, found.leader_epoch)
+            if found is None or found.offset >= last_fetchable:
+                if offsets_error is not None:
+                    raise offsets_error
+                return None
+            return found
 
     # Kafka: Partition.legacyFetchOffsetsForTimestamp -- ListOffsets v0; a consumer sees nothing past the
     # high watermark (offsets above it are replaced by the high watermark itself)
@@ -685,12 +703,11 @@ class Partition(Logging):
             if not log.config.delete:
                 raise Errors.POLICY_VIOLATION.exception(
                     f"Records of partition {self.topic_partition} can not be deleted due to the configured policy")
-            converted = log.high_watermark if offset == -1 else offset
-            if converted < 0 or converted > log.high_watermark:
+            converted = log.high_watermark if offset == -1 else offset   # DeleteRecordsRequest.HIGH_WATERMARK
+            if converted < 0:
                 raise Errors.OFFSET_OUT_OF_RANGE.exception(
-                    f"Cannot increment the log start offset to {converted} of partition {self.topic_partition} "
-                    f"since it is larger than the high watermark {log.high_watermark}")
-            log.maybe_increment_log_start_offset(converted)
+                    f"The offset {converted} for partition {self.topic_partition} is not valid")
+            log.maybe_increment_log_start_offset(converted)   # past the high watermark: OFFSET_OUT_OF_RANGE
             return converted, self.low_watermark_if_leader()
 
     # Kafka: Partition.delete

@@ -19,7 +19,9 @@ Configs (KafkaApis only validates the request and hands it here, as in 2.4):
   is INVALID_REQUEST with the reason.
 Each entry carries its ConfigDef type and, when asked, a line of documentation (Kafka 2.6, KIP-569:
 DescribeConfigs v3+); a PASSWORD key is sensitive, so its value and its synonyms' values are null.
-Left out: authorization (KafkaApis does it), CreateTopicPolicy/AlterConfigPolicy.
+Era notes: IncrementalAlterConfigs APPEND/SUBTRACT on a list key not set yet start from its default (Kafka 2.6;
+2.4 failed with a NullPointerException).
+Left out: authorization (KafkaApis does it), CreateTopicPolicy/AlterConfigPolicy, BROKER_LOGGER resources.
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ from kafkalite.server.dynamic_broker_config import (ALL_DYNAMIC_CONFIGS, BROKER_
                                                     DYNAMIC_CONFIG_BROKER_PROPS, dynamic_config_of)
 from kafkalite.server.kafka_config import CONFIG_DEF
 from kafkalite.utils.logging import Logging
-from kafkalite.zk.admin_zk_client import AdminZkClient, assign_replicas_to_brokers
+from kafkalite.zk.admin_zk_client import AdminOperationException, AdminZkClient, assign_replicas_to_brokers
 
 
 TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4        # Kafka: ConfigResource.Type
@@ -57,6 +59,7 @@ class CreatePartitionsMetadata:
     message: str | None = None
     replication_factor: int = -1
     configs: dict = attrs.Factory(dict)
+    topic_configs: list | None = None   # KIP-525: the created topic's configs (created_topic_configs), if asked
 
 
 class DelayedCreatePartitions(DelayedOperation):
@@ -97,7 +100,7 @@ class DelayedCreatePartitions(DelayedOperation):
             return self.force_complete()
         return False
 
-    # Kafka: DelayedCreatePartitions.onComplete -- a partition still without leader is a timeout.
+    # Kafka: DelayedCreatePartitions.onComplete -- a partition still without leader is a timeout (no message).
     def on_complete(self) -> None:
         results = {}
         for m in self.create_metadata:
@@ -105,7 +108,7 @@ class DelayedCreatePartitions(DelayedOperation):
             if failure is not None:
                 results[m.topic] = (Errors.KAFKA_STORAGE_ERROR, failure)
             elif m.error is Errors.NONE and self._missing_leaders(m):
-                results[m.topic] = (Errors.REQUEST_TIMED_OUT, "Operation timed out")
+                results[m.topic] = (Errors.REQUEST_TIMED_OUT, None)
             else:
                 results[m.topic] = (m.error, m.message)
         self.callback(results)
@@ -165,9 +168,19 @@ class AdminManager(Logging):
     def try_complete_delayed_topic_operations(self, topic: str) -> None:
         self.topic_purgatory.check_and_complete(TopicKey(topic))
 
+    # Kafka: AdminManager.createTopics / createPartitions, "if timeout <= 0, validateOnly or no topics can proceed
+    # return immediately": a topic written to ZooKeeper but not waited for answers REQUEST_TIMED_OUT (its leaders
+    # are not known yet; librdkafka hides that error when it asked for no wait), a validated one NONE
+    @staticmethod
+    def immediate_results(metadata: list[CreatePartitionsMetadata], validate_only: bool) -> dict:
+        return {m.topic: (Errors.REQUEST_TIMED_OUT, None) if m.error is Errors.NONE and not validate_only
+                else (m.error, m.message) for m in metadata}
+
     # Kafka: AdminManager.createTopics
-    def create_topics(self, timeout_ms: int, validate_only: bool, to_create: dict, response_callback) -> None:
-        """``to_create``: name -> CreatableTopic. Calls back with {name: (Errors, message)} and metadata."""
+    def create_topics(self, timeout_ms: int, validate_only: bool, to_create: dict, response_callback,
+                      include_configs_and_metadata: set | frozenset = frozenset()) -> None:
+        """``to_create``: name -> CreatableTopic. Calls back with {name: (Errors, message)} and metadata (with the
+        topic's configs for the names in ``include_configs_and_metadata``)."""
         brokers = self.zk_client.get_sorted_broker_list()
         metadata: list[CreatePartitionsMetadata] = []
         for name, topic in to_create.items():
@@ -189,7 +202,10 @@ class AdminManager(Logging):
                     assignment = assign_replicas_to_brokers(brokers, n, rf)
                 self.admin_zk_client.create_topic_with_assignment(name, configs, assignment, validate_only)
                 rf = len(next(iter(assignment.values()))) if assignment else 0
-                metadata.append(CreatePartitionsMetadata(name, sorted(assignment), Errors.NONE, None, rf, configs))
+                topic_configs = self.created_topic_configs(name, configs) \
+                    if name in include_configs_and_metadata else None
+                metadata.append(CreatePartitionsMetadata(name, sorted(assignment), Errors.NONE, None, rf, configs,
+                                                         topic_configs))
                 if not validate_only:
                     self.info(f"Creating topic {name} with configuration {configs} and initial partition "
                               f"assignment {assignment}")
@@ -207,7 +223,7 @@ class AdminManager(Logging):
             response_callback(results, {m.topic: m for m in metadata})
 
         if timeout_ms <= 0 or validate_only or not any(m.error is Errors.NONE for m in metadata):
-            respond({m.topic: (m.error, m.message) for m in metadata})
+            respond(self.immediate_results(metadata, validate_only))
         else:
             delayed = DelayedCreatePartitions(timeout_ms, metadata, self, respond)
             self.topic_purgatory.try_complete_else_watch(delayed, [TopicKey(m.topic) for m in metadata])
@@ -237,6 +253,12 @@ class AdminManager(Logging):
                     raise Errors.INVALID_PARTITIONS.exception(f"Topic already has {old} partitions.")
                 assignment = None
                 if req.assignments is not None:
+                    # Kafka: brokers the cluster does not have are named first, then the count is checked
+                    unknown = [b for b in dict.fromkeys(b for a in req.assignments for b in a.broker_ids)
+                               if b not in brokers]
+                    if unknown:
+                        raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
+                            f"Unknown broker(s) in replica assignment: {', '.join(map(str, unknown))}.")
                     if len(req.assignments) != req.count - old:
                         raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
                             f"Increasing the number of partitions by {req.count - old} but {len(req.assignments)} "
@@ -248,14 +270,14 @@ class AdminManager(Logging):
                 if not validate_only:
                     self.info(f"Creating {req.count - old} partitions for '{topic}' with the following replica "
                               f"assignment: { {p: r for p, r in updated.items() if p >= old} }.")
-            except ApiException as e:
-                metadata.append(CreatePartitionsMetadata(topic, [], e.error, str(e)))
+            except (AdminOperationException, ApiException) as e:   # as Kafka's ApiError.fromThrowable
+                metadata.append(CreatePartitionsMetadata(topic, [], Errors.for_exception(e), str(e)))
 
         def respond(results):
             response_callback(results)
 
         if timeout_ms <= 0 or validate_only or not any(m.error is Errors.NONE for m in metadata):
-            respond({m.topic: (m.error, m.message) for m in metadata})
+            respond(self.immediate_results(metadata, validate_only))
         else:
             delayed = DelayedCreatePartitions(timeout_ms, metadata, self, respond)
             self.topic_purgatory.try_complete_else_watch(delayed, [TopicKey(m.topic) for m in metadata])
@@ -268,10 +290,12 @@ class AdminManager(Logging):
                 self.admin_zk_client.delete_topic(topic)
                 self.info(f"Marked topic {topic} for deletion")
                 results.append((topic, Errors.NONE))
-            except ApiException as e:
-                results.append((topic, e.error))
+            except Exception as e:  # noqa: BLE001 -- Kafka: any failure, logged, as Errors.forException
+                self.error(f"Error processing delete topic request for topic {topic}", exc_info=True)
+                results.append((topic, Errors.for_exception(e)))
         if timeout_ms <= 0 or not any(err is Errors.NONE for _, err in results):
-            response_callback(dict(results))
+            # Kafka: a marked topic is not gone yet, so with no time to wait its answer is REQUEST_TIMED_OUT
+            response_callback({t: Errors.REQUEST_TIMED_OUT if err is Errors.NONE else err for t, err in results})
         else:
             delayed = DelayedDeleteTopics(timeout_ms, results, self, response_callback)
             self.topic_purgatory.try_complete_else_watch(delayed, [TopicKey(t) for t, _ in results])
@@ -291,7 +315,8 @@ class AdminManager(Logging):
             except ApiException as e:   # Kafka: client errors at info, anything else at error with its trace
                 self.info(f"Error processing describe configs request for resource "
                           f"{config_resource_string(res.resource_type, res.resource_name)}: {e}")
-                result.error_code, result.error_message = e.error.code, str(e)
+                # as Kafka's ApiError.fromThrowable: leave out a message that only repeats the error's own
+                result.error_code, result.error_message = e.error.code, None if str(e) == e.error.name else str(e)
             except Exception as e:  # noqa: BLE001 -- Kafka: ApiError.fromThrowable, for this resource only
                 self.error(f"Error processing describe configs request for resource "
                            f"{config_resource_string(res.resource_type, res.resource_name)}", exc_info=True)
@@ -308,21 +333,23 @@ class AdminManager(Logging):
         rows = []   # (name, value, source, read_only, sensitive, synonyms, type name, documentation)
         if resource_type == TOPIC_RESOURCE:
             Topic.validate(name)
-            if not self.metadata_cache.contains(name):
-                raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
+            if not self.metadata_cache.contains(name):   # as Kafka, no message: ApiError(UNKNOWN_TOPIC_OR_PARTITION, null)
+                raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(None)
             overrides = self.zk_client.get_entity_configs("topics", name)
-            for e in self.log_config_fn(name).describe():
-                # Kafka: createTopicConfigEntry -- the TOPIC_CONFIG synonym carries the parsed value (valueAsString)
-                synonyms = [(e.name, e.value, "TOPIC_CONFIG")] if e.name in overrides else []
-                broker_key = SERVER_DEFAULT_CONFIG_NAMES.get(e.name)
-                if broker_key:
-                    synonyms += self.broker_synonyms(broker_key, dynamic)
-                if len(synonyms) == (e.name in overrides):   # no broker key sets it: the topic default
-                    synonyms.append((e.name, convert_to_string(LogConfigDef[e.name][1]), "DEFAULT_CONFIG"))
-                rows.append((e.name, e.value, synonyms[0][2], False, e.is_sensitive, synonyms,
-                             LogConfigDef[e.name][0], topic_documentation(e.name) if include_documentation else None))
+            rows = self.topic_config_rows(self.log_config_fn(name), overrides, dynamic,
+                                          topic_documentation if include_documentation else None)
+        elif resource_type == BROKER_RESOURCE and not name:
+            # Kafka: the cluster-wide default resource describes what is set as the dynamic default, each key with
+            # only its DYNAMIC_DEFAULT_BROKER_CONFIG synonyms (createBrokerConfigEntry(perBrokerConfig = false))
+            for key, value in sorted(dynamic.dynamic_default_configs.items()):
+                synonyms = [syn for syn in self.broker_synonyms(key, dynamic) if syn[2] == "DYNAMIC_DEFAULT_BROKER_CONFIG"]
+                source = synonyms[0][2] if synonyms else "DEFAULT_CONFIG"
+                type_name = CONFIG_DEF[key][0] if key in CONFIG_DEF else "LONG"   # else a replication rate
+                sensitive = type_of(type_name).is_sensitive()
+                rows.append((key, convert_to_string(value), source, key not in ALL_DYNAMIC_CONFIGS, sensitive, synonyms,
+                             type_name, broker_documentation(key) if include_documentation else None))
         elif resource_type == BROKER_RESOURCE:
-            if name and name != str(self.config.broker_id):
+            if self.resource_name_to_broker_id(name) != self.config.broker_id:
                 raise Errors.INVALID_REQUEST.exception(f"Unexpected broker id, expected {self.config.broker_id} or empty "
                                                        f"string, but received {name}")
             for key, value in sorted(self.config.values.items()):
@@ -351,6 +378,40 @@ class AdminManager(Logging):
             config_type=config_type_of(type_name), documentation=doc)
             for n, v, src, ro, sensitive, synonyms, type_name, doc in rows]
 
+    # Kafka: AdminManager.createTopicConfigEntry -- each topic config with its value and synonyms: the topic's own
+    # setting, then the broker keys that set its default; a key no broker key sets is the topic default
+    def topic_config_rows(self, log_config, overrides: dict, dynamic, documentation=None) -> list:
+        rows = []   # (name, value, source, read_only, sensitive, synonyms, type name, documentation)
+        for e in log_config.describe():
+            # Kafka: createTopicConfigEntry -- the TOPIC_CONFIG synonym carries the parsed value (valueAsString)
+            synonyms = [(e.name, e.value, "TOPIC_CONFIG")] if e.name in overrides else []
+            broker_key = SERVER_DEFAULT_CONFIG_NAMES.get(e.name)
+            if broker_key:
+                synonyms += self.broker_synonyms(broker_key, dynamic)
+            if len(synonyms) == (e.name in overrides):
+                synonyms.append((e.name, convert_to_string(LogConfigDef[e.name][1]), "DEFAULT_CONFIG"))
+            rows.append((e.name, e.value, synonyms[0][2], False, e.is_sensitive, synonyms,
+                         LogConfigDef[e.name][0], documentation(e.name) if documentation else None))
+        return rows
+
+    # Kafka: AdminManager.createTopics (its includeConfigsAndMetatadata part, KIP-525) -- the configs a topic
+    # created with ``configs`` has: LogConfig.fromProps(the broker's topic defaults, configs), no synonyms;
+    # [(name, value, source code, read only, sensitive)], a sensitive value null
+    def created_topic_configs(self, name: str, configs: dict) -> list[tuple]:
+        current = self.log_config_fn(name)
+        defaults = {k: v for k, v in current.originals.items() if k not in current.overridden_configs}
+        rows = self.topic_config_rows(LogConfig.from_props(defaults, configs), configs, dynamic_config_of(self.config))
+        return [(n, None if sensitive else v, CONFIG_SOURCE[src], ro, sensitive)
+                for n, v, src, ro, sensitive, _synonyms, _type, _doc in rows]
+
+    # Kafka: AdminManager.resourceNameToBrokerId
+    @staticmethod
+    def resource_name_to_broker_id(resource_name: str) -> int:
+        try:
+            return int(resource_name)
+        except ValueError:
+            raise Errors.INVALID_REQUEST.exception(f"Broker id must be an integer, but it is: {resource_name}") from None
+
     # Kafka: DynamicBrokerConfig.brokerConfigSynonyms + AdminManager.configSynonyms -- where a broker
     # key's value can come from, most specific first: this broker's dynamic config, the cluster-wide
     # dynamic default, server.properties, the built-in default (for each of its spellings).
@@ -369,15 +430,24 @@ class AdminManager(Logging):
     def alter_configs(self, resource_type: int, name: str, new_props: dict, validate_only: bool):
         return self.alter_resource_configs(resource_type, name, lambda current: new_props, validate_only)
 
-    # Kafka: AdminManager.incrementalAlterConfigs
+    # Kafka: AdminManager.incrementalAlterConfigs -- a key named twice in one resource is refused first
     def incremental_alter_configs(self, resource_type: int, name: str, alter_ops, validate_only: bool):
-        return self.alter_resource_configs(resource_type, name,
-                                           lambda current: self.prepare_incremental_configs(alter_ops, current),
-                                           validate_only)
+        names = [op.name for op in alter_ops]
+        duplicates = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+        if duplicates:
+            return Errors.INVALID_REQUEST, f"Error due to duplicate config keys : {','.join(duplicates)}"
+        config_keys = {k: (t.upper(), d) for k, (t, d, *_rest) in LogConfigDef.items()} \
+            if resource_type == TOPIC_RESOURCE else {k: (v[0], v[1]) for k, v in CONFIG_DEF.items()}
+        return self.alter_resource_configs(
+            resource_type, name, lambda current: self.prepare_incremental_configs(alter_ops, current, config_keys),
+            validate_only)
 
-    # Kafka: AdminManager.prepareIncrementalConfigs
+    # Kafka: AdminManager.prepareIncrementalConfigs -- APPEND and SUBTRACT only for LIST keys (a key the resource
+    # does not have is Kafka's Map lookup failure, "key not found", which it answers UNKNOWN_SERVER_ERROR); APPEND
+    # adds the given items as they are, SUBTRACT removes one occurrence of each (Scala's List.diff).
+    # Kafka 2.6: a list key not set yet starts from its default value (2.4 failed with a NullPointerException).
     @staticmethod
-    def prepare_incremental_configs(alter_ops, current: dict) -> dict:
+    def prepare_incremental_configs(alter_ops, current: dict, config_keys: dict) -> dict:
         props = dict(current)
         for op in alter_ops:
             if op.config_operation == SET:
@@ -385,12 +455,22 @@ class AdminManager(Logging):
             elif op.config_operation == DELETE:
                 props.pop(op.name, None)
             elif op.config_operation in (APPEND, SUBTRACT):
-                items = [v for v in (props.get(op.name) or "").split(",") if v]
-                given = [v.strip() for v in (op.value or "").split(",") if v.strip()]
+                verb = "append" if op.config_operation == APPEND else "subtract"
+                if op.name not in config_keys:
+                    raise KeyError(f"key not found: {op.name}")
+                config_type, default = config_keys[op.name]
+                if config_type != "LIST":
+                    raise Errors.INVALID_REQUEST.exception(f"Config value {verb} is not allowed for config key: {op.name}")
+                old = props.get(op.name)
+                old = (old if old is not None else convert_to_string(default) or "").split(",")
+                given = (op.value or "").split(",")
                 if op.config_operation == APPEND:
-                    items += [v for v in given if v not in items]
+                    items = old + given
                 else:
-                    items = [v for v in items if v not in given]
+                    items = list(old)
+                    for v in given:
+                        if v in items:
+                            items.remove(v)
                 props[op.name] = ",".join(items)
             else:
                 raise Errors.INVALID_REQUEST.exception(f"Unknown config operation {op.config_operation}")
@@ -400,18 +480,19 @@ class AdminManager(Logging):
         """Validate and (unless validate_only) persist one resource's new overrides: (Errors, message)."""
         try:
             if resource_type == TOPIC_RESOURCE:
-                Topic.validate(name)
-                if not self.zk_client.topic_exists(name):
-                    raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic {name} does not exist")
                 entity_type, entity = "topics", name
                 current = self.zk_client.get_entity_configs(entity_type, entity)
                 props = new_props_fn(current)
+                # Kafka: AdminZkClient.validateTopicConfig, after the incremental changes were applied
+                Topic.validate(name)
+                if not self.zk_client.topic_exists(name):
+                    raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic '{name}' does not exist.")
                 LogConfig.validate(props, previous=current)
             elif resource_type == BROKER_RESOURCE:
                 per_broker = bool(name)
-                if per_broker and name != str(self.config.broker_id):
+                if per_broker and self.resource_name_to_broker_id(name) != self.config.broker_id:   # Kafka: getBrokerId
                     raise Errors.INVALID_REQUEST.exception(
-                        f"Unexpected broker id, expected {self.config.broker_id} or empty string, but received {name}")
+                        f"Unexpected broker id, expected {self.config.broker_id}, but received {name}")
                 entity_type, entity = "brokers", name if per_broker else DEFAULT_ENTITY
                 props = new_props_fn(self.zk_client.get_entity_configs(entity_type, entity))
                 dynamic_config_of(self.config).validate(props, per_broker)
@@ -428,6 +509,10 @@ class AdminManager(Logging):
             message = f"Invalid config value for resource {config_resource_string(resource_type, name)}: {e}"
             self.info(message)
             return Errors.INVALID_REQUEST, message
+        except Exception as e:  # noqa: BLE001 -- Kafka: logged at error, ApiError.fromThrowable
+            self.error(f"Error processing alter configs request for resource "
+                       f"{config_resource_string(resource_type, name)}", exc_info=True)
+            return Errors.for_exception(e), e.args[0] if isinstance(e, KeyError) else str(e)
 
     def shutdown(self) -> None:
         self.topic_purgatory.shutdown()

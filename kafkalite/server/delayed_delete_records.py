@@ -65,12 +65,23 @@ class DelayedDeleteRecords(DelayedOperation):
         for tp, status in self.delete_records_status.items():
             if not status.acks_pending:
                 continue
-            try:
-                partition = self.replica_manager.get_partition_or_exception(tp, expect_leader=True)
-                low_watermark = partition.low_watermark_if_leader()
-                reached, error = low_watermark >= status.required_offset, Errors.NONE
-            except ApiException as e:
-                reached, error, low_watermark = False, e.error, INVALID_LOW_WATERMARK
+            # Kafka: getPartition's HostedPartition.Online (leader or not) / Offline / None -- a partition this
+            # broker no longer hosts is UNKNOWN_TOPIC_OR_PARTITION, whatever the metadata says
+            partition = self.replica_manager.get_partition(tp)
+            if partition is not None and partition.leader_log_if_local() is not None:
+                try:
+                    low_watermark = partition.low_watermark_if_leader()
+                    reached, error = low_watermark >= status.required_offset, Errors.NONE
+                except ApiException as e:   # the leadership went meanwhile
+                    reached, error, low_watermark = False, e.error, INVALID_LOW_WATERMARK
+            else:
+                reached, low_watermark = False, INVALID_LOW_WATERMARK
+                if partition is not None:
+                    error = Errors.NOT_LEADER_FOR_PARTITION
+                elif tp in self.replica_manager.offline_partitions:
+                    error = Errors.KAFKA_STORAGE_ERROR
+                else:
+                    error = Errors.UNKNOWN_TOPIC_OR_PARTITION
             if error is not Errors.NONE or reached:
                 status.acks_pending = False
                 status.error = error

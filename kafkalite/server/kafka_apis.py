@@ -138,6 +138,7 @@ THROTTLE_EXEMPT = frozenset((ApiKeys.LEADER_AND_ISR, ApiKeys.STOP_REPLICA, ApiKe
 UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET = -1, -1
 CONFIG_SOURCE_DEFAULT = 5   # Kafka: DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG
 CONFIG_RESOURCE_TOPIC = 2   # Kafka: ConfigResource.Type.TOPIC (BROKER 4 and BROKER_LOGGER 8 are the cluster's)
+CONFIG_RESOURCE_TYPES = {"TOPIC": 2, "BROKER": 4, "BROKER_LOGGER": 8}   # ConfigResource.Type with an id (UNKNOWN is 0)
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2   # Kafka: ListOffsetRequest.CONSUMER_REPLICA_ID / DEBUGGING_REPLICA_ID
 GROUP_KEY_TYPE = 0          # Kafka: CoordinatorType.GROUP
 TRANSACTION_KEY_TYPE = 1    # Kafka: CoordinatorType.TRANSACTION
@@ -573,15 +574,21 @@ class KafkaApis(Logging):
             out = []
             for t in body.topics:
                 err, msg = results[t.name]
-                r = create_topics.CreatableTopicResult(name=t.name, error_code=err.code, error_message=msg)
+                r = create_topics.CreatableTopicResult(name=t.name, error_code=err.code, error_message=msg, configs=[])
                 m = (meta or {}).get(t.name)
                 if err is Errors.NONE and m is not None:
-                    r.num_partitions = len(m.partitions)
-                    r.replication_factor = m.replication_factor
+                    if m.topic_configs is not None:   # Kafka: partitions, replicas and configs need DESCRIBE_CONFIGS
+                        r.num_partitions = len(m.partitions)
+                        r.replication_factor = m.replication_factor
+                        r.configs = [create_topics.CreatableTopicConfigs(
+                            name=n, value=v, config_source=source, read_only=ro, is_sensitive=sensitive)
+                            for n, v, source, ro, sensitive in m.topic_configs]
                     tid = self.zk_client.get_topic_ids_for_topics([t.name]).get(t.name) if not body.validate_only else None
                     if tid:
                         r.topic_id = topic_id_to_uuid(tid)
-                if t.name not in describable_configs:   # KIP-525: the created topic's configs need DESCRIBE_CONFIGS
+                # KIP-525: the created topic's configs need DESCRIBE_CONFIGS; Kafka resets the code to 0 for a topic
+                # AdminManager failed ("Reset any configs in the response if Create failed")
+                if t.name not in describable_configs and not (t.name in to_create and err is not Errors.NONE):
                     r.topic_config_error_code = Errors.TOPIC_AUTHORIZATION_FAILED.code
                 out.append(r)
             self.send_response(request, create_topics.CreateTopicsResponse(topics=out))
@@ -589,6 +596,7 @@ class KafkaApis(Logging):
         names = [t.name for t in body.topics]
         dup_names = {n for n in names if names.count(n) > 1}
         describable_configs = set(names)
+        to_create: dict = {}
         if self.controller is None or not self.controller.is_active():
             send_result({n: (Errors.NOT_CONTROLLER, None) for n in names})
             return
@@ -598,9 +606,7 @@ class KafkaApis(Logging):
         else:
             creatable = self.auth_helper.filter_by_authorized(request, AclOperation.CREATE, ResourceType.TOPIC, names)
         describable_configs = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names)
-        results = {n: (Errors.INVALID_REQUEST, "Create topics request from client `%s` contains multiple entries "
-                       "for the following topics: %s" % (request.header.client_id, ",".join(sorted(dup_names))))
-                   for n in dup_names}
+        results = {n: (Errors.INVALID_REQUEST, "Found multiple entries for this topic.") for n in dup_names}
         results.update({n: (Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.")
                         for n in names if n not in dup_names and n not in creatable})
         to_create = {t.name: t for t in body.topics if t.name not in results}
@@ -609,7 +615,8 @@ class KafkaApis(Logging):
             results.update(created)
             send_result(results, meta)
 
-        self.admin_manager.create_topics(body.timeout_ms, body.validate_only, to_create, callback)
+        self.admin_manager.create_topics(body.timeout_ms, body.validate_only, to_create, callback,
+                                         include_configs_and_metadata=set(describable_configs))
 
     # Kafka: KafkaApis.handleDeleteTopicsRequest
     def handle_delete_topics_request(self, request) -> None:
@@ -681,6 +688,9 @@ class KafkaApis(Logging):
                                            [n for n in names if n not in dups])
         results.update({n: (Errors.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.")
                         for n in names if n not in dups and n not in alterable})
+        # Kafka: a topic the controller is deleting gets no new partitions
+        results.update({n: (Errors.INVALID_TOPIC_EXCEPTION, "The topic is queued for deletion.") for n in alterable
+                        if n not in dups and self.controller.topic_deletion_manager.is_topic_queued_up_for_deletion(n)})
 
         def callback(created: dict):
             results.update(created)
@@ -832,7 +842,16 @@ class KafkaApis(Logging):
                           for p in range(self.metadata_cache.num_partitions(t) or 0)}
         else:
             partitions = {TopicPartition(tps.topic, p) for tps in body.topic_partitions for p in tps.partition_id}
-        self.replica_manager.elect_leaders(self.controller, partitions, body.election_type, send_response_callback,
+        # As Kafka's ElectLeadersRequestOps.electionType (kafka/api/package.scala): v0 is always PREFERRED, and
+        # ElectionType.valueOf throws for a type it does not know; handleError answers getErrorResponse:
+        # UNKNOWN_SERVER_ERROR, the top and every partition named (an unclean election is never the fallback)
+        election_type = elect_leaders.PREFERRED if request.header.api_version == 0 else body.election_type
+        if election_type not in (elect_leaders.PREFERRED, elect_leaders.UNCLEAN):
+            failed = (Errors.UNKNOWN_SERVER_ERROR, f"Value {election_type} must be one of [PREFERRED, UNCLEAN]")
+            send_response_callback({} if all_partitions else {tp: failed for tp in partitions},
+                                   Errors.UNKNOWN_SERVER_ERROR)
+            return
+        self.replica_manager.elect_leaders(self.controller, partitions, election_type, send_response_callback,
                                            body.timeout_ms)
 
     # Kafka: KafkaApis.handleAlterPartitionReassignmentsRequest -- answered from the controller's event thread
@@ -842,8 +861,15 @@ class KafkaApis(Logging):
         reassignments = {TopicPartition(t.name, p.partition_index): p.replicas
                          for t in body.topics for p in t.partitions}
         if not self.auth_helper.authorize_cluster_operation(request, AclOperation.ALTER):
+            # Kafka: authorizeClusterOperation throws; AlterPartitionReassignmentsRequest.getErrorResponse gives the
+            # error at the top and to every partition of the request
+            denied = Errors.CLUSTER_AUTHORIZATION_FAILED.code, "Cluster authorization failed."
             self.send_response(request, alter_partition_reassignments.AlterPartitionReassignmentsResponse(
-                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed."))
+                error_code=denied[0], error_message=denied[1], responses=[
+                    alter_partition_reassignments.ReassignableTopicResponse(name=t.name, partitions=[
+                        alter_partition_reassignments.ReassignablePartitionResponse(
+                            partition_index=p.partition_index, error_code=denied[0], error_message=denied[1])
+                        for p in t.partitions]) for t in body.topics]))
             return
 
         def send_response_callback(results: dict | None, error: tuple | None) -> None:
@@ -869,8 +895,14 @@ class KafkaApis(Logging):
             TopicPartition(t.name, p) for t in body.topics for p in t.partition_indexes}
         msgs = list_partition_reassignments
         if not self.auth_helper.authorize_cluster_operation(request, AclOperation.DESCRIBE):
+            # As Kafka's ListPartitionReassignmentsRequest.getErrorResponse: the error at the top, and the partitions
+            # asked about listed back with no replicas
             self.send_response(request, msgs.ListPartitionReassignmentsResponse(
-                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed."))
+                error_code=Errors.CLUSTER_AUTHORIZATION_FAILED.code, error_message="Cluster authorization failed.",
+                topics=[msgs.OngoingTopicReassignment(name=t.name, partitions=[
+                    msgs.OngoingPartitionReassignment(partition_index=i, replicas=[], adding_replicas=[],
+                                                      removing_replicas=[]) for i in t.partition_indexes])
+                        for t in body.topics or []]))
             return
 
         def send_response_callback(results: dict | None, error: tuple | None) -> None:
@@ -1105,39 +1137,56 @@ class KafkaApis(Logging):
         return UnboundedQuota
 
     # ------------------------------------------------------------------ ListOffsets
-    # Kafka: KafkaApis.handleListOffsetRequest (handleListOffsetRequestV1AndAbove)
+    # Kafka: KafkaApis.handleListOffsetRequest (handleListOffsetRequestV1AndAbove) -- 2.4's request is a map of
+    # partitions: a partition named twice gets one answer, INVALID_REQUEST from v1 (ListOffsetRequest's
+    # duplicatePartitions), v0 the last entry's offsets
     def handle_list_offset_request(self, request) -> None:
         body = request.body
         version = request.header.api_version
-        topics = []
-        describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
-                                             [t.name for t in body.topics for _ in t.partitions])
+        entries: dict[TopicPartition, object] = {}
+        duplicates = set()
         for topic in body.topics:
-            parts = []
             for p in topic.partitions:
-                r = list_offsets.ListOffsetsPartitionResponse(partition_index=p.partition_index)
-                if topic.name not in describable:
-                    r.error_code = Errors.TOPIC_AUTHORIZATION_FAILED.code
-                    parts.append(r)
-                    continue
-                if version == 0:
-                    parts.append(self.list_offset_v0_partition(body.replica_id, topic.name, p))
-                    continue
+                tp = TopicPartition(topic.name, p.partition_index)
+                if tp in entries:
+                    duplicates.add(tp)
+                entries[tp] = p
+        describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                                            [tp.topic for tp in entries])
+        by_topic: dict[str, list] = {}
+        for tp, p in entries.items():
+            r = list_offsets.ListOffsetsPartitionResponse(partition_index=tp.partition)
+            if tp.topic not in describable:
+                r.error_code = Errors.TOPIC_AUTHORIZATION_FAILED.code
+            elif version == 0:
+                r = self.list_offset_v0_partition(body.replica_id, tp.topic, p)
+            elif tp in duplicates:
+                self.debug(f"OffsetRequest with correlation id {request.header.correlation_id} from client "
+                           f"{request.header.client_id} on partition {tp} failed because the partition is "
+                           f"duplicated in the request.")
+                r.error_code = Errors.INVALID_REQUEST.code
+            else:
                 try:
                     found = self.replica_manager.fetch_offset_for_timestamp(
-                        TopicPartition(topic.name, p.partition_index), p.timestamp, p.current_leader_epoch,
+                        tp, p.timestamp, p.current_leader_epoch,
                         fetch_only_from_leader=body.replica_id != DEBUGGING_REPLICA_ID,
                         is_from_consumer=body.replica_id == CONSUMER_REPLICA_ID,
                         isolation_level=body.isolation_level if version >= 2 else 0)
                     r.timestamp, r.offset = (found.timestamp, found.offset) if found is not None else (-1, -1)
                     r.leader_epoch = found.leader_epoch if found is not None and found.leader_epoch is not None else -1
                 except ApiException as e:
-                    r.error_code, r.timestamp, r.offset = e.error.code, -1, -1
-                if version < 4:
-                    r.leader_epoch = -1
-                parts.append(r)
-            topics.append(list_offsets.ListOffsetsTopicResponse(name=topic.name, partitions=parts))
-        self.send_response(request, list_offsets.ListOffsetsResponse(topics=topics))
+                    error = e.error
+                    if error is Errors.OFFSET_NOT_AVAILABLE and version < 5:   # Kafka: only v5+ know it
+                        error = Errors.LEADER_NOT_AVAILABLE
+                    r.error_code, r.timestamp, r.offset = error.code, -1, -1
+                except Exception as e:  # noqa: BLE001 -- Kafka: logged, and this partition's Errors.forException
+                    self.error("Error while responding to offset request", exc_info=True)
+                    r.error_code, r.timestamp, r.offset = Errors.for_exception(e).code, -1, -1
+            if version < 4:
+                r.leader_epoch = -1
+            by_topic.setdefault(tp.topic, []).append(r)
+        self.send_response(request, list_offsets.ListOffsetsResponse(topics=[
+            list_offsets.ListOffsetsTopicResponse(name=name, partitions=parts) for name, parts in by_topic.items()]))
 
     # Kafka: KafkaApis.handleListOffsetRequestV0 -- up to max_num_offsets segment-boundary offsets per
     # partition (the log's legacy path), largest first; v0 has no timestamp/offset pair
@@ -1268,36 +1317,36 @@ class KafkaApis(Logging):
         self.send_response(request, describe_producers.DescribeProducersResponse(topics=topics))
 
     # ------------------------------------------------------------------ OffsetForLeaderEpoch
-    # Kafka: KafkaApis.handleOffsetForLeaderEpochRequest -> ReplicaManager.lastOffsetForLeaderEpoch
+    # Kafka: KafkaApis.handleOffsetForLeaderEpochRequest -> ReplicaManager.lastOffsetForLeaderEpoch -- 2.4's request
+    # is a map of partitions (OffsetsForLeaderEpochRequest.epochsByPartition): a partition named twice is asked
+    # and answered once, for its last entry. The replica id (v3+) changes nothing: only a leader answers.
     def handle_offset_for_leader_epoch_request(self, request) -> None:
-        topics = []
         body = request.body
+        entries = {TopicPartition(topic.topic, p.partition): p for topic in body.topics for p in topic.partitions}
         # a follower's CLUSTER_ACTION covers every topic; a client needs DESCRIBE on each
         if self.auth_helper.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, log_if_denied=False):
-            describable = {t.topic for t in body.topics}
+            describable = {tp.topic for tp in entries}
         else:
             describable = self.auth_helper.filter_by_authorized(request, AclOperation.DESCRIBE, ResourceType.TOPIC,
-                                                 [t.topic for t in body.topics for _ in t.partitions])
-        for topic in body.topics:
-            parts = []
-            for p in topic.partitions:
-                r = offset_for_leader_epoch.EpochEndOffset(partition=p.partition)
-                if topic.topic not in describable:
-                    r.error_code, r.leader_epoch, r.end_offset = (Errors.TOPIC_AUTHORIZATION_FAILED.code, UNDEFINED_EPOCH,
-                                                                  UNDEFINED_EPOCH_OFFSET)
-                    parts.append(r)
-                    continue
+                                                                [tp.topic for tp in entries])
+        by_topic: dict[str, list] = {}
+        for tp, p in entries.items():
+            r = offset_for_leader_epoch.EpochEndOffset(partition=tp.partition, leader_epoch=UNDEFINED_EPOCH,
+                                                       end_offset=UNDEFINED_EPOCH_OFFSET)
+            if tp.topic not in describable:
+                r.error_code = Errors.TOPIC_AUTHORIZATION_FAILED.code
+            else:
                 try:
-                    found = self.replica_manager.last_offset_for_leader_epoch(
-                        TopicPartition(topic.topic, p.partition), p.current_leader_epoch, p.leader_epoch)
-                    r.leader_epoch, r.end_offset = found if found is not None else (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+                    found = self.replica_manager.last_offset_for_leader_epoch(tp, p.current_leader_epoch,
+                                                                              p.leader_epoch)
+                    if found is not None:
+                        r.leader_epoch, r.end_offset = found
                 except ApiException as e:
-                    r.error_code, r.leader_epoch, r.end_offset = e.error.code, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
-                parts.append(r)
-            topics.append(offset_for_leader_epoch.OffsetForLeaderTopicResult(topic=topic.topic, partitions=parts))
-        self.send_response(request, offset_for_leader_epoch.OffsetForLeaderEpochResponse(topics=topics))
+                    r.error_code = e.error.code
+            by_topic.setdefault(tp.topic, []).append(r)
+        self.send_response(request, offset_for_leader_epoch.OffsetForLeaderEpochResponse(topics=[
+            offset_for_leader_epoch.OffsetForLeaderTopicResult(topic=t, partitions=ps) for t, ps in by_topic.items()]))
 
-    # ================================================================== transactions
     # Kafka 2.7: KafkaApis maps PRODUCER_FENCED to INVALID_PRODUCER_EPOCH for clients too old to know it
     @staticmethod
     def _fenced_for_version(error: Errors, version: int, first_version_with_fenced: int) -> Errors:
@@ -1478,12 +1527,15 @@ class KafkaApis(Logging):
                    for topic in body.topics for p in topic.partitions}
         deletable = self.auth_helper.filter_by_authorized(request, AclOperation.DELETE, ResourceType.TOPIC,
                                            [tp.topic for tp in offsets])
-        unauthorized = {tp: (-1, Errors.TOPIC_AUTHORIZATION_FAILED) for tp in offsets if tp.topic not in deletable}
-        offsets = {tp: o for tp, o in offsets.items() if tp not in unauthorized}
+        refused = {tp: (-1, Errors.TOPIC_AUTHORIZATION_FAILED) for tp in offsets if tp.topic not in deletable}
+        # Kafka: a partition the metadata cache does not know is answered here, not by ReplicaManager
+        refused.update({tp: (-1, Errors.UNKNOWN_TOPIC_OR_PARTITION) for tp in offsets if tp not in refused
+                        and self.metadata_cache.get_partition_info(tp.topic, tp.partition) is None})
+        offsets = {tp: o for tp, o in offsets.items() if tp not in refused}
 
         def send_response_callback(results: dict) -> None:
             by_topic: dict[str, list] = {}
-            for tp, (low_watermark, error) in {**results, **unauthorized}.items():
+            for tp, (low_watermark, error) in {**results, **refused}.items():
                 by_topic.setdefault(tp.topic, []).append(delete_records.DeleteRecordsPartitionResult(
                     partition_index=tp.partition, low_watermark=low_watermark, error_code=error.code))
             self.send_response(request, delete_records.DeleteRecordsResponse(topics=[
@@ -1948,7 +2000,14 @@ class KafkaApis(Logging):
     # ================================================================== configs
     # Kafka: KafkaApis.handleDescribeConfigsRequest -> AdminManager.describeConfigs
     def handle_describe_configs_request(self, request) -> None:
-        resources = request.body.resources
+        resources = self.config_resources(request.body.resources)
+        refused = self.config_request_error(resources, "DescribeConfigs")
+        if refused is not None:   # Kafka: handleError -> DescribeConfigsRequest.getErrorResponse
+            self.send_response(request, describe_configs.DescribeConfigsResponse(results=[
+                describe_configs.DescribeConfigsResult(error_code=Errors.INVALID_REQUEST.code, error_message=refused,
+                                                       resource_type=r.resource_type, resource_name=r.resource_name,
+                                                       configs=[]) for r in resources]))
+            return
         authorized = [r for r in resources if self.config_resource_authorized(request, AclOperation.DESCRIBE_CONFIGS,
                                                                                r.resource_type, r.resource_name)]
         done = iter(self.admin_manager.describe_configs(authorized, request.body.include_synonyms,
@@ -1968,6 +2027,30 @@ class KafkaApis(Logging):
                     entry.is_default = entry.config_source == CONFIG_SOURCE_DEFAULT
         self.send_response(request, describe_configs.DescribeConfigsResponse(results=results))
 
+    # Kafka 2.4's config requests hold a map of ConfigResource (type, name): a resource named twice is asked
+    # once, for its last entry; a type ConfigResource.Type.forId does not know is UNKNOWN (0)
+    @staticmethod
+    def config_resources(resources) -> list:
+        by_resource: dict = {}   # in the order first named, holding the last entry
+        for r in resources:
+            if r.resource_type not in CONFIG_RESOURCE_TYPES.values():
+                r.resource_type = 0
+            by_resource[(r.resource_type, r.resource_name)] = r
+        return list(by_resource.values())
+
+    # Kafka: the resource-type match of handleDescribeConfigsRequest / handleAlterConfigsRequest /
+    # handleIncrementalAlterConfigsRequest throws InvalidRequestException for a type it does not serve, and the
+    # whole request is answered INVALID_REQUEST (getErrorResponse); the message, or None when all are served
+    @staticmethod
+    def config_request_error(resources, api: str) -> str | None:
+        for r in resources:
+            if api == "AlterConfigs" and r.resource_type == CONFIG_RESOURCE_TYPES["BROKER_LOGGER"]:
+                return "AlterConfigs is deprecated and does not support the resource type BROKER_LOGGER"
+            if r.resource_type == 0:
+                return "Unexpected resource type UNKNOWN" + (f" for resource {r.resource_name}"
+                                                              if api == "DescribeConfigs" else "")
+        return None
+
     # the resource-type switch of handleDescribeConfigsRequest / handleAlterConfigsRequest: a broker's (or its
     # loggers') configs are the cluster's, a topic's the topic's
     def config_resource_authorized(self, request, operation: AclOperation, resource_type: int, name: str) -> bool:
@@ -1984,8 +2067,15 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleAlterConfigsRequest -> AdminManager.alterConfigs
     def handle_alter_configs_request(self, request) -> None:
         body = request.body
+        resources = self.config_resources(body.resources)
+        refused = self.config_request_error(resources, "AlterConfigs")
         results = []
-        for res in body.resources:
+        for res in resources:
+            if refused is not None:   # Kafka: handleError -> AlterConfigsRequest.getErrorResponse
+                results.append(alter_configs.AlterConfigsResourceResponse(
+                    error_code=Errors.INVALID_REQUEST.code, error_message=refused, resource_type=res.resource_type,
+                    resource_name=res.resource_name))
+                continue
             new_props = {c.name: c.value for c in res.configs if c.value is not None}
             if not self.config_resource_authorized(request, AclOperation.ALTER_CONFIGS, res.resource_type,
                                                    res.resource_name):
@@ -2001,8 +2091,15 @@ class KafkaApis(Logging):
     # Kafka: KafkaApis.handleIncrementalAlterConfigsRequest -> AdminManager.incrementalAlterConfigs
     def handle_incremental_alter_configs_request(self, request) -> None:
         body = request.body
+        resources = self.config_resources(body.resources)
+        refused = self.config_request_error(resources, "IncrementalAlterConfigs")
         results = []
-        for res in body.resources:
+        for res in resources:
+            if refused is not None:   # Kafka: handleError -> IncrementalAlterConfigsRequest.getErrorResponse
+                results.append(incremental_alter_configs.AlterConfigsResourceResponse(
+                    error_code=Errors.INVALID_REQUEST.code, error_message=refused, resource_type=res.resource_type,
+                    resource_name=res.resource_name))
+                continue
             if not self.config_resource_authorized(request, AclOperation.ALTER_CONFIGS, res.resource_type,
                                                    res.resource_name):
                 error, message = self.configs_authorization_error(res.resource_type), None

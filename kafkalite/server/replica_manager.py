@@ -709,16 +709,24 @@ class ReplicaManager(Logging):
         return any(error is Errors.NONE and low_watermark < requested
                    for requested, low_watermark, error in local_results.values())
 
-    # Kafka: ReplicaManager.deleteRecordsOnLocalLog -- tp -> (requested offset, low watermark, error)
+    # Kafka: ReplicaManager.deleteRecordsOnLocalLog -- tp -> (requested offset, low watermark, error); the records
+    # of an internal topic (__consumer_offsets, __transaction_state) are never deleted this way
     def delete_records_on_local_log(self, offset_per_partition: dict) -> dict:
         results = {}
         for tp, requested_offset in offset_per_partition.items():
+            if Topic.is_internal(tp.topic):
+                self.debug(f"Cannot delete records of internal topic {tp.topic}")
+                results[tp] = (-1, INVALID_LOW_WATERMARK, Errors.INVALID_TOPIC_EXCEPTION)
+                continue
             try:
                 partition = self.get_partition_or_exception(tp, expect_leader=True)
                 requested, low_watermark = partition.delete_records_on_leader(requested_offset)
                 results[tp] = (requested, low_watermark, Errors.NONE)
             except ApiException as e:
-                results[tp] = (requested_offset, INVALID_LOW_WATERMARK, e.error)
+                results[tp] = (-1, INVALID_LOW_WATERMARK, e.error)
+            except Exception as e:  # noqa: BLE001 -- Kafka: logged, and the partition's error (Errors.forException)
+                self.error(f"Error processing delete records operation on partition {tp}", exc_info=True)
+                results[tp] = (-1, INVALID_LOW_WATERMARK, Errors.for_exception(e))
         return results
 
     # ------------------------------------------------------------------ ElectLeaders
@@ -770,9 +778,11 @@ class ReplicaManager(Logging):
                         self.replica_alter_log_dirs_manager.remove_fetcher_for_partitions({tp})
                         partition.remove_future_local_replica()
                     self.log_manager.maybe_update_preferred_log_dir(tp, destination_dir)
-                    # REPLICA_NOT_AVAILABLE when this broker has no replica (yet)
-                    partition = self.all_partitions.get(tp)
-                    if partition is None or partition.log is None:
+                    # Kafka: getPartitionOrException(expectLeader = false) + localLogOrException -- REPLICA_NOT_AVAILABLE
+                    # when this broker has no replica (yet) of a partition the metadata knows, UNKNOWN_TOPIC_OR_PARTITION
+                    # for one it does not
+                    partition = self.get_partition_or_exception(tp, expect_leader=False)
+                    if partition.log is None:
                         raise Errors.REPLICA_NOT_AVAILABLE.exception(
                             f"Log for partition {tp} is not available on broker {self.local_broker_id}")
                     high_watermark_checkpoints = LazyOffsetCheckpoints(self.high_watermark_checkpoints)

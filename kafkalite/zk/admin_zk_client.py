@@ -1,7 +1,7 @@
 """Mirrors Kafka 2.4: core/src/main/scala/kafka/zk/AdminZkClient.scala (and the replica placement of
 core/src/main/scala/kafka/admin/AdminUtils.scala)
 
-Classes: AdminZkClient; function assign_replicas_to_brokers.
+Classes: AdminZkClient, AdminOperationException; function assign_replicas_to_brokers.
 
 Creating a topic, in Kafka 2.x, is only a write to ZooKeeper: ``/brokers/topics/<t>`` gets the
 partition → replicas assignment and ``/config/topics/<t>`` the overrides. The controller watches
@@ -47,6 +47,11 @@ def assign_replicas_to_brokers(broker_list: list[int], n_partitions: int, replic
     return result
 
 
+class AdminOperationException(RuntimeError):
+    """Kafka's kafka.admin.AdminOperationException: a failure that is no client error (not an ApiException);
+    AdminManager answers it UNKNOWN_SERVER_ERROR with its message (ApiError.fromThrowable)."""
+
+
 class AdminZkClient:
     """Kafka: AdminZkClient(zkClient)."""
 
@@ -71,12 +76,11 @@ class AdminZkClient:
                 if existing != topic and Topic.has_collision(topic, existing):
                     raise Errors.INVALID_TOPIC_EXCEPTION.exception(
                         f"Topic '{topic}' collides with existing topics: {existing}")
+        if len({len(r) for r in assignment.values()}) != 1:   # Kafka checks the sizes before the duplicates
+            raise Errors.INVALID_REPLICA_ASSIGNMENT.exception("All partitions should have the same number of replicas")
         if any(len(set(r)) != len(r) for r in assignment.values()):
             raise Errors.INVALID_REPLICA_ASSIGNMENT.exception("Duplicate replica assignment found: "
                                                               f"{assignment}")
-        sizes = {len(r) for r in assignment.values()}
-        if len(sizes) > 1:
-            raise Errors.INVALID_REPLICA_ASSIGNMENT.exception("All partitions should have the same number of replicas")
         if sorted(assignment) != list(range(len(assignment))):
             raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
                 "partitions should be a consecutive 0-based integer sequence")
@@ -98,35 +102,58 @@ class AdminZkClient:
             raise
         return topic_id
 
-    # Kafka: AdminZkClient.addPartitions -- new partitions continue the placement of partition 0.
+    # Kafka: AdminZkClient.addPartitions -- new partitions continue the placement of partition 0: round robin
+    # from the first broker whose id is not below partition 0's first replica.
     def add_partitions(self, topic: str, existing_assignment: dict[int, list[int]], all_brokers: list[int],
                        num_partitions: int, replica_assignment: dict[int, list[int]] | None = None,
                        validate_only: bool = False) -> dict[int, list[int]]:
         existing_zero = existing_assignment.get(0)
         if existing_zero is None:
-            raise Errors.INVALID_PARTITIONS.exception(f"Unexpected existing replica assignment for topic '{topic}', "
-                                                      "partition id 0 is missing.")
+            raise AdminOperationException(f"Unexpected existing replica assignment for topic '{topic}', partition "
+                                          f"id 0 is missing. Assignment: {existing_assignment}")
         to_add = num_partitions - len(existing_assignment)
-        if replica_assignment is None:
-            start = all_brokers.index(existing_zero[0]) if existing_zero[0] in all_brokers else 0
-            new_assignment = assign_replicas_to_brokers(all_brokers, to_add, len(existing_zero), start,
-                                                        len(existing_assignment))
-        else:
+        if to_add <= 0:
+            raise Errors.INVALID_PARTITIONS.exception(
+                f"The number of partitions for a topic can only be increased. Topic {topic} currently has "
+                f"{len(existing_assignment)} partitions, {num_partitions} would not be an increase.")
+        if replica_assignment is not None:
+            self.validate_replica_assignment(replica_assignment, len(existing_zero), set(all_brokers))
             new_assignment = replica_assignment
-            for p, replicas in new_assignment.items():
-                unknown = set(replicas) - set(all_brokers)
-                if unknown:
-                    raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
-                        f"Unknown broker(s) in replica assignment: {','.join(map(str, sorted(unknown)))}.")
-                if len(replicas) != len(existing_zero):
-                    raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
-                        f"Inconsistent replication factor between partitions, partition 0 has {len(existing_zero)} "
-                        f"while partition {p} has replication factor {len(replicas)}.")
+        else:
+            brokers = sorted(all_brokers)
+            start = next((i for i, b in enumerate(brokers) if b >= existing_zero[0]), 0)
+            new_assignment = assign_replicas_to_brokers(brokers, to_add, len(existing_zero), start,
+                                                        len(existing_assignment))
         merged = dict(existing_assignment)
         merged.update(new_assignment)
         if not validate_only:
             self.zk_client.set_topic_assignment(topic, merged)
         return merged
+
+    # Kafka: AdminZkClient.validateReplicaAssignment -- each new partition's replicas, then the replication
+    # factor of all of them against partition 0's
+    @staticmethod
+    def validate_replica_assignment(replica_assignment: dict[int, list[int]], expected_replication_factor: int,
+                                    available_broker_ids: set[int]) -> None:
+        for partition_id, replicas in sorted(replica_assignment.items()):
+            if not replicas:
+                raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
+                    f"Cannot have replication factor of 0 for partition id {partition_id}.")
+            if len(set(replicas)) != len(replicas):
+                raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
+                    f"Duplicate brokers not allowed in replica assignment: {', '.join(map(str, replicas))} for "
+                    f"partition id {partition_id}.")
+            if not set(replicas) <= available_broker_ids:
+                raise Errors.BROKER_NOT_AVAILABLE.exception(
+                    f"Some brokers specified for partition id {partition_id} are not available. Specified brokers: "
+                    f"{', '.join(map(str, replicas))}, available brokers: "
+                    f"{', '.join(map(str, sorted(available_broker_ids)))}.")
+        bad = [(p, len(r)) for p, r in sorted(replica_assignment.items()) if len(r) != expected_replication_factor]
+        if bad:
+            raise Errors.INVALID_REPLICA_ASSIGNMENT.exception(
+                f"Inconsistent replication factor between partitions, partition 0 has {expected_replication_factor} "
+                f"while partitions [{', '.join(str(p) for p, _ in bad)}] have replication factors "
+                f"[{', '.join(str(rf) for _, rf in bad)}], respectively.")
 
     # Kafka: AdminZkClient.deleteTopic
     def delete_topic(self, topic: str) -> None:

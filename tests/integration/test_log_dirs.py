@@ -186,8 +186,10 @@ def test_kafka_python_describes_and_moves_a_replica_while_records_are_produced(b
     admin.close()
 
 
-def test_errors_for_an_unknown_dir_and_a_partition_not_hosted(broker_factory, tmp_path):
-    from kafka.errors import LogDirNotFoundError, ReplicaNotAvailableError
+def test_errors_for_an_unknown_dir_and_an_unknown_partition(broker_factory, tmp_path):
+    # Kafka 2.4 ReplicaManager.alterReplicaLogDirs: getPartitionOrException(expectLeader = false) -- a partition the
+    # metadata lacks is UNKNOWN_TOPIC_OR_PARTITION (REPLICA_NOT_AVAILABLE is for one known but not created here)
+    from kafka.errors import LogDirNotFoundError, UnknownTopicOrPartitionError
     broker, dirs = start_broker(broker_factory, tmp_path)
     admin = kafka_python_admin(broker)
     create_topic(admin, "moved")
@@ -195,14 +197,14 @@ def test_errors_for_an_unknown_dir_and_a_partition_not_hosted(broker_factory, tm
     result = admin.alter_replica_log_dirs({("moved", 0, 0): str(tmp_path / "elsewhere"),
                                            ("not-here", 0, 0): dirs[0]})
     errors = {(tpr.topic, tpr.partition): err for tpr, err in result.items()}
-    assert errors == {("moved", 0): LogDirNotFoundError, ("not-here", 0): ReplicaNotAvailableError}
+    assert errors == {("moved", 0): LogDirNotFoundError, ("not-here", 0): UnknownTopicOrPartitionError}
     admin.close()
     # kafkalite's own admin client, which kafka-log-dirs uses, gets the same answers
     from kafkalite.clients.admin.admin_client import KafkaAdminClient
     from kafkalite.protocol.errors import Errors
     with KafkaAdminClient({"bootstrap.servers": broker.bootstrap}) as own:
         assert own.alter_replica_log_dirs({("moved", 0, 0): str(tmp_path / "elsewhere"), ("not-here", 0, 0): dirs[0]}) \
-            == {("moved", 0, 0): Errors.LOG_DIR_NOT_FOUND, ("not-here", 0, 0): Errors.REPLICA_NOT_AVAILABLE}
+            == {("moved", 0, 0): Errors.LOG_DIR_NOT_FOUND, ("not-here", 0, 0): Errors.UNKNOWN_TOPIC_OR_PARTITION}
         [(log_dir, info)] = [(d, i) for d, i in own.describe_log_dirs([0])[0].items() if i.replica_infos]
         assert info.error is Errors.NONE and list(info.replica_infos) == [TopicPartition("moved", 0)]
 

@@ -352,6 +352,35 @@ def test_list_offsets_earliest_and_latest(tmp_path):
     assert partition.fetch_offset_for_timestamp(-1, -1, True, False).offset == 3    # a follower asks: the log end
 
 
+def test_list_offsets_while_the_high_watermark_lags_behind_the_epoch_start(tmp_path):
+    # Kafka: Partition.fetchOffsetForTimestamp -- a new leader whose high watermark is below the start offset of
+    # its epoch answers a consumer's "latest", and a timestamp found nothing for below the high watermark,
+    # OFFSET_NOT_AVAILABLE; a follower still gets the log end, "earliest" its log start
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 3)                                    # broker 1 fetched nothing: HW 0
+    partition.make_leader(0, leader_state([0, 1], leader_epoch=2), 2)   # epoch 2 starts at offset 3
+    assert partition.leader_epoch_start_offset_opt == 3 and partition.log.high_watermark == 0
+    for timestamp in (-1, 1_600_000_000_000):
+        with pytest.raises(ApiException) as e:
+            partition.fetch_offset_for_timestamp(timestamp, 2, True, True)
+        assert e.value.error is Errors.OFFSET_NOT_AVAILABLE
+        assert "high watermark (0) is lagging behind the start offset from the beginning of this epoch (3)" in \
+            str(e.value)
+    assert partition.fetch_offset_for_timestamp(-1, 2, True, False).offset == 3
+    assert partition.fetch_offset_for_timestamp(-2, 2, True, True).offset == 0
+    follower_fetch(partition, 1, 3)
+    assert partition.fetch_offset_for_timestamp(-1, 2, True, True).offset == 3
+
+
+def test_list_offsets_timestamps_below_minus_3_are_looked_up(tmp_path):
+    # Kafka 2.4: any timestamp but -1 and -2 is a lookup (kafkalite reads -3 as KIP-734's max timestamp); the
+    # first record whose timestamp is at least -5 is offset 0
+    partition, _, _ = make_partition(tmp_path, [0])
+    append(partition, 2)
+    found = partition.fetch_offset_for_timestamp(-5, -1, True, True)
+    assert (found.timestamp, found.offset) == (1_600_000_000_000, 0)
+
+
 def test_under_and_at_min_isr(tmp_path):
     # Kafka: Partition.isUnderMinIsr / isAtMinIsr / isUnderReplicated (the ReplicaManager gauges)
     partition, _, _ = make_partition(tmp_path, [0, 1], replicas=[0, 1, 2], min_isr=2)
@@ -458,12 +487,10 @@ def test_low_watermark_counts_the_future_log(tmp_path):
 
 class OnePartitionReplicaManager:
     def __init__(self, partition):
-        self.partition = partition
+        self.partition, self.offline_partitions = partition, set()
 
-    def get_partition_or_exception(self, tp, expect_leader=True):
-        if not self.partition.is_leader():
-            raise Errors.NOT_LEADER_FOR_PARTITION.exception("not leader")
-        return self.partition
+    def get_partition(self, tp):
+        return self.partition if tp == TP else None
 
 
 def follower_fetch_with_start(partition, follower_id, offset, log_start_offset):
@@ -510,6 +537,25 @@ def test_delayed_delete_records_fails_a_partition_that_lost_leadership(tmp_path)
     partition.make_follower(0, leader_state([0, 1], leader=1, leader_epoch=2), 2)
     assert op.try_complete()
     assert answers == [{TP: (-1, Errors.NOT_LEADER_FOR_PARTITION)}]
+
+
+@pytest.mark.parametrize("offline,error", [(False, Errors.UNKNOWN_TOPIC_OR_PARTITION), (True, Errors.KAFKA_STORAGE_ERROR)])
+def test_delayed_delete_records_fails_a_partition_no_longer_hosted(tmp_path, offline, error):
+    # Kafka: DelayedDeleteRecords.tryComplete -- HostedPartition.None is UNKNOWN_TOPIC_OR_PARTITION (a replica
+    # reassigned away while the request waited), HostedPartition.Offline KAFKA_STORAGE_ERROR
+    from kafkalite.server.delayed_delete_records import DeleteRecordsPartitionStatus, DelayedDeleteRecords
+    partition, _, _ = make_partition(tmp_path, [0, 1])
+    append(partition, 4)
+    follower_fetch(partition, 1, 4)
+    answers = []
+    rm = OnePartitionReplicaManager(partition)
+    op = DelayedDeleteRecords(30_000, {TP: DeleteRecordsPartitionStatus(2, 0, Errors.NONE)}, rm, answers.append)
+    assert not op.try_complete()
+    rm.partition = None
+    if offline:
+        rm.offline_partitions.add(TP)
+    assert op.try_complete()
+    assert answers == [{TP: (-1, error)}]
 
 
 def test_delayed_delete_records_expires_as_request_timed_out(tmp_path):

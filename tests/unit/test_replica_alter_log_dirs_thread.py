@@ -39,11 +39,13 @@ LOG_CONFIG = {"segment.bytes": 1024}
 
 
 class Metadata:
+    """The cluster's metadata knows partition u-0 (not hosted here until ``lead("u")``)."""
+
     def get_alive_broker(self, broker_id):
         return None
 
     def get_partition_info(self, topic, partition):
-        return None
+        return object() if (topic, partition) == ("u", 0) else None
 
 
 class NoScheduler:
@@ -195,9 +197,12 @@ def test_alter_replica_log_dirs_errors_and_no_ops(tmp_path):
         assert broker.rm.alter_replica_log_dirs({TP: str(tmp_path / "x")}) == {TP: Errors.LOG_DIR_NOT_FOUND}
         assert broker.rm.alter_replica_log_dirs({TP: a}) == {TP: Errors.NONE}          # where it is already
         assert partition.future_log is None and recorded.added == {}
-        # a partition not hosted yet: remembered, and created there when it comes
+        # a partition not hosted yet: remembered, and created there when it comes; one the metadata does not
+        # know is UNKNOWN_TOPIC_OR_PARTITION (Kafka: getPartitionOrException(expectLeader = false))
         other = TopicPartition("u", 0)
         assert broker.rm.alter_replica_log_dirs({other: c}) == {other: Errors.REPLICA_NOT_AVAILABLE}
+        unknown = TopicPartition("nope", 0)
+        assert broker.rm.alter_replica_log_dirs({unknown: c}) == {unknown: Errors.UNKNOWN_TOPIC_OR_PARTITION}
         assert broker.lead("u").log.parent_dir == c
         # a new destination cancels the move in progress
         assert broker.rm.alter_replica_log_dirs({TP: b}) == {TP: Errors.NONE}
