@@ -21,7 +21,7 @@ import tempfile
 import time
 
 from bench.brokers import Kafkalite, Tansu, find_tansu
-from bench.workers import create
+from bench.workers import create, produce_one, producer_config
 
 MB = 1 << 20
 
@@ -30,30 +30,22 @@ def produce_run(bootstrap: str, topic: str, records: int, partitions: int, size:
     """The bench's 100 B producer (bench/workers.py ``produce``), timed in two parts."""
     from confluent_kafka import Producer
     create(bootstrap, topic, partitions)
-    failed = []
-    p = Producer({"bootstrap.servers": bootstrap, "acks": "1", "linger.ms": 5, "batch.size": 1000000,
-                  "queue.buffering.max.messages": 1000000, "queue.buffering.max.kbytes": 1048576,
-                  "message.max.bytes": 1000000, "delivery.report.only.error": True, "enable.idempotence": False,
-                  "on_delivery": lambda err, msg: failed.append(err) if err else None})
+    failed: list = []
+    p = Producer(producer_config(bootstrap, errors=failed))
     value = os.urandom(size)
     p.produce(topic, value)   # the connection and the topic's metadata, outside the timing
     p.flush(30)
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
     for _ in range(records):
-        while True:
-            try:
-                p.produce(topic, value)
-                break
-            except BufferError:
-                p.poll(0.005)
+        produce_one(p, topic, value)
     t1 = time.perf_counter()
     left = p.flush(60)
     t2 = time.perf_counter()
     r1 = resource.getrusage(resource.RUSAGE_SELF)
     if left or failed:
         raise RuntimeError(f"{left} records not acknowledged and {len(failed)} failed on {bootstrap}"
-                           f"{': ' + str(failed[0]) if failed else ''}")
+                           f"{': ' + failed[0] if failed else ''}")
     client = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
     return {"loop_s": t1 - t0, "flush_s": t2 - t1, "mb_per_s": records * size / MB / (t2 - t0),
             "client_cpu_s": client, "client_cores": client / (t2 - t0)}

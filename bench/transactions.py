@@ -45,7 +45,7 @@ def produce_transactional(bootstrap: str, topic: str, records: int, size: int, c
     ``commit_every`` is 0, else transactional, committing every ``commit_every`` records (and the rest)."""
     from confluent_kafka import Producer
 
-    from bench.workers import create
+    from bench.workers import create, produce_one
     if create_topic:
         create(bootstrap, topic, partitions)
     errors = []
@@ -71,12 +71,7 @@ def produce_transactional(bootstrap: str, topic: str, records: int, size: int, c
         for i in range(records):
             if commit_every and i % commit_every == 0:
                 p.begin_transaction()
-            while True:
-                try:
-                    p.produce(topic, value)
-                    break
-                except BufferError:
-                    p.poll(0.005)
+            produce_one(p, topic, value)
             if commit_every and (i + 1) % commit_every == 0:
                 p.commit_transaction(timeout)
                 commits += 1

@@ -60,6 +60,29 @@ def delete(bootstrap: str, topics: list[str]) -> dict:
         return {"deleted": None, "error": str(e)}
 
 
+def producer_config(bootstrap: str, acks: str = "1", linger_ms: int = 5, batch_size: int = 1000000,
+                    errors: list | None = None) -> dict:
+    """The bench's confluent-kafka producer settings: a deep queue, no idempotence, only failed deliveries
+    reported (appended to ``errors`` as text)."""
+    config = {"bootstrap.servers": bootstrap, "acks": acks, "linger.ms": linger_ms, "batch.size": batch_size,
+              "queue.buffering.max.messages": 1000000, "queue.buffering.max.kbytes": 1048576,
+              "message.max.bytes": max(batch_size, 1000000), "delivery.report.only.error": True,
+              "enable.idempotence": False, "message.timeout.ms": 60000}
+    if errors is not None:
+        config["on_delivery"] = lambda err, msg: errors.append(str(err)) if err else None
+    return config
+
+
+def produce_one(p, topic: str, value: bytes) -> None:
+    """``p.produce`` once, waiting in ``poll`` while the producer's queue is full."""
+    while True:
+        try:
+            p.produce(topic, value)
+            return
+        except BufferError:
+            p.poll(0.005)
+
+
 def produce(bootstrap: str, topic: str, records: int, size: int, acks: str = "1", partitions: int = 1,
             linger_ms: int = 5, batch_size: int = 1000000, create_topic: bool = True,
             replication_factor: int = 1) -> dict:
@@ -67,21 +90,12 @@ def produce(bootstrap: str, topic: str, records: int, size: int, acks: str = "1"
     from confluent_kafka import Producer
     if create_topic:
         create(bootstrap, topic, partitions, replication_factor=replication_factor)
-    errors = []
-    p = Producer({"bootstrap.servers": bootstrap, "acks": acks, "linger.ms": linger_ms,
-                  "batch.size": batch_size, "queue.buffering.max.messages": 1000000,
-                  "queue.buffering.max.kbytes": 1048576, "message.max.bytes": max(batch_size, 1000000),
-                  "delivery.report.only.error": True, "enable.idempotence": False, "message.timeout.ms": 60000,
-                  "on_delivery": lambda err, msg: errors.append(str(err)) if err else None})
+    errors: list = []
+    p = Producer(producer_config(bootstrap, acks, linger_ms, batch_size, errors))
     value = os.urandom(size)
     t0 = time.perf_counter()
     for _ in range(records):
-        while True:
-            try:
-                p.produce(topic, value)
-                break
-            except BufferError:
-                p.poll(0.005)
+        produce_one(p, topic, value)
     left = p.flush(90)
     dt = time.perf_counter() - t0
     failed = len(errors) + left
