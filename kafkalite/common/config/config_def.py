@@ -97,7 +97,7 @@ def parse_java_double(text: str) -> float | None:
     return float(text[:-1] if text[-1] in "fFdD" else text)
 
 
-# Kafka: ConfigDef.COMMA_WITH_WHITESPACE ("\\s*,\\s*": Java's \\s is these six characters)
+# Kafka: ConfigDef.COMMA_WITH_WHITESPACE (the pattern \s*,\s*; Java's \s is these six characters)
 _COMMA_WITH_WHITESPACE = re.compile(r"[ \t\n\x0b\f\r]*,[ \t\n\x0b\f\r]*")
 _INTEGER_BITS = {Type.SHORT: 16, Type.INT: 32, Type.LONG: 64}
 _INTEGER_WORDS = {Type.SHORT: "a 16-bit integer (short)", Type.INT: "a 32-bit integer",
