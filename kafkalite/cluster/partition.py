@@ -572,7 +572,8 @@ class Partition(Logging):
     # ------------------------------------------------------------------ reads
     # Kafka: Partition.localLogWithEpochOrException -- KIP-320 fencing by the client's leader epoch: -1 means none
     # was given (RequestUtils.getLeaderEpoch); any other epoch, negative too, is compared (checkCurrentLeaderEpoch).
-    # A leader without its log is NOT_LEADER_FOR_PARTITION, a replica without it REPLICA_NOT_AVAILABLE (getLocalLog).
+    # A request that requires the leader, to a replica that is not, is NOT_LEADER_FOR_PARTITION; a replica without
+    # its log REPLICA_NOT_AVAILABLE (getLocalLog).
     def local_log_with_epoch_or_exception(self, current_leader_epoch: int, require_leader: bool):
         if current_leader_epoch != RecordBatch.NO_PARTITION_LEADER_EPOCH and current_leader_epoch != self.leader_epoch:
             if current_leader_epoch < self.leader_epoch:
@@ -621,34 +622,39 @@ class Partition(Logging):
     # nothing for below that point: OFFSET_NOT_AVAILABLE. Any other timestamp (below -3 too) is looked up.
     def fetch_offset_for_timestamp(self, timestamp: int, current_leader_epoch: int, fetch_only_from_leader: bool,
                                    is_from_consumer: bool, isolation_level: int = 0) -> TimestampAndOffset | None:
+        # Kafka holds leaderIsrUpdateLock's read lock for all of it, so appends (read lock too) go on; kafkalite's
+        # lock is exclusive, so it takes what the answer depends on under the lock and looks the timestamp up
+        # outside it (a lookup may load time indexes), as read_records does
         with self.leader_isr_update_lock:
             log = self.local_log_with_epoch_or_exception(current_leader_epoch, fetch_only_from_leader)
+            high_watermark = log.high_watermark
             if not is_from_consumer:
                 last_fetchable = log.log_end_offset
             elif isolation_level == 1:
                 last_fetchable = log.last_stable_offset
             else:
-                last_fetchable = log.high_watermark
+                last_fetchable = high_watermark
             epoch_start = self.leader_epoch_start_offset_opt
-            offsets_error = None
-            if is_from_consumer and epoch_start is not None and epoch_start > log.high_watermark:
-                epoch_text = f"epoch {current_leader_epoch}" if current_leader_epoch != -1 else "unknown epoch"
-                offsets_error = Errors.OFFSET_NOT_AVAILABLE.exception(
-                    f"Failed to fetch offsets for partition {self.topic_partition} with leader {epoch_text} as "
-                    f"this partition's high watermark ({log.high_watermark}) is lagging behind the start offset "
-                    f"from the beginning of this epoch ({epoch_start}).")
-            if timestamp == LATEST_TIMESTAMP:
-                if offsets_error is not None:
-                    raise offsets_error
-                return TimestampAndOffset(-1, last_fetchable, self.leader_epoch)
-            found = log.fetch_offset_by_timestamp(timestamp)
-            if timestamp == EARLIEST_TIMESTAMP:
-                return TimestampAndOffset(-1, found.offset, found.leader_epoch)
-            if found is None or found.offset >= last_fetchable:
-                if offsets_error is not None:
-                    raise offsets_error
-                return None
-            return found
+            leader_epoch = self.leader_epoch
+        offsets_error = None
+        if is_from_consumer and epoch_start is not None and epoch_start > high_watermark:
+            epoch_text = f"epoch {current_leader_epoch}" if current_leader_epoch != -1 else "unknown epoch"
+            offsets_error = Errors.OFFSET_NOT_AVAILABLE.exception(
+                f"Failed to fetch offsets for partition {self.topic_partition} with leader {epoch_text} as "
+                f"this partition's high watermark ({high_watermark}) is lagging behind the start offset "
+                f"from the beginning of this epoch ({epoch_start}).")
+        if timestamp == LATEST_TIMESTAMP:
+            if offsets_error is not None:
+                raise offsets_error
+            return TimestampAndOffset(-1, last_fetchable, leader_epoch)
+        found = log.fetch_offset_by_timestamp(timestamp)
+        if timestamp == EARLIEST_TIMESTAMP:
+            return TimestampAndOffset(-1, found.offset, found.leader_epoch)
+        if found is None or found.offset >= last_fetchable:
+            if offsets_error is not None:
+                raise offsets_error
+            return None
+        return found
 
     # Kafka: Partition.legacyFetchOffsetsForTimestamp -- ListOffsets v0; a consumer sees nothing past the
     # high watermark (offsets above it are replaced by the high watermark itself)

@@ -25,6 +25,8 @@ Left out: authorization (KafkaApis does it), CreateTopicPolicy/AlterConfigPolicy
 """
 from __future__ import annotations
 
+import re
+
 import attrs
 
 from kafkalite.common import topic as Topic
@@ -44,9 +46,20 @@ from kafkalite.zk.admin_zk_client import AdminOperationException, AdminZkClient,
 
 TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4        # Kafka: ConfigResource.Type
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3    # Kafka: AlterConfigOp.OpType
+_JAVA_INT_TEXT = re.compile(r"[+-]?[0-9]+")
 # Kafka: DescribeConfigsResponse.ConfigSource
 CONFIG_SOURCE = {"UNKNOWN": 0, "TOPIC_CONFIG": 1, "DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2,
                  "DYNAMIC_DEFAULT_BROKER_CONFIG": 3, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5}
+
+
+def _java_split_commas(text: str) -> list[str]:
+    """Java's ``text.split(",")``: trailing empty strings dropped ("a,," is [a], "," is []), but "" is [""]."""
+    if not text:
+        return [text]
+    parts = text.split(",")
+    while parts and not parts[-1]:
+        parts.pop()
+    return parts
 
 
 @attrs.define
@@ -272,6 +285,9 @@ class AdminManager(Logging):
                               f"assignment: { {p: r for p, r in updated.items() if p >= old} }.")
             except (AdminOperationException, ApiException) as e:   # as Kafka's ApiError.fromThrowable
                 metadata.append(CreatePartitionsMetadata(topic, [], Errors.for_exception(e), str(e)))
+            except Exception as e:   # noqa: BLE001 -- Kafka: case e: Throwable => ApiError.fromThrowable(e)
+                self.error(f"Error processing create partitions request for topic {topic!r}: {e!r}", exc_info=True)
+                metadata.append(CreatePartitionsMetadata(topic, [], Errors.UNKNOWN_SERVER_ERROR, str(e)))
 
         def respond(results):
             response_callback(results)
@@ -407,10 +423,10 @@ class AdminManager(Logging):
     # Kafka: AdminManager.resourceNameToBrokerId
     @staticmethod
     def resource_name_to_broker_id(resource_name: str) -> int:
-        try:
-            return int(resource_name)
-        except ValueError:
-            raise Errors.INVALID_REQUEST.exception(f"Broker id must be an integer, but it is: {resource_name}") from None
+        # Scala's toInt is Integer.parseInt: ASCII digits and a sign only (no spaces, no underscores)
+        if not _JAVA_INT_TEXT.fullmatch(resource_name) or not -(1 << 31) <= int(resource_name) < (1 << 31):
+            raise Errors.INVALID_REQUEST.exception(f"Broker id must be an integer, but it is: {resource_name}")
+        return int(resource_name)
 
     # Kafka: DynamicBrokerConfig.brokerConfigSynonyms + AdminManager.configSynonyms -- where a broker
     # key's value can come from, most specific first: this broker's dynamic config, the cluster-wide
@@ -462,8 +478,8 @@ class AdminManager(Logging):
                 if config_type != "LIST":
                     raise Errors.INVALID_REQUEST.exception(f"Config value {verb} is not allowed for config key: {op.name}")
                 old = props.get(op.name)
-                old = (old if old is not None else convert_to_string(default) or "").split(",")
-                given = (op.value or "").split(",")
+                old = _java_split_commas(old if old is not None else convert_to_string(default) or "")
+                given = _java_split_commas(op.value or "")
                 if op.config_operation == APPEND:
                     items = old + given
                 else:
@@ -481,10 +497,15 @@ class AdminManager(Logging):
         try:
             if resource_type == TOPIC_RESOURCE:
                 entity_type, entity = "topics", name
+                # Kafka: AdminZkClient.validateTopicConfig's Topic.validate, before anything reads ZooKeeper by
+                # that name (2.4's IncrementalAlterConfigs read first, and ZooKeeper refused an empty name:
+                # INVALID_REQUEST there; kafkalite answers INVALID_TOPIC_EXCEPTION to both)
+                Topic.validate(name)
                 current = self.zk_client.get_entity_configs(entity_type, entity)
                 props = new_props_fn(current)
-                # Kafka: AdminZkClient.validateTopicConfig, after the incremental changes were applied
-                Topic.validate(name)
+                # Kafka 2.7: AdminZkClient.validateTopicConfig -- an unknown topic is UNKNOWN_TOPIC_OR_PARTITION
+                # (2.4: an AdminOperationException, "Topic \"x\" does not exist.", UNKNOWN_SERVER_ERROR), checked
+                # after the incremental changes were prepared
                 if not self.zk_client.topic_exists(name):
                     raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(f"Topic '{name}' does not exist.")
                 LogConfig.validate(props, previous=current)

@@ -844,7 +844,9 @@ class KafkaApis(Logging):
             partitions = {TopicPartition(tps.topic, p) for tps in body.topic_partitions for p in tps.partition_id}
         # As Kafka's ElectLeadersRequestOps.electionType (kafka/api/package.scala): v0 is always PREFERRED, and
         # ElectionType.valueOf throws for a type it does not know; handleError answers getErrorResponse:
-        # UNKNOWN_SERVER_ERROR, the top and every partition named (an unclean election is never the fallback)
+        # UNKNOWN_SERVER_ERROR, the top and every partition named (an unclean election is never the fallback).
+        # With null partitions 2.4's getErrorResponse itself fails (NullPointerException) and sends nothing;
+        # kafkalite answers the top-level error with no results instead
         election_type = elect_leaders.PREFERRED if request.header.api_version == 0 else body.election_type
         if election_type not in (elect_leaders.PREFERRED, elect_leaders.UNCLEAN):
             failed = (Errors.UNKNOWN_SERVER_ERROR, f"Value {election_type} must be one of [PREFERRED, UNCLEAN]")

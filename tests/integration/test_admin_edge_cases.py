@@ -121,6 +121,15 @@ def test_create_partitions_duplicate_and_unknown_topics(broker, conn, unique_top
     assert partition_count(broker.bootstrap, unique_topic) == 1
 
 
+def test_create_partitions_of_an_empty_topic_name_is_answered_and_the_connection_kept(broker, conn, unique_topic):
+    # Kafka: AdminManager.createPartitions catches every Throwable per topic (ApiError.fromThrowable); kafkalite let
+    # ZooKeeper's refusal of the path /brokers/topics/ escape and closed the connection
+    [(name, error, _message)] = create_partitions(conn, [("", 2, None)])
+    assert (name, error) == ("", Errors.UNKNOWN_SERVER_ERROR)
+    create_topic(broker.bootstrap, unique_topic, partitions=1)
+    assert create_partitions(conn, [(unique_topic, 2, None)]) == [(unique_topic, Errors.NONE, None)]
+
+
 def test_delete_topics_internal_and_unknown_duplicates(broker_factory):
     # Kafka 2.4 refuses neither an internal topic (no check in handleDeleteTopicsRequest / AdminZkClient.deleteTopic)
     # nor answers a duplicate name differently: each entry of an unknown name is UNKNOWN_TOPIC_OR_PARTITION

@@ -110,6 +110,8 @@ def test_incremental_alter_configs_refusals(conn):
     # a key the topic configs do not have: Kafka's own Map lookup fails, UNKNOWN_SERVER_ERROR
     assert incremental_alter(conn, [(TOPIC, "inc", [("no.such.key", APPEND, "x")])]) == [
         (TOPIC, "inc", Errors.UNKNOWN_SERVER_ERROR, "key not found: no.such.key")]
+    # Kafka 2.7's AdminZkClient.validateTopicConfig (README "Era notes"; 2.4 said UNKNOWN_SERVER_ERROR,
+    # 'Topic "no-such-topic" does not exist.')
     assert incremental_alter(conn, [(TOPIC, "no-such-topic", [("retention.ms", SET, "1")])]) == [
         (TOPIC, "no-such-topic", Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic 'no-such-topic' does not exist.")]
     assert topic_overrides(conn, "inc") == {}
@@ -155,3 +157,30 @@ def test_request_level_refusals_and_duplicate_resources(conn):
     assert incremental_alter(conn, [(TOPIC, "dups", [("retention.ms", SET, "1000")]),
                                     (TOPIC, "dups", [("retention.ms", SET, "2000")])]) == [(TOPIC, "dups", Errors.NONE, None)]
     wait_until(lambda: topic_overrides(conn, "dups") == {"retention.ms": "2000"}, 10, "the last entry to apply")
+
+
+def test_an_empty_topic_name_is_an_invalid_topic_before_zookeeper_is_read(conn):
+    # Kafka: AdminZkClient.validateTopicConfig's Topic.validate; kafkalite read /config/topics/ first and answered
+    # ZooKeeper's BADARGUMENTS as UNKNOWN_SERVER_ERROR
+    r = raw_request(conn, ALTER_CONFIGS, 0, AC.AlterConfigsRequest(resources=[AC.AlterConfigsResource(
+        resource_type=TOPIC, resource_name="", configs=[AC.AlterableConfig(name="retention.ms", value="1")])],
+        validate_only=False))
+    [answer] = r.responses
+    assert (Errors.for_code(answer.error_code), answer.error_message) == \
+        (Errors.INVALID_TOPIC_EXCEPTION, "Topic name is illegal, it can't be empty")
+    assert incremental_alter(conn, [(TOPIC, "", [("retention.ms", 0, "1")])])[0][2] is Errors.INVALID_TOPIC_EXCEPTION
+
+
+@pytest.mark.parametrize("name", [" 1", "1_0", "\u0661", "2147483648"])
+def test_a_broker_name_java_would_not_read_as_an_int_is_refused(conn, name):
+    # Kafka: AdminManager.resourceNameToBrokerId -- Scala's toInt (Integer.parseInt); Python's int() read all four
+    [(_, _, error, message, _)] = describe(conn, [(BROKER, name)])
+    assert (error, message) == (Errors.INVALID_REQUEST, f"Broker id must be an integer, but it is: {name}")
+
+
+def test_append_drops_trailing_empty_items_as_javas_split(conn):
+    # Kafka: prepareIncrementalConfigs splits with String.split(","), which drops trailing empty strings
+    assert incremental_alter(conn, [(BROKER, "", [("log.cleanup.policy", 2, "compact,")])]) == \
+        [(BROKER, "", Errors.NONE, None)]
+    [(_, _, _, _, configs)] = describe(conn, [(BROKER, "")])
+    assert configs["log.cleanup.policy"][0] == "delete,compact"

@@ -609,3 +609,28 @@ def test_becoming_leader_of_a_loaded_log_reads_no_topic_config(tmp_path):
         topic_name="orders", partition_index=1, controller_epoch=1, leader=0, leader_epoch=1, isr=[0],
         zk_version=1, replicas=[0]), 1)
     assert store.config_reads == 1 and partition.log.config.segment_size == 4096
+
+
+def test_a_timestamp_lookup_does_not_hold_the_partition_lock(tmp_path, monkeypatch):
+    # Kafka takes leaderIsrUpdateLock's read lock, which appends share; kafkalite's lock is exclusive, so the
+    # lookup (which may load time indexes) runs outside it and an append is never held up behind it
+    import threading
+    from kafkalite.log.log import Log
+    partition, _calls, _log_manager = make_partition(tmp_path, isr=[0])
+    append(partition, 3)
+    seen = {}
+    real = Log.fetch_offset_by_timestamp
+
+    def lookup(log, timestamp):
+        def try_lock():
+            seen["free"] = partition.leader_isr_update_lock.acquire(blocking=False)
+            if seen["free"]:
+                partition.leader_isr_update_lock.release()
+        t = threading.Thread(target=try_lock)
+        t.start()
+        t.join(5)
+        return real(log, timestamp)
+
+    monkeypatch.setattr(Log, "fetch_offset_by_timestamp", lookup)
+    assert partition.fetch_offset_for_timestamp(0, -1, True, True) is not None
+    assert seen == {"free": True}
