@@ -7,7 +7,6 @@ which Kafka's messages and DescribeConfigs print doubles with).
 """
 from __future__ import annotations
 
-import decimal
 import math
 
 
@@ -42,6 +41,7 @@ def java_double_to_string(x: float) -> str:
         return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
     if 1e-3 <= abs(x) < 1e7:
         return repr(x)   # Python's shortest digits, always with a point in this range
+    import decimal   # only for the doubles Java prints with an exponent: not worth its import at start-up
     _sign, digits, exponent = decimal.Decimal(repr(abs(x))).normalize().as_tuple()
     text = "".join(map(str, digits))
     return f"{'-' if x < 0 else ''}{text[0]}.{text[1:] or '0'}E{len(text) - 1 + int(exponent)}"

@@ -61,6 +61,7 @@ FORBIDDEN_MODULES = (
     "kafkalite.server.replica_fetcher_thread", "kafkalite.server.abstract_fetcher_thread",
     "kafkalite.server.replica_alter_log_dirs_thread",               # no follower, no log dir move
     "crc32c",                                                       # no record batch yet
+    "decimal",                                                      # no double printed with an exponent yet
     "concurrent.futures",                                           # logs load in one thread by default
     "kafkalite.server.config_documentation",                        # no DescribeConfigs yet
     "kafkalite.security.authenticator.scram_formatter",             # no AlterUserScramCredentials yet
