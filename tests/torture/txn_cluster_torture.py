@@ -12,6 +12,8 @@ starts the application (``txn_ctp_app.py``: read_committed consumer, transaction
 - ``group_coordinator``: SIGSTOP the leader of the group's ``__consumer_offsets`` partition for 2-8 s, SIGCONT;
 - ``txn_coordinator_pause``: the same SIGSTOP / SIGCONT of the transaction coordinator;
 - ``group_coordinator_kill``: kill -9 the group's coordinator;
+- ``output_leader_pause``: SIGSTOP / SIGCONT the leader of a random output partition (past the ZooKeeper session
+  timeout, 4 s, the partition moves and the resumed broker is a stale leader until the controller tells it);
 - ``restart``: SIGTERM (controlled shutdown) a random broker mid-transaction and start it again;
 - ``app``: nothing to the brokers;
 
@@ -61,7 +63,7 @@ from txn_torture import App, check  # noqa: E402
 PARTITIONS = 3
 STALL_S = 40
 FAULTS = ("txn_coordinator", "output_leader", "group_coordinator", "restart", "app", "txn_coordinator_pause",
-          "group_coordinator_kill")
+          "group_coordinator_kill", "output_leader_pause")
 OVERRIDES = {
     "transaction.state.log.num.partitions": PARTITIONS,
     "offsets.topic.num.partitions": PARTITIONS,
@@ -117,13 +119,14 @@ def torture(workdir: Path, rounds: int, seed: int, records_per_round: int = 1000
                                        "txn_coordinator_pause": ("__transaction_state", txn_partition),
                                        "group_coordinator": ("__consumer_offsets", group_partition),
                                        "group_coordinator_kill": ("__consumer_offsets", group_partition),
-                                       "output_leader": (output, rng.randrange(PARTITIONS))}.get(fault)
+                                       "output_leader": (output, rng.randrange(PARTITIONS)),
+                                       "output_leader_pause": (output, rng.randrange(PARTITIONS))}.get(fault)
                     victim = cluster.leader(*topic_partition) if topic_partition else rng.randrange(3)
                 except Exception as e:       # the coordinator's topic may not exist yet
                     log(f"round {r + 1}: no victim for {fault}: {e!r}")
                 if victim is not None and victim >= 0:
                     stats[fault] += 1
-                    if fault in ("group_coordinator", "txn_coordinator_pause"):
+                    if fault in ("group_coordinator", "txn_coordinator_pause", "output_leader_pause"):
                         cluster.pause(victim)
                         app.wait_steps(len(app.lines) + rng.randint(0, 10), rng.uniform(2, 8))
                         cluster.resume(victim)
