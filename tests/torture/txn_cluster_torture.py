@@ -40,7 +40,8 @@ Runs recorded (2 cores shared with other sessions): seed 1, 5 rounds x 600 recor
 output_leader: not counted (2 app stalls, as above, then the drained app's SIGTERM came before it had set its handler,
 which the drain now accepts); seed 3, 10 rounds x 600, group_coordinator_kill: 0/0/0; seed 3, 12 rounds, txn_coordinator_pause and
 group_coordinator_kill with --trace: 0/0/0 (1 app stall); seed 11, 14 rounds x 1200, every fault: 0/0/0 (1 app
-stall). Seed 5, 12 rounds, output_leader_pause, txn_coordinator_pause and restart with --trace: every round went
+stall); seed 21, 16 rounds x 1000, all eight faults twice each, --trace: 0/0/0 (1 app stall, after an
+output leader's kill -9: the same #5511 signature in its debug log). Seed 5, 12 rounds, output_leader_pause, txn_coordinator_pause and restart with --trace: every round went
 through, then the drain timed out: the drain app's init_transactions fenced and aborted the previous instance's
 transaction (its offsets were not committed: OffsetFetch with require_stable answered the old ones, no
 UNSTABLE_OFFSET_COMMIT), and its consumer then sent nothing after two FindCoordinator requests to the broker just
