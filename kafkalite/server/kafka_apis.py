@@ -475,23 +475,26 @@ class KafkaApis(Logging):
             return Errors.for_exception(e)
         return Errors.LEADER_NOT_AVAILABLE
 
-    # Kafka: KafkaApis.createInternalTopic -- __consumer_offsets and __transaction_state with their own partitions
-    # and configs (kafkalite clamps the replication factor to the live brokers, where Kafka answers
-    # COORDINATOR_NOT_AVAILABLE until enough are up)
+    # Kafka: KafkaApis.createInternalTopic -- __consumer_offsets and __transaction_state with their own partitions,
+    # replication factor and configs; COORDINATOR_NOT_AVAILABLE while fewer brokers are alive than the replication
+    # factor asks for (a cluster starting up), rather than an internal topic under-replicated for good
     def create_internal_topic(self, topic: str) -> Errors:
-        brokers = len(self.zk_client.get_sorted_broker_list())
+        alive = len(self.metadata_cache.get_alive_brokers())
         if topic == Topic.GROUP_METADATA_TOPIC_NAME:
-            rf = min(self.config.get("offsets.topic.replication.factor"), max(1, brokers))
+            prop, what = "offsets.topic.replication.factor", "offsets topic"
             partitions = self.config.get("offsets.topic.num.partitions")
             configs = {"cleanup.policy": "compact", "compression.type": "producer",
                        "segment.bytes": str(self.config.get("offsets.topic.segment.bytes"))}
         else:
-            rf = min(self.config.get("transaction.state.log.replication.factor"), max(1, brokers))
+            prop, what = "transaction.state.log.replication.factor", "transactions state topic"
             partitions = self.config.get("transaction.state.log.num.partitions")
-            # Kafka: txnCoordinator.transactionTopicConfigs; min.isr is clamped to the (clamped) replication
-            # factor, as the replication factor itself is, so that one broker can run transactions
             configs = self.txn_coordinator.transaction_topic_configs()
-            configs["min.insync.replicas"] = str(min(int(configs["min.insync.replicas"]), rf))
+        rf = self.config.get(prop)
+        if alive < rf:
+            self.error(f"Number of alive brokers '{alive}' does not meet the required replication factor '{rf}' for "
+                       f"the {what} (configured via '{prop}'). This error can be ignored if the cluster is starting "
+                       "up and not all brokers are up yet.")
+            return Errors.COORDINATOR_NOT_AVAILABLE
         return self.create_topic(topic, partitions, rf, configs)
 
     # Kafka 2.8: KafkaApis.handleDescribeCluster -- KIP-430's cluster operations when asked and DESCRIBE is allowed;

@@ -23,6 +23,7 @@ class EmbeddedKafka:
             "offsets.topic.replication.factor": "1",
             "offsets.topic.num.partitions": "4",
             "transaction.state.log.replication.factor": "1",
+            "transaction.state.log.min.isr": "1",
             "group.initial.rebalance.delay.ms": "0",
             "num.network.threads": "1",
             "num.io.threads": "2",

@@ -7,8 +7,10 @@ controller and split the partitions' leadership between them, as a Kafka cluster
         producer = Producer({"bootstrap.servers": cluster.bootstrap_servers})
 
 Each broker has its own ``log.dirs`` and port; ``cluster.brokers[i]`` is an ``EmbeddedKafka``.
-``replication_factor`` sets the brokers' ``default.replication.factor`` and
-``offsets.topic.replication.factor``, ``min_insync_replicas`` their ``min.insync.replicas``:
+``replication_factor`` sets the brokers' ``default.replication.factor``, ``offsets.topic.replication.factor``
+and ``transaction.state.log.replication.factor``, ``min_insync_replicas`` their ``min.insync.replicas`` and
+``transaction.state.log.min.isr`` (the coordinators' topics are created once that many brokers are up, as
+in Kafka):
 
     with EmbeddedKafkaCluster(3, replication_factor=3, min_insync_replicas=2) as cluster: ...
 
@@ -37,6 +39,8 @@ class EmbeddedKafkaCluster:
                              f"({replication_factor}) <= num_brokers ({num_brokers})")
         overrides = {"default_replication_factor": replication_factor,
                      "offsets_topic_replication_factor": replication_factor,
+                     "transaction_state_log_replication_factor": replication_factor,
+                     "transaction_state_log_min_isr": min_insync_replicas,
                      "min_insync_replicas": min_insync_replicas,
                      # the last broker to stop cannot hand its leaderships over: retry quickly, then stop
                      "controlled_shutdown_retry_backoff_ms": 100, **overrides}

@@ -177,6 +177,11 @@ class InProcessBroker:
             "broker.id": "0",
             "listeners": "PLAINTEXT://127.0.0.1:0",
             "log.dirs": str(log_dirs),
+            # one broker: its internal topics as the shipped server.properties sets them (Kafka's defaults of 3
+            # would leave the group and transaction coordinators unavailable, as in Kafka)
+            "offsets.topic.replication.factor": "1",
+            "transaction.state.log.replication.factor": "1",
+            "transaction.state.log.min.isr": "1",
             **(props or {}),
         })
         self.server = KafkaServer(self.config)

@@ -34,3 +34,40 @@ def test_an_internal_topic_is_created_by_metadata_even_without_auto_creation(tmp
         assert not b.server.zk_client.topic_exists("plain")
     finally:
         b.stop()
+
+
+@pytest.mark.parametrize("topic, prop", [("__consumer_offsets", "offsets.topic.replication.factor"),
+                                         ("__transaction_state", "transaction.state.log.replication.factor")])
+def test_an_internal_topic_waits_for_as_many_brokers_as_its_replication_factor(tmp_path, topic, prop):
+    # Kafka: KafkaApis.createInternalTopic answers COORDINATOR_NOT_AVAILABLE while fewer brokers are alive than
+    # the replication factor asks for, and creates nothing; kafkalite used to create the topic with fewer
+    # replicas (for good: a cluster whose first group arrived while a broker was still starting kept a
+    # __consumer_offsets of replication factor 2, and lost its group coordinator with one more broker)
+    from kafkalite.protocol.messages import find_coordinator as FC
+    b = InProcessBroker(tmp_path / "logs", {prop: "2"}).start()
+    try:
+        assert _metadata(b.port, topic, allow=True).error_code == 15   # COORDINATOR_NOT_AVAILABLE
+        with RawConnection(b.port) as conn:
+            r = raw_request(conn, 10, 1, FC.FindCoordinatorRequest(
+                key="g", key_type=0 if topic == "__consumer_offsets" else 1))
+        assert r.error_code == 15
+        assert not b.server.zk_client.topic_exists(topic)
+    finally:
+        b.stop()
+
+
+def test_a_cluster_creates_its_offsets_topic_once_enough_brokers_are_up(tmp_path):
+    from kafkalite.testing.embedded_kafka_cluster import EmbeddedKafkaCluster
+    cluster = EmbeddedKafkaCluster(3, base_dir=str(tmp_path), replication_factor=3, min_insync_replicas=2)
+    first, second, third = cluster.brokers
+    try:
+        first.start()
+        second.start()
+        assert _metadata(first.port, "__consumer_offsets", allow=True).error_code == 15
+        third.start()
+        wait_until(lambda: _metadata(first.port, "__consumer_offsets", allow=True).error_code == 0, 30,
+                   "__consumer_offsets to be created and led")
+        replicas = {len(p.replica_nodes) for p in _metadata(first.port, "__consumer_offsets", allow=True).partitions}
+        assert replicas == {3}
+    finally:
+        cluster.stop()
