@@ -44,8 +44,9 @@ def ensure_valid_throttled_replica_list(name: str, items: list) -> None:
                               "replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
 
 
-# (key, type, default, validator) -- Kafka: LogConfig.configDef's rows, in its order; the validator is called with (key, parsed
-# value) and raises ConfigException (config_def's Range, ValidString, ValidList, or one of LogConfig's own)
+# (key, type, default, validator) -- Kafka: LogConfig.configDef's rows, in its order; the validator is called
+# with (key, parsed value) and raises ConfigException (config_def's Range, ValidString, ValidList, or LogConfig's
+# own)
 _DEFS = [
     ("segment.bytes", "int", 1024 * 1024 * 1024, Range.at_least(14)),
     ("segment.ms", "long", 7 * 24 * 3600 * 1000, Range.at_least(1)),
