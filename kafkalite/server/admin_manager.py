@@ -25,12 +25,10 @@ Left out: authorization (KafkaApis does it), CreateTopicPolicy/AlterConfigPolicy
 """
 from __future__ import annotations
 
-import re
-
 import attrs
 
 from kafkalite.common import topic as Topic
-from kafkalite.common.config.config_def import config_type_of, convert_to_string, type_of
+from kafkalite.common.config.config_def import config_type_of, convert_to_string, parse_java_integer, type_of
 from kafkalite.common.config.config_exception import ConfigException
 from kafkalite.log.log_config import SERVER_DEFAULT_CONFIG_NAMES, LogConfig, LogConfigDef
 from kafkalite.protocol.errors import ApiException, Errors
@@ -46,7 +44,6 @@ from kafkalite.zk.admin_zk_client import AdminOperationException, AdminZkClient,
 
 TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4        # Kafka: ConfigResource.Type
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3    # Kafka: AlterConfigOp.OpType
-_JAVA_INT_TEXT = re.compile(r"[+-]?[0-9]+")
 # Kafka: DescribeConfigsResponse.ConfigSource
 CONFIG_SOURCE = {"UNKNOWN": 0, "TOPIC_CONFIG": 1, "DYNAMIC_TOPIC_CONFIG": 1, "DYNAMIC_BROKER_CONFIG": 2,
                  "DYNAMIC_DEFAULT_BROKER_CONFIG": 3, "STATIC_BROKER_CONFIG": 4, "DEFAULT_CONFIG": 5}
@@ -424,9 +421,10 @@ class AdminManager(Logging):
     @staticmethod
     def resource_name_to_broker_id(resource_name: str) -> int:
         # Scala's toInt is Integer.parseInt: ASCII digits and a sign only (no spaces, no underscores)
-        if not _JAVA_INT_TEXT.fullmatch(resource_name) or not -(1 << 31) <= int(resource_name) < (1 << 31):
+        broker_id = parse_java_integer(resource_name, trim=False)
+        if broker_id is None or not -(1 << 31) <= broker_id < (1 << 31):
             raise Errors.INVALID_REQUEST.exception(f"Broker id must be an integer, but it is: {resource_name}")
-        return int(resource_name)
+        return broker_id
 
     # Kafka: DynamicBrokerConfig.brokerConfigSynonyms + AdminManager.configSynonyms -- where a broker
     # key's value can come from, most specific first: this broker's dynamic config, the cluster-wide

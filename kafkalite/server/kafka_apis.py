@@ -65,7 +65,6 @@ from kafkalite.common.resource.resource_type import ResourceType
 from kafkalite.common.topic_partition import TopicPartition
 from kafkalite.coordinator.group.group_metadata import OffsetAndMetadata
 from kafkalite.coordinator.group.group_metadata_manager import INVALID_OFFSET, NO_METADATA
-from kafkalite.metrics.broker_topic_stats import BROKER_TOPIC_STATS
 from kafkalite.network.request_channel import CloseConnectionAction, NoOpAction, Response
 from kafkalite.protocol.api_keys import ApiKeys
 from kafkalite.protocol.errors import ApiException, CorruptRecordException, Errors

@@ -81,9 +81,11 @@ def java_trim(text: str) -> str:
     return text.strip(JAVA_TRIM)
 
 
-def parse_java_integer(text: str) -> int | None:
-    """The integer Integer.parseInt / Long.parseLong would read from ``text`` (trimmed), or None."""
-    text = java_trim(text)
+def parse_java_integer(text: str, trim: bool = True) -> int | None:
+    """The integer Integer.parseInt / Long.parseLong would read from ``text`` (trimmed first, as ConfigDef does,
+    unless ``trim`` is False), or None. The caller checks the range of its type."""
+    if trim:
+        text = java_trim(text)
     return int(text) if _JAVA_INT.fullmatch(text) else None
 
 
